@@ -1,0 +1,37 @@
+# The README's commands. Each target creates/reuses .venv and installs the package with its dependencies.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test test-fast lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## demo: the main job on embedded defaults: conformance kit on the example env, then an offline atroposlib process run
+demo: $(STAMP)
+	$(BIN)/hermes-envs demo --out demo-output
+
+## test: the whole test suite (slow tests included)
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+## test-fast: the suite without the tests marked slow
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"
+
+lint: $(STAMP)
+	$(BIN)/ruff check hermes_envs environments tests bench conformance scripts
+	$(BIN)/ruff format --check hermes_envs environments tests bench conformance scripts
+
+bench: $(STAMP)
+	for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) demo-output build *.egg-info

@@ -1,0 +1,25 @@
+"""The agent loop and what it returns."""
+
+from hermes_envs.agent.loop import ChatServer, HermesAgentLoop, set_tool_pool_size
+from hermes_envs.agent.result import (
+    AgentResult,
+    TerminationReason,
+    ToolError,
+    final_response,
+    tool_calls,
+    tool_results,
+    tools_used,
+)
+
+__all__ = [
+    "AgentResult",
+    "ChatServer",
+    "HermesAgentLoop",
+    "TerminationReason",
+    "ToolError",
+    "final_response",
+    "set_tool_pool_size",
+    "tool_calls",
+    "tool_results",
+    "tools_used",
+]

@@ -1,0 +1,247 @@
+"""The multi-turn tool-calling loop: ask the model, run the tools it calls, repeat until it answers or runs out.
+
+Behaviour follows the upstream contract (see ``AgentResult``); tools run in a thread pool so a slow tool never
+blocks the event loop that all rollouts of a group share.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import uuid
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol
+
+from hermes_envs.agent.result import AgentResult, ToolError
+
+logger = logging.getLogger(__name__)
+
+_EXECUTOR: ThreadPoolExecutor | None = None
+_EXECUTOR_SIZE = 128
+
+
+class ChatServer(Protocol):
+    """Anything with atroposlib's ``chat_completion(**kwargs)`` coroutine (ServerManager, ManagedServer, ...)."""
+
+    async def chat_completion(self, **kwargs: Any) -> Any: ...
+
+
+def set_tool_pool_size(size: int) -> None:
+    """Size the shared thread pool that runs tools (``tool_pool_size`` in the env config)."""
+    global _EXECUTOR, _EXECUTOR_SIZE
+    if size < 1:
+        raise ValueError(f"tool_pool_size should be at least 1; got {size!r}. Fix: set --env.tool_pool_size 1 or more.")
+    if size != _EXECUTOR_SIZE and _EXECUTOR is not None:
+        _EXECUTOR.shutdown(wait=False)
+        _EXECUTOR = None
+    _EXECUTOR_SIZE = size
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _EXECUTOR
+    if _EXECUTOR is None:
+        _EXECUTOR = ThreadPoolExecutor(max_workers=_EXECUTOR_SIZE, thread_name_prefix="hermes-tool")
+    return _EXECUTOR
+
+
+def _extract_reasoning(message: Any) -> str | None:
+    """Reasoning text of a response message: ``reasoning_content``, else ``reasoning``, else ``reasoning_details``."""
+    for attr in ("reasoning_content", "reasoning"):
+        value = _field(message, attr)
+        if isinstance(value, str) and value:
+            return value
+    details = _field(message, "reasoning_details")
+    if isinstance(details, list) and details:
+        parts = []
+        for entry in details:
+            text = entry.get("text") if isinstance(entry, dict) else getattr(entry, "text", None)
+            if isinstance(text, str) and text:
+                parts.append(text)
+        if parts:
+            return "\n".join(parts)
+    return None
+
+
+def _field(obj: Any, name: str) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name)
+    value = getattr(obj, name, None)
+    if value is None:
+        extra = getattr(obj, "model_extra", None) or {}
+        value = extra.get(name)
+    return value
+
+
+def _tool_call_dict(tc: Any) -> dict[str, Any]:
+    """An OpenAI tool call (object or dict) as the plain dict that goes into ``messages``."""
+    fn = _field(tc, "function") or {}
+    name = _field(fn, "name") or ""
+    arguments = _field(fn, "arguments")
+    if arguments is None:
+        arguments = "{}"
+    elif not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    call_id = _field(tc, "id") or f"call_{uuid.uuid4().hex[:24]}"
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+class HermesAgentLoop:
+    """Run one rollout: ``await HermesAgentLoop(server, schemas, names).run(messages) -> AgentResult``.
+
+    ``messages`` is extended in place. ``tool_call_parser`` names the parser used to recover tool calls from text
+    when the server returned none as structured calls; ``registry`` is the tool registry to dispatch to (the
+    default registry of :mod:`hermes_envs.tools` when None).
+    """
+
+    def __init__(
+        self,
+        server: ChatServer,
+        tool_schemas: list[dict[str, Any]] | None,
+        valid_tool_names: Iterable[str] | None,
+        max_turns: int = 30,
+        task_id: str | None = None,
+        temperature: float = 1.0,
+        max_tokens: int | None = None,
+        extra_body: dict[str, Any] | None = None,
+        *,
+        tool_call_parser: str | None = "hermes",
+        registry: Any = None,
+    ) -> None:
+        self.server = server
+        self.tool_schemas = list(tool_schemas or [])
+        self.valid_tool_names = set(valid_tool_names or [])
+        self.max_turns = max_turns
+        self.task_id = task_id or str(uuid.uuid4())
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.extra_body = extra_body
+        self.tool_call_parser = tool_call_parser
+        self._registry = registry
+        self._parser: Any = None
+
+    @property
+    def registry(self) -> Any:
+        """The tool registry calls are dispatched to (imported lazily so the loop stays cheap to import)."""
+        if self._registry is None:
+            from hermes_envs.tools import registry
+
+            self._registry = registry
+        return self._registry
+
+    def _request_kwargs(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"messages": messages, "n": 1, "temperature": self.temperature}
+        if self.tool_schemas:
+            kwargs["tools"] = self.tool_schemas
+        if self.max_tokens is not None:
+            kwargs["max_tokens"] = self.max_tokens
+        if self.extra_body:
+            kwargs["extra_body"] = self.extra_body
+        return kwargs
+
+    def _recover_tool_calls(self, content: str) -> tuple[str, list[dict[str, Any]]]:
+        """Tool calls written as text (no server-side parser): parse them with the configured parser."""
+        if not self.tool_call_parser or not content:
+            return content, []
+        if self._parser is None:
+            try:
+                from hermes_envs.parsers import get_parser
+            except ImportError:  # parsers are optional at import time; without them, text stays text
+                return content, []
+            self._parser = get_parser(self.tool_call_parser)
+        try:
+            new_content, calls = self._parser.parse(content, tools=self.tool_schemas or None)
+        except Exception:  # a parser must never take down a rollout; log and keep the text
+            logger.exception("tool-call parser %r raised on model output", self.tool_call_parser)
+            return content, []
+        if not calls:
+            return content, []
+        return new_content or "", [_tool_call_dict(c) for c in calls]
+
+    async def run(self, messages: list[dict[str, Any]]) -> AgentResult:
+        """Run turns until the model answers without tool calls, an error happens, or ``max_turns`` is reached."""
+        reasoning_per_turn: list[str | None] = []
+        tool_errors: list[ToolError] = []
+
+        def result(turns: int, natural: bool, termination: str, error: str | None = None) -> AgentResult:
+            return AgentResult(
+                messages=messages,
+                managed_state=None,
+                turns_used=turns,
+                finished_naturally=natural,
+                reasoning_per_turn=reasoning_per_turn,
+                tool_errors=tool_errors,
+                termination=termination,  # type: ignore[arg-type]
+                error=error,
+            )
+
+        for turn in range(self.max_turns):
+            try:
+                response = await self.server.chat_completion(**self._request_kwargs(messages))
+            except Exception as exc:  # any server failure ends the rollout, as upstream does
+                logger.warning("model call failed on turn %d of task %s: %s: %s", turn + 1, self.task_id,
+                               type(exc).__name__, exc)
+                return result(turn + 1, False, "api_error", f"{type(exc).__name__}: {exc}")
+            choices = getattr(response, "choices", None) if response is not None else None
+            if not choices:
+                logger.warning("model returned no choices on turn %d of task %s", turn + 1, self.task_id)
+                return result(turn + 1, False, "empty_response", "response had no choices")
+
+            choice = choices[0]
+            message = choice.message
+            reasoning = _extract_reasoning(message)
+            reasoning_per_turn.append(reasoning)
+            content = message.content if isinstance(message.content, str) else (message.content or "")
+            if not isinstance(content, str):
+                content = str(content)
+            calls = [_tool_call_dict(tc) for tc in (message.tool_calls or [])]
+            if not calls:
+                content, calls = self._recover_tool_calls(content)
+
+            assistant: dict[str, Any] = {"role": "assistant", "content": content}
+            if reasoning is not None:
+                assistant["reasoning_content"] = reasoning
+            if not calls:
+                messages.append(assistant)
+                cut = getattr(choice, "finish_reason", None) == "length"
+                return result(turn + 1, True, "length" if cut else "stop")
+
+            assistant["tool_calls"] = calls
+            messages.append(assistant)
+            for call in calls:
+                tool_message, error = await self._run_tool(turn + 1, call)
+                messages.append(tool_message)
+                if error is not None:
+                    tool_errors.append(error)
+
+        return result(self.max_turns, False, "max_turns")
+
+    async def _run_tool(self, turn: int, call: dict[str, Any]) -> tuple[dict[str, Any], ToolError | None]:
+        name = call["function"]["name"]
+        raw_args = call["function"]["arguments"]
+        error: str | None = None
+        if name not in self.valid_tool_names:
+            error = f"Unknown tool '{name}'. Available tools: {sorted(self.valid_tool_names)}"
+        else:
+            try:
+                args = json.loads(raw_args) if raw_args.strip() else {}
+            except json.JSONDecodeError as exc:
+                error = f"Invalid JSON in tool arguments: {exc.msg} at position {exc.pos}. Send a JSON object."
+            else:
+                if not isinstance(args, dict):
+                    error = f"Tool arguments must be a JSON object; got {type(args).__name__}."
+        if error is None:
+            loop = asyncio.get_running_loop()
+            try:
+                output = await loop.run_in_executor(_executor(), self.registry.dispatch, name, args, self.task_id)
+            except Exception as exc:
+                error = f"Tool execution failed: {type(exc).__name__}: {exc}"
+            else:
+                content = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+                return {"role": "tool", "tool_call_id": call["id"], "content": content}, None
+        tool_result = json.dumps({"error": error}, ensure_ascii=False)
+        return (
+            {"role": "tool", "tool_call_id": call["id"], "content": tool_result},
+            ToolError(turn=turn, tool_name=name, arguments=raw_args, error=error, tool_result=tool_result),
+        )

@@ -1,0 +1,87 @@
+"""The ``hermes-envs`` command: ``demo``, ``check``, ``fake-server``, ``tokenizer-path``.
+
+``check`` runs the same conformance runner as ``pytest --hermes-conformance``; ``fake-server`` serves a script so
+``python my_env.py process|serve ...`` can run against it offline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+
+def _check(args: argparse.Namespace) -> int:
+    from hermes_envs.conformance.runner import load_settings, run_conformance
+    from hermes_envs.errors import HermesEnvsError
+
+    ids = lambda v: [x.strip() for x in v.split(",") if x.strip()] if v else None  # noqa: E731
+    try:
+        settings = load_settings(select=ids(args.select), ignore=ids(args.ignore))
+        report = run_conformance(args.paths, settings)
+    except HermesEnvsError as exc:
+        print(f"hermes-envs check: {exc}", file=sys.stderr)
+        return 2
+    print(report.to_text())
+    if args.report:
+        report.write(args.report)
+    if not report.envs:
+        print("hermes-envs check: no environment file found in " + ", ".join(args.paths), file=sys.stderr)
+        return 2
+    return 1 if report.failed else 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from hermes_envs.demo import main
+
+    return main(args.out)
+
+
+def _fake_server(args: argparse.Namespace) -> int:
+    from hermes_envs.testing.fake_server.cli import run
+
+    return run(args)
+
+
+def _tokenizer_path(args: argparse.Namespace) -> int:
+    from hermes_envs.testing.offline import offline_tokenizer_path
+
+    print(offline_tokenizer_path())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``hermes-envs`` command."""
+    parser = argparse.ArgumentParser(prog="hermes-envs", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    demo = sub.add_parser("demo", help="gate the example env and run it under atroposlib process, offline")
+    demo.add_argument("--out", default="demo-output", help="folder for the report, JSONL and HTML (default: %(default)s)")
+    demo.set_defaults(func=_demo)
+
+    chk = sub.add_parser("check", help="run the conformance checks on env files or folders (exit 1 on errors)")
+    chk.add_argument("paths", nargs="+", metavar="PATH", help="env files or folders (PATH::Class picks one class)")
+    chk.add_argument("--select", help="comma-separated check ids or prefixes to run")
+    chk.add_argument("--ignore", help="comma-separated check ids or prefixes to skip")
+    chk.add_argument("--report", metavar="FILE", help="also write the report (.json or Markdown)")
+    chk.set_defaults(func=_check)
+
+    from hermes_envs.testing.fake_server.cli import add_arguments
+
+    fake = sub.add_parser("fake-server", help="serve a fake OpenAI-compatible model from a script until interrupted")
+    add_arguments(fake)
+    fake.set_defaults(func=_fake_server)
+
+    tok = sub.add_parser("tokenizer-path", help="print the folder of the offline tokenizer (for --env.tokenizer_name)")
+    tok.set_defaults(func=_tokenizer_path)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``hermes-envs`` console script."""
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

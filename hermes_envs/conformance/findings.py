@@ -1,0 +1,79 @@
+"""Findings: what a conformance check saw, and the outcome of running one check on one environment.
+
+One message grammar everywhere: ``<subject> should <expectation>; got <value>.`` then ``Fix: <action>.``
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(str, enum.Enum):
+    """An ``error`` fails the run (and the pytest item); a ``warning`` is reported but does not fail."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class Status(str, enum.Enum):
+    """How running one check ended."""
+
+    PASSED = "passed"
+    FAILED = "failed"  # at least one error finding
+    WARNED = "warned"  # only warning findings
+    NOT_APPLICABLE = "not_applicable"  # the env does not use what the check is about
+    SKIPPED = "skipped"  # a prerequisite check failed, so this one could not run
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: the check id, what was observed, and how to fix it."""
+
+    check_id: str
+    message: str
+    fix: str
+    severity: Severity = Severity.ERROR
+    subject: str = ""  # the item, transcript or method the finding is about, when there is one
+
+    def render(self) -> str:
+        """The finding as an author reads it: id, severity, subject, message, fix, how to silence."""
+        where = f" [{self.subject}]" if self.subject else ""
+        return (
+            f"{self.check_id} ({self.severity.value}){where}: {self.message}\n"
+            f"  Fix: {self.fix}\n"
+            f"  Silence: add \"{self.check_id}\" to `ignore` under [tool.hermes-conformance] in pyproject.toml."
+        )
+
+
+@dataclass
+class Outcome:
+    """The result of one check on one env: a status, the findings, and a note for skips / not-applicable."""
+
+    check_id: str
+    status: Status
+    findings: list[Finding] = field(default_factory=list)
+    note: str = ""
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        return self.status is Status.FAILED
+
+    @classmethod
+    def from_findings(cls, check_id: str, findings: list[Finding]) -> Outcome:
+        if any(f.severity is Severity.ERROR for f in findings):
+            status = Status.FAILED
+        elif findings:
+            status = Status.WARNED
+        else:
+            status = Status.PASSED
+        return cls(check_id, status, list(findings))
+
+
+class NotApplicable(Exception):
+    """Raised by a check when the env does not use what the check is about (e.g. no tools)."""
+
+
+class Skip(Exception):
+    """Raised by a check when a prerequisite failed, so it cannot say anything useful."""

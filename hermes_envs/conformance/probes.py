@@ -1,0 +1,199 @@
+"""Probe models and the strict ``AgentResult`` used by the conformance checks.
+
+A responder plays the model: ``responder(request_body) -> turn`` where a turn is the fake server's script turn
+(``{"content": str, "tool_calls": [{"name", "arguments"}]}``). Probe transcripts are produced by running the REAL
+agent loop against the fake server with these responders, so they only hold what the loop can really produce.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from hermes_envs.agent.result import AgentResult
+from hermes_envs.testing.fake_server.policies import args_from_schema
+
+Responder = Callable[[dict[str, Any]], dict[str, Any]]
+
+REFUSAL = "I'm sorry, but I can't help with that."
+UNICODE_TEXT = "Résumé: 答案是 42 🤖 — naïve café, Ωmega; \u200b zero-width, עברית, русский."
+
+
+def _last_user(body: dict[str, Any]) -> str:
+    for msg in reversed(body.get("messages") or []):
+        if msg.get("role") == "user":
+            content = msg.get("content")
+            return content if isinstance(content, str) else str(content)
+    return ""
+
+
+def _assistant_turns(body: dict[str, Any]) -> int:
+    return sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
+
+
+def offered_tools(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The function definitions a request offers (``tools`` in OpenAI wire format)."""
+    return [t.get("function", {}) for t in body.get("tools") or [] if isinstance(t, dict)]
+
+
+# ----------------------------------------------------------------------------------------------- responders
+def say(text: str) -> Responder:
+    """Always answer ``text`` with no tool calls."""
+    return lambda body: {"content": text}
+
+
+def do_nothing(body: dict[str, Any]) -> dict[str, Any]:
+    """The model says nothing: content "" and no tool calls."""
+    return {"content": ""}
+
+
+def echo(body: dict[str, Any]) -> dict[str, Any]:
+    """The model repeats the prompt back."""
+    return {"content": _last_user(body)}
+
+
+def call_each_tool_then(answer: str) -> Responder:
+    """First turn: call every offered tool once (arguments from its schema); then answer ``answer``."""
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        tools = offered_tools(body)
+        if _assistant_turns(body) == 0 and tools:
+            return {
+                "content": "",
+                "tool_calls": [
+                    {"name": t.get("name", ""), "arguments": args_from_schema(t.get("parameters") or {})} for t in tools
+                ],
+            }
+        return {"content": answer}
+
+    return respond
+
+
+def spam_tools(body: dict[str, Any]) -> dict[str, Any]:
+    """Call the first offered tool on every turn, never answering (ends at max turns)."""
+    tools = offered_tools(body)
+    if not tools:
+        return {"content": "still working"}
+    first = tools[0]
+    return {"content": "", "tool_calls": [{"name": first.get("name", ""),
+                                           "arguments": args_from_schema(first.get("parameters") or {})}]}
+
+
+def broken_tools_then(answer: str) -> Responder:
+    """First turn: a call to a tool that was not offered, and one whose arguments are not JSON; then answer."""
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        tools = offered_tools(body)
+        if _assistant_turns(body) == 0 and tools:
+            name = tools[0].get("name", "")
+            return {
+                "content": "",
+                # The fake server's unknown_tool fault renames the first call to a tool that was not offered.
+                "fault": {"kind": "unknown_tool", "tool_name": "definitely_not_a_tool"},
+                "tool_calls": [
+                    {"name": name, "arguments": {}},
+                    {"name": name, "arguments": '{"command": "echo unterminated'},
+                ],
+            }
+        return {"content": answer}
+
+    return respond
+
+
+def huge(body: dict[str, Any]) -> dict[str, Any]:
+    """A very long answer (about 200 KB)."""
+    return {"content": ("All work and no play makes a very long answer. " * 4200)[:200_000]}
+
+
+#: name -> (responder factory, max turns for the probe, what it stands for)
+PROBES: dict[str, tuple[Callable[[], Responder], int, str]] = {
+    "empty_reply": (lambda: do_nothing, 3, "the model says nothing"),
+    "refusal": (lambda: say(REFUSAL), 3, "the model refuses"),
+    "echo_prompt": (lambda: echo, 3, "the model repeats the prompt"),
+    "tool_then_answer": (lambda: call_each_tool_then("I am not sure."), 4, "tools called, then a wrong answer"),
+    "tool_errors": (lambda: broken_tools_then("Done."), 4, "unknown tool + invalid JSON arguments"),
+    "max_turns": (lambda: spam_tools, 3, "tool spam cut off at max turns"),
+    "unicode": (lambda: say(UNICODE_TEXT), 3, "unicode answer"),
+    "huge_output": (lambda: huge, 3, "a 200 KB answer"),
+}
+
+#: Probes a correct reward must score low (negative controls).
+CONTROLS = ("empty_reply", "refusal", "echo_prompt", "max_turns")
+
+
+# ----------------------------------------------------------------------------------------------- strict result
+_MISSING_ATTRS = {
+    "final_response": "AgentResult has no `final_response`; the final answer is the content of the last assistant "
+    "message with content: use hermes_envs.final_response(result), or walk result.messages in reverse.",
+    "tool_calls": "AgentResult has no `tool_calls`; tool calls live in result.messages as dicts: "
+    "[tc for m in result.messages if m.get('role') == 'assistant' for tc in m.get('tool_calls') or []].",
+    "tools_used": "AgentResult has no `tools_used`; collect tc['function']['name'] from the assistant messages' "
+    "tool_calls dicts (or use hermes_envs.tools_used(result)).",
+    "output": "AgentResult has no `output`; read the last assistant message's content from result.messages.",
+    "response": "AgentResult has no `response`; read the last assistant message's content from result.messages.",
+    "get": "AgentResult is a dataclass, not a dict: there is no .get(); use attributes (result.messages, "
+    "result.turns_used, result.finished_naturally, result.tool_errors).",
+    "keys": "AgentResult is a dataclass, not a dict: there are no keys(); use its attributes.",
+    "items": "AgentResult is a dataclass, not a dict: there is no items(); use its attributes.",
+}
+
+
+def _defensive_caller() -> bool:
+    """True when the attribute lookup comes from ``getattr(x, name, default)`` or ``hasattr`` in the caller's line."""
+    import linecache
+    import sys
+
+    frame = sys._getframe(2)
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+    return "getattr(" in line or "hasattr(" in line
+
+
+class ContractViolation(AttributeError, TypeError):
+    """Raised by the strict AgentResult on a misuse; an AttributeError and a TypeError so either except catches it."""
+
+
+@dataclasses.dataclass
+class StrictAgentResult(AgentResult):
+    """An AgentResult that records and explains every misuse (dict access, attributes that do not exist).
+
+    Misuses are recorded on the instance as well as raised, so a reward that swallows the exception and returns
+    0.0 is still caught.
+    """
+
+    violations: list[str] = dataclasses.field(default_factory=list, repr=False, compare=False)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "violations":
+            raise AttributeError(name)
+        if _defensive_caller():
+            # getattr(result, "final_response", fallback) / hasattr(...) work as intended on a real AgentResult.
+            raise AttributeError(name)
+        message = _MISSING_ATTRS.get(
+            name,
+            f"AgentResult has no attribute {name!r}; its fields are messages, managed_state, turns_used, "
+            "finished_naturally, reasoning_per_turn, tool_errors.",
+        )
+        self.violations.append(message)
+        raise ContractViolation(message)
+
+    def __getitem__(self, key: Any) -> Any:
+        message = (
+            f"AgentResult is a dataclass, not a dict: result[{key!r}] does not work. "
+            f"Use attributes instead (result.{key if isinstance(key, str) and key.isidentifier() else 'messages'})."
+        )
+        self.violations.append(message)
+        raise ContractViolation(message)
+
+    def __contains__(self, key: Any) -> bool:
+        message = f"AgentResult is a dataclass, not a dict: `{key!r} in result` does not work; use its attributes."
+        self.violations.append(message)
+        raise ContractViolation(message)
+
+    @classmethod
+    def of(cls, result: AgentResult) -> StrictAgentResult:
+        """A strict copy of ``result`` (messages deep-copied, so mutation by the reward can be detected)."""
+        import copy
+
+        fields = {f.name: copy.deepcopy(getattr(result, f.name)) for f in dataclasses.fields(AgentResult)}
+        return cls(**fields)

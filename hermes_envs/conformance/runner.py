@@ -1,0 +1,170 @@
+"""Run the catalogue on env files without pytest (``hermes-envs check``), and the shared discovery/settings code.
+
+The pytest plugin and the CLI find env files, read settings and run checks through the same functions here, so both
+report the same findings.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hermes_envs.conformance.findings import Outcome, Status
+from hermes_envs.conformance.loader import looks_like_env_file
+from hermes_envs.conformance.registry import CHECKS
+from hermes_envs.conformance.session import EnvSession, Settings
+from hermes_envs.errors import ConfigError
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+
+def split_target(target: str) -> tuple[Path, str | None]:
+    """``path/env.py::ClassName`` -> (path, "ClassName"); a plain path -> (path, None)."""
+    path, sep, name = str(target).partition("::")
+    return Path(path), (name or None) if sep else None
+
+
+def discover(targets: list[str]) -> list[tuple[Path, str | None]]:
+    """Expand targets (files, folders, ``file::Class``) into env files, folders searched recursively."""
+    found: list[tuple[Path, str | None]] = []
+    for target in targets:
+        path, name = split_target(target)
+        if path.is_dir():
+            found.extend((p, None) for p in sorted(path.rglob("*.py")) if looks_like_env_file(p)
+                         and ".venv" not in p.parts and "site-packages" not in p.parts)
+        elif path.exists():
+            found.append((path, name))
+        else:
+            raise ConfigError(f"--hermes-conformance target {target!r} should be an env file or a folder; it does "
+                              "not exist. Fix: check the path (relative to where you run pytest).")
+    return found
+
+
+def load_settings(start: Path | None = None, **overrides: Any) -> Settings:
+    """Settings from the nearest pyproject.toml's ``[tool.hermes-conformance]``, then ``overrides`` (CLI wins)."""
+    data: dict[str, Any] = {}
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            try:
+                doc = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+            except tomllib.TOMLDecodeError as exc:
+                raise ConfigError(f"{pyproject} should be valid TOML; {exc}. Fix: correct the file.") from None
+            data = dict(doc.get("tool", {}).get("hermes-conformance", {}))
+            break
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    known = set(Settings.__dataclass_fields__)
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f"[tool.hermes-conformance] should only hold {sorted(known)}; got {unknown}. "
+                          "Fix: remove or rename those keys.")
+    for key in ("select", "ignore"):
+        ids = data.get(key) or []
+        bad = [i for i in ids if not any(c.startswith(i) for c in CHECKS)]
+        if bad:
+            raise ConfigError(f"[tool.hermes-conformance] {key} should name check ids (e.g. HC401) or prefixes "
+                              f"(e.g. HC4); got {bad}. Fix: see docs/checks.md for the ids.")
+    return Settings(**data)
+
+
+@dataclass
+class EnvReport:
+    """The outcomes of every check on one env class."""
+
+    label: str
+    outcomes: list[Outcome]
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        return any(o.failed for o in self.outcomes)
+
+
+@dataclass
+class ConformanceReport:
+    """The outcomes for every env in a run, with text / Markdown / JSON renderings."""
+
+    envs: list[EnvReport] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return any(e.failed for e in self.envs)
+
+    def to_text(self) -> str:
+        lines = []
+        for env in self.envs:
+            lines.append(f"{env.label}  ({env.seconds:.1f} s)")
+            for o in env.outcomes:
+                title = CHECKS[o.check_id].title if o.check_id in CHECKS else ""
+                lines.append(f"  {o.status.value.upper():<14} {o.check_id} {title}" + (f" — {o.note}" if o.note else ""))
+                for f in o.findings:
+                    lines.extend("      " + line for line in f.render().splitlines())
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "failed": self.failed,
+            "envs": [
+                {
+                    "env": e.label,
+                    "seconds": round(e.seconds, 3),
+                    "checks": [
+                        {
+                            "id": o.check_id,
+                            "status": o.status.value,
+                            "note": o.note,
+                            "findings": [
+                                {"id": f.check_id, "severity": f.severity.value, "subject": f.subject,
+                                 "message": f.message, "fix": f.fix}
+                                for f in o.findings
+                            ],
+                        }
+                        for o in e.outcomes
+                    ],
+                }
+                for e in self.envs
+            ],
+        }
+
+    def to_markdown(self) -> str:
+        out = ["# hermes-envs conformance report", ""]
+        for env in self.envs:
+            out += [f"## {env.label}", "", "| check | status | finding |", "|---|---|---|"]
+            for o in env.outcomes:
+                text = "<br>".join(f"{f.message} **Fix:** {f.fix}".replace("|", "\\|").replace("\n", " ")
+                                   for f in o.findings) or o.note
+                out.append(f"| {o.check_id} {CHECKS[o.check_id].title if o.check_id in CHECKS else ''} "
+                           f"| {o.status.value} | {text} |")
+            out.append("")
+        return "\n".join(out)
+
+    def write(self, path: str | Path) -> None:
+        """Write the report as JSON (``.json``) or Markdown (anything else)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix == ".json":
+            path.write_text(json.dumps(self.to_dict(), indent=2), encoding="utf-8")
+        else:
+            path.write_text(self.to_markdown(), encoding="utf-8")
+
+
+def run_conformance(targets: list[str], settings: Settings | None = None) -> ConformanceReport:
+    """Run every selected check on every env found in ``targets``; findings are collected, never short-circuited."""
+    settings = settings or load_settings()
+    report = ConformanceReport()
+    for path, class_name in discover(targets):
+        start = time.perf_counter()
+        with EnvSession(path, class_name, settings) as session:
+            outcomes = session.run_all()
+            report.envs.append(EnvReport(session.label, outcomes, time.perf_counter() - start))
+    return report
+
+
+__all__ = ["ConformanceReport", "EnvReport", "Status", "discover", "load_settings", "run_conformance", "split_target"]

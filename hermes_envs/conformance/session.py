@@ -1,0 +1,413 @@
+"""One environment class under test: import it offline, build it against the fake server, run checks on it.
+
+An :class:`EnvSession` owns a private event loop, a :class:`FakeOpenAIServer` whose answers are switched per probe,
+and a cache of what was observed (training items, eval prompts, probe transcripts), so each observation is made
+once however many checks read it. Checks learn about the env by its behaviour: training items are what
+``get_next_item`` returns, eval items what ``evaluate()`` sends to the model, tools what the requests offer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from hermes_envs.conformance.findings import Finding, NotApplicable, Outcome, Skip, Status
+from hermes_envs.conformance.probes import PROBES, Responder
+from hermes_envs.conformance.registry import CHECKS, all_checks
+from hermes_envs.errors import EnvLoadError
+
+T = TypeVar("T")
+
+#: How many get_next_item calls we make at most while looking for the end of the training cycle.
+MAX_ITEMS_SCANNED = 2000
+
+
+@dataclass
+class Settings:
+    """Knobs of a conformance run (from ``[tool.hermes-conformance]``, markers or the CLI)."""
+
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    group_size: int = 2
+    probe_items: int = 2
+    control_ceiling: float = 0.2
+    setup_seconds: float = 60.0
+
+
+class RoutingPolicy:
+    """The fake server's policy: delegates to whichever responder the session has switched on."""
+
+    def __init__(self) -> None:
+        self.current: Responder | None = None
+
+    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
+        if self.current is None:
+            return {"content": "I don't know."}
+        return self.current(body)
+
+
+def _item_key(item: Any) -> str:
+    try:
+        return json.dumps(item, sort_keys=True, default=repr)
+    except (TypeError, ValueError):
+        return repr(item)
+
+
+class EnvSession:
+    """Everything the checks need to know about one env class, computed lazily and cached."""
+
+    def __init__(self, path: str | Path, class_name: str | None = None, settings: Settings | None = None) -> None:
+        self.path = Path(path).resolve()
+        self.class_name = class_name
+        self.settings = settings or Settings()
+        self.outcomes: dict[str, Outcome] = {}
+        self.facts: dict[str, Any] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: Any = None
+        self._policy = RoutingPolicy()
+        self._tmp: Path | None = None
+        self._env: Any = None
+        self.module: Any = None
+        self.env_cls: type | None = None
+        self.load_error: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``file.py::Class`` as shown in findings."""
+        return f"{self.path.name}::{self.class_name}" if self.class_name else self.path.name
+
+    # ------------------------------------------------------------------------------------------ lifecycle
+    @contextlib.contextmanager
+    def offline(self) -> Iterator[None]:
+        """Hub/datasets offline, wandb off, and every connection beyond loopback refused with a message."""
+        from hermes_envs.testing.offline import block_network, offline_mode
+
+        with offline_mode(), block_network():
+            yield
+
+    def run_async(self, make: Callable[[], Awaitable[T]], timeout: float | None = None) -> T:
+        """Run a coroutine on the session's private event loop, offline."""
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        with self.offline():
+            coro = make()
+            if timeout is not None:
+                coro = asyncio.wait_for(coro, timeout)
+            return self._loop.run_until_complete(coro)
+
+    def close(self) -> None:
+        """Stop the fake server, close the loop, remove temp files; safe to call twice."""
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+        if self._loop is not None:
+            with contextlib.suppress(Exception):
+                self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+            self._loop.close()
+            self._loop = None
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+
+    def __enter__(self) -> EnvSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def tmp(self) -> Path:
+        if self._tmp is None:
+            self._tmp = Path(tempfile.mkdtemp(prefix="hermes-conformance-"))
+        return self._tmp
+
+    @property
+    def server(self) -> Any:
+        """The fake model server, started on first use (strict: no default replies)."""
+        if self._server is None:
+            from hermes_envs.testing.fake_server import FakeOpenAIServer
+
+            self._server = FakeOpenAIServer(policy=self._policy, strict=True)
+            self._server.start()
+        return self._server
+
+    @contextlib.contextmanager
+    def responding(self, responder: Responder) -> Iterator[list[Any]]:
+        """Within the block the fake model answers with ``responder``; yields the requests made in the block."""
+        previous = self._policy.current
+        self._policy.current = responder
+        start = len(self.server.calls)
+        made: list[Any] = []
+        try:
+            yield made
+        finally:
+            made.extend(c for c in self.server.calls[start:] if "chat/completions" in c.route)
+            self._policy.current = previous
+
+    # ------------------------------------------------------------------------------------------ the env
+    def load(self) -> type:
+        """Import the module and pick the env class (raising EnvLoadError with the author-facing message)."""
+        if self.env_cls is not None:
+            return self.env_cls
+        if self.load_error is not None:
+            raise EnvLoadError(self.load_error)
+        from hermes_envs.conformance.loader import find_env_classes, import_env_module
+
+        try:
+            with self.offline():
+                self.module = import_env_module(self.path)
+            classes = find_env_classes(self.module)
+            if self.class_name:
+                match = [c for c in classes if c.__name__ == self.class_name]
+                if not match:
+                    names = [c.__name__ for c in classes]
+                    raise EnvLoadError(
+                        f"{self.path.name} should define env class {self.class_name!r}; found {names}. "
+                        "Fix: check the ::ClassName part of the path."
+                    )
+                classes = match
+            if not classes:
+                raise EnvLoadError(
+                    f"{self.path.name} should define a class deriving from HermesAgentBaseEnv (or atroposlib's "
+                    "BaseEnv); found none. Fix: define `class MyEnv(HermesAgentBaseEnv): ...` in this file."
+                )
+        except EnvLoadError as exc:
+            self.load_error = str(exc)
+            raise
+        self.env_cls = classes[0]
+        self.class_name = self.env_cls.__name__
+        return self.env_cls
+
+    def config_init(self) -> tuple[Any, Any]:
+        """``env_cls.config_init()``, cached."""
+        if "config_init" not in self.facts:
+            self.facts["config_init"] = self.load().config_init()
+        return self.facts["config_init"]
+
+    def env(self) -> Any:
+        """The env instance, configured for the harness: offline tokenizer, no wandb, our fake server."""
+        if self._env is not None:
+            return self._env
+        from atroposlib.envs.server_handling.server_manager import APIServerConfig
+
+        from hermes_envs.testing.offline import offline_tokenizer_path
+        from hermes_envs.testing.retries import disable_client_retries
+
+        env_cls = self.load()
+        config, _servers = self.config_init()
+        overrides: dict[str, Any] = {
+            "tokenizer_name": offline_tokenizer_path(),
+            "use_wandb": False,
+            "data_path_to_save_groups": None,
+            "data_dir_to_save_evals": str(self.tmp / "evals"),
+            "group_size": self.settings.group_size,
+            "ensure_scores_are_not_same": False,
+        }
+        fields = type(config).model_fields
+        config = config.model_copy(update={k: v for k, v in overrides.items() if k in fields})
+        if "max_agent_turns" in fields:
+            config = config.model_copy(update={"max_agent_turns": min(config.max_agent_turns, 6)})
+        server_configs = [
+            APIServerConfig(
+                base_url=self.server.base_url,
+                api_key="hermes-conformance",
+                model_name="fake",
+                server_type="openai",
+                health_check=False,
+                timeout=60,
+            )
+        ]
+        with self.offline():
+            self._env = env_cls(config, server_configs, slurm=False, testing=False)
+        disable_client_retries(getattr(self._env, "server", None))
+        return self._env
+
+    def run_env(self, make: Callable[[Any], Awaitable[T]], timeout: float = 120.0) -> T:
+        """Run ``make(env)`` on the loop with atroposlib's retries made fast."""
+        from hermes_envs.testing.retries import fast_retries
+
+        env = self.env()
+        with fast_retries():
+            return self.run_async(lambda: make(env), timeout=timeout)
+
+    def is_hermes_env(self) -> bool:
+        """True when the env follows the agent contract (format_prompt + compute_reward(item, result, ctx))."""
+        cls = self.load()
+        return callable(getattr(cls, "format_prompt", None)) and callable(getattr(cls, "compute_reward", None))
+
+    # ------------------------------------------------------------------------------------------ observations
+    def setup_done(self) -> float:
+        """Run ``setup()`` once; returns the seconds it took (raises what setup raised)."""
+        if "setup_seconds" not in self.facts:
+            start = time.perf_counter()
+            self.run_env(lambda env: env.setup(), timeout=self.settings.setup_seconds)
+            self.facts["setup_seconds"] = time.perf_counter() - start
+        return self.facts["setup_seconds"]
+
+    def training_items(self) -> dict[str, Any]:
+        """Call ``get_next_item`` until the first item comes back (a full cycle) or a cap; cached.
+
+        Returns ``{"items": [...], "cycled": bool, "error": str | None, "calls": int}``.
+        """
+        if "training" in self.facts:
+            return self.facts["training"]
+        self.setup_done()
+        items: list[Any] = []
+        keys: list[str] = []
+        error = None
+        cycled = False
+
+        async def scan(env: Any) -> None:
+            nonlocal error, cycled
+            for _ in range(MAX_ITEMS_SCANNED):
+                try:
+                    item = await env.get_next_item()
+                except Exception as exc:
+                    error = f"{type(exc).__name__}: {exc}"
+                    return
+                if item is None:
+                    return
+                key = _item_key(item)
+                if keys and key == keys[0]:
+                    cycled = True
+                    return
+                items.append(item)
+                keys.append(key)
+
+        self.run_env(scan)
+        self.facts["training"] = {"items": items, "cycled": cycled, "error": error, "calls": len(items) + cycled}
+        return self.facts["training"]
+
+    def eval_observation(self) -> dict[str, Any]:
+        """Run ``evaluate()`` against a fake model that answers at once; record what it sent. Cached.
+
+        Returns ``{"prompts": [first user message of each conversation], "requests": [...], "error": str|None,
+        "returned": Any}``.
+        """
+        if "eval" in self.facts:
+            return self.facts["eval"]
+        self.setup_done()
+        error = None
+        returned = None
+        with self.responding(lambda body: {"content": "I don't know."}) as made:
+            try:
+                returned = self.run_env(lambda env: env.evaluate(), timeout=300)
+            except Exception as exc:
+                error = f"{type(exc).__name__}: {exc}"
+        prompts: list[str] = []
+        for call in made:
+            users = [m.get("content") for m in call.body.get("messages", []) if m.get("role") == "user"]
+            if users and isinstance(users[0], str) and users[0] not in prompts:
+                prompts.append(users[0])
+        self.facts["eval"] = {"prompts": prompts, "requests": made, "error": error, "returned": returned}
+        return self.facts["eval"]
+
+    def probe_items(self) -> list[Any]:
+        """A few training items to run probes on (the first ones of the cycle)."""
+        items = self.training_items()["items"]
+        if not items:
+            raise Skip("no training item could be obtained from get_next_item (see HC202/HC203)")
+        return items[: self.settings.probe_items]
+
+    def tools(self) -> tuple[list[dict], set[str]]:
+        """The env's tools for a group (``_resolve_tools_for_group`` when it has one, else none)."""
+        env = self.env()
+        resolve = getattr(env, "_resolve_tools_for_group", None)
+        if resolve is None:
+            return [], set()
+        schemas, names = resolve()
+        return list(schemas or []), set(names or [])
+
+    def probe_transcripts(self) -> list[dict[str, Any]]:
+        """Run every probe on every probe item through the real agent loop and fake server; cached.
+
+        Each entry: ``{"probe", "item", "result", "task_id"}``. Probe results are AgentResult objects.
+        """
+        if "probes" in self.facts:
+            return self.facts["probes"]
+        from hermes_envs.agent import HermesAgentLoop
+
+        env = self.env()
+        schemas, names = self.tools()
+        out: list[dict[str, Any]] = []
+        for item in self.probe_items():
+            for probe, (factory, max_turns, _about) in PROBES.items():
+                messages = self._initial_messages(env, item)
+                task_id = f"probe-{probe}-{uuid.uuid4().hex[:8]}"
+                loop = HermesAgentLoop(
+                    env.server, schemas, names, max_turns=max_turns, task_id=task_id, temperature=1.0,
+                    tool_call_parser=getattr(env.config, "tool_call_parser", "hermes"),
+                )
+                with self.responding(factory()):
+                    result = self.run_env(lambda _env, loop=loop, messages=messages: loop.run(messages))
+                out.append({"probe": probe, "item": item, "result": result, "task_id": task_id})
+        self.facts["probes"] = out
+        return out
+
+    @staticmethod
+    def _initial_messages(env: Any, item: Any) -> list[dict[str, Any]]:
+        build = getattr(env, "initial_messages", None)
+        if build is not None:
+            return build(item)
+        messages = []
+        system = getattr(getattr(env, "config", None), "system_prompt", None)
+        if system:
+            messages.append({"role": "system", "content": system})
+        messages.append({"role": "user", "content": env.format_prompt(item)})
+        return messages
+
+    # ------------------------------------------------------------------------------------------ running checks
+    def selected(self) -> list[str]:
+        """Ids of the checks this run executes (select / ignore applied)."""
+        ids = [c.id for c in all_checks()]
+        if self.settings.select:
+            ids = [i for i in ids if any(i.startswith(s) for s in self.settings.select)]
+        return [i for i in ids if not any(i.startswith(s) for s in self.settings.ignore)]
+
+    def run(self, check_id: str) -> Outcome:
+        """Run one check (its prerequisites first), caching the outcome."""
+        if check_id in self.outcomes:
+            return self.outcomes[check_id]
+        info = CHECKS[check_id]
+        for req in info.requires:
+            prior = self.run(req)
+            if prior.status not in (Status.PASSED, Status.WARNED):
+                outcome = Outcome(check_id, Status.SKIPPED, note=f"needs {req}, which did not pass")
+                self.outcomes[check_id] = outcome
+                return outcome
+        start = time.perf_counter()
+        try:
+            findings: list[Finding] = info.fn(self)
+            outcome = Outcome.from_findings(check_id, findings)
+        except NotApplicable as exc:
+            outcome = Outcome(check_id, Status.NOT_APPLICABLE, note=str(exc))
+        except Skip as exc:
+            outcome = Outcome(check_id, Status.SKIPPED, note=str(exc))
+        except Exception as exc:  # a check that crashes is reported against the env, with what happened
+            outcome = Outcome(
+                check_id,
+                Status.FAILED,
+                [
+                    Finding(
+                        check_id,
+                        f"running this check on {self.label} raised {type(exc).__name__}: {exc}",
+                        "see the message; if it points into hermes-envs itself, please report it.",
+                    )
+                ],
+            )
+        outcome.seconds = time.perf_counter() - start
+        self.outcomes[check_id] = outcome
+        return outcome
+
+    def run_all(self) -> list[Outcome]:
+        """Run every selected check; one failure never hides the others."""
+        return [self.run(i) for i in self.selected()]

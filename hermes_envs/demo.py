@@ -1,0 +1,140 @@
+"""The main job on embedded defaults (``hermes-envs demo``): gate the example env, then run it under atroposlib.
+
+1. The conformance kit on the example environment(s), against the built-in fake server.
+2. A one-step atroposlib ``process`` run of the example against the same kind of fake server (in this process),
+   writing the JSONL of scored groups and its HTML view into the output folder.
+
+No API key, no network, no Hub download: the fake model solves the arithmetic with the terminal tool.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+EXAMPLES = ("environments.arithmetic_env",)
+_EXPRESSION = re.compile(r"What is ([\d\s*+\-/()]+)\?")
+
+
+def example_paths() -> list[Path]:
+    """Files of the example environments (from this checkout or the installed package)."""
+    paths = []
+    for name in EXAMPLES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            raise FileNotFoundError(f"example environment {name} is not installed. Fix: pip install -e . in the repo.")
+        paths.append(Path(spec.origin))
+    return paths
+
+
+def arithmetic_policy(body: dict[str, Any]) -> dict[str, Any]:
+    """A fake model that solves the arithmetic task: compute with the terminal, then answer from its output."""
+    messages = body.get("messages") or []
+    tool_outputs = [m.get("content", "") for m in messages if m.get("role") == "tool"]
+    if tool_outputs:
+        try:
+            output = json.loads(tool_outputs[-1]).get("output", "")
+        except (ValueError, AttributeError):
+            output = tool_outputs[-1]
+        numbers = re.findall(r"-?\d+", str(output))
+        return {"content": f"The terminal says {numbers[-1] if numbers else '?'}.\nAnswer: {numbers[-1] if numbers else 0}"}
+    prompt = next((m.get("content", "") for m in messages if m.get("role") == "user"), "")
+    match = _EXPRESSION.search(prompt if isinstance(prompt, str) else "")
+    if not match or not body.get("tools"):
+        return {"content": "Answer: 0"}
+    return {"tool_calls": [{"name": "terminal", "arguments": {"command": f"python3 -c 'print({match.group(1)})'"}}]}
+
+
+def run_process(env_file: Path, out_dir: Path, base_url: str, *, steps: int = 1, group_size: int = 2,
+                timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``python env_file process ...`` against ``base_url`` with the offline tokenizer; output in ``out_dir``."""
+    from hermes_envs.testing.offline import offline_environ, offline_tokenizer_path
+
+    cmd = [
+        sys.executable, str(env_file), "process",
+        "--env.total_steps", str(steps),
+        "--env.group_size", str(group_size),
+        "--env.use_wandb", "False",
+        "--env.tokenizer_name", offline_tokenizer_path(),
+        "--env.data_path_to_save_groups", str(out_dir / f"{env_file.stem}.jsonl"),
+        "--openai.base_url", base_url,
+        "--openai.model_name", "fake",
+        "--openai.api_key", "x",
+        "--openai.health_check", "False",
+    ]
+    env = {**os.environ, **offline_environ()}
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
+
+
+def summarize_jsonl(path: Path) -> dict[str, Any]:
+    """Groups, scores, token counts and tool messages of a process-mode JSONL file."""
+    groups = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rollouts = [(t, m) for g in groups for t, m in zip(g["tokens"], g["masks"])]
+    return {
+        "groups": len(groups),
+        "scores": [s for g in groups for s in g["scores"]],
+        "aligned": all(len(t) == len(m) for t, m in rollouts),
+        "trained_tokens": sum(sum(1 for x in m if x != -100) for _, m in rollouts),
+        "tokens": sum(len(t) for t, _ in rollouts),
+        "tool_messages": sum(1 for g in groups for conv in g.get("messages") or [] for msg in conv
+                             if msg.get("role") == "tool"),
+    }
+
+
+def main(out: str | Path = "demo-output") -> int:
+    """Run the demo; returns 0 when the examples pass the conformance kit and the process runs wrote JSONL + HTML."""
+    from rich.console import Console
+
+    from hermes_envs.conformance import run_conformance
+    from hermes_envs.testing.fake_server import FakeOpenAIServer
+
+    console = Console()
+    out_dir = Path(out).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    ok = True
+    paths = example_paths()
+
+    console.rule("[bold]1. conformance kit on the example environments")
+    start = time.perf_counter()
+    report = run_conformance([str(p) for p in paths])
+    console.print(report.to_text(), markup=False, highlight=False)
+    report.write(out_dir / "conformance.md")
+    console.print(f"conformance: {'FAILED' if report.failed else 'passed'} in {time.perf_counter() - start:.1f} s; "
+                  f"report: {out_dir / 'conformance.md'}")
+    ok &= not report.failed
+
+    console.rule("[bold]2. one-step atroposlib `process` run against the fake model server")
+    with FakeOpenAIServer(policy=arithmetic_policy, strict=True) as server:
+        for path in paths:
+            for old in out_dir.glob(f"{path.stem}*.jsonl"):
+                old.unlink()
+            start = time.perf_counter()
+            done = run_process(path, out_dir, server.base_url)
+            jsonl = out_dir / f"{path.stem}.jsonl"
+            if done.returncode != 0 or not jsonl.exists():
+                ok = False
+                console.print(f"[red]process run of {path.name} failed (exit {done.returncode}):[/red]")
+                console.print(done.stderr[-3000:], markup=False, highlight=False)
+                continue
+            summary = summarize_jsonl(jsonl)
+            html = jsonl.with_suffix(".html")
+            console.print(f"{path.name}: {summary['groups']} group(s), scores {summary['scores']}, "
+                          f"{summary['tokens']} tokens ({summary['trained_tokens']} trained), "
+                          f"{summary['tool_messages']} tool messages, in {time.perf_counter() - start:.1f} s")
+            console.print(f"  JSONL: {jsonl}\n  HTML:  {html if html.exists() else '(missing)'}")
+            ok &= html.exists() and summary["aligned"] and summary["groups"] > 0
+        if server.failures:
+            ok = False
+            console.print("[red]the fake server saw requests it could not answer:[/red]")
+            for failure in server.failures:
+                console.print(failure, markup=False)
+    console.rule("[bold green]demo passed" if ok else "[bold red]demo failed")
+    console.print(f"everything is in {out_dir}")
+    return 0 if ok else 1

@@ -1,0 +1,232 @@
+"""``HermesAgentBaseEnv``: atroposlib's ``BaseEnv`` that runs a multi-turn tool-calling agent per rollout.
+
+Authors implement ``setup``, ``get_next_item``, ``format_prompt``, ``compute_reward`` and ``evaluate``; this base
+resolves tools once per group, runs the agent loop, hands the reward a :class:`ToolContext` on the rollout's own
+sandbox, always cleans that sandbox up, and builds the tokens/masks atroposlib trains on. Unlike upstream, a reward
+that raises is logged with its traceback and counted (``train/reward_errors``), not silently turned into 0.0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import math
+import random
+import traceback
+import uuid
+from abc import abstractmethod
+from typing import Any
+
+from atroposlib.envs.base import BaseEnv, ScoredDataGroup, ScoredDataItem
+from atroposlib.envs.server_handling.server_manager import APIServerConfig
+
+from hermes_envs.agent import AgentResult, HermesAgentLoop, set_tool_pool_size
+from hermes_envs.env.config import HermesAgentEnvConfig
+from hermes_envs.env.distributions import sample_toolsets
+from hermes_envs.env.trajectory import managed_tokens, tokenize_transcript
+
+logger = logging.getLogger(__name__)
+
+# The tools resolved for the group being collected, so every rollout of a group is offered the same tools.
+_GROUP_TOOLS: contextvars.ContextVar[tuple[list[dict], set[str]] | None] = contextvars.ContextVar(
+    "hermes_group_tools", default=None
+)
+
+
+class HermesAgentBaseEnv(BaseEnv):
+    """Base class for tool-calling agent environments (see the module docstring for what it does for you)."""
+
+    name: str | None = None
+    env_config_cls = HermesAgentEnvConfig
+
+    def __init__(
+        self,
+        config: HermesAgentEnvConfig,
+        server_configs: Any,
+        slurm: bool = False,
+        testing: bool = False,
+    ) -> None:
+        super().__init__(config, server_configs, slurm=slurm, testing=testing)
+        from hermes_envs.tools import configure_sandboxes
+
+        configure_sandboxes(
+            backend=getattr(config, "terminal_backend", "local"),
+            timeout=getattr(config, "terminal_timeout", 120),
+            lifetime=getattr(config, "terminal_lifetime", 3600),
+        )
+        set_tool_pool_size(getattr(config, "tool_pool_size", 128))
+        self._rng = random.Random()
+        self.tool_error_buffer: list[int] = []
+        self.reward_error_count = 0
+        self.reward_errors: list[str] = []
+        self.rollout_count = 0
+
+    # ----------------------------------------------------------------- what subclasses write
+    @abstractmethod
+    def format_prompt(self, item: Any) -> str:
+        """Turn a dataset item into the user message (synchronous)."""
+
+    @abstractmethod
+    async def compute_reward(self, item: Any, result: AgentResult, ctx: Any) -> float:
+        """Score one rollout; ``result`` is an :class:`AgentResult` object, ``ctx`` a ToolContext on its sandbox."""
+
+    # ----------------------------------------------------------------- tools
+    def _resolve_tools_for_group(self) -> tuple[list[dict], set[str]]:
+        """Tool schemas and valid names for one group, honouring enabled/disabled toolsets and ``distribution``."""
+        from hermes_envs.tools import registry
+
+        enabled = self.config.enabled_toolsets
+        if getattr(self.config, "distribution", None):
+            sampled = sample_toolsets(self.config.distribution, self._rng)
+            enabled = [t for t in sampled if enabled is None or t in enabled]
+        schemas, names = registry.resolve(enabled, self.config.disabled_toolsets)
+        return schemas, names
+
+    def _tools(self) -> tuple[list[dict], set[str]]:
+        return _GROUP_TOOLS.get() or self._resolve_tools_for_group()
+
+    def _is_managed(self) -> bool:
+        """Phase 2 (exact tokens through ManagedServer) when the servers are vLLM / SGLang token endpoints."""
+        servers = getattr(self.server, "servers", [])
+        return bool(servers) and type(servers[0]).__name__ in ("VLLMServer", "SGLangServer")
+
+    # ----------------------------------------------------------------- rollouts
+    def initial_messages(self, item: Any) -> list[dict[str, Any]]:
+        """The system prompt (when configured) and the user prompt of ``item``."""
+        messages: list[dict[str, Any]] = []
+        if self.config.system_prompt:
+            messages.append({"role": "system", "content": self.config.system_prompt})
+        messages.append({"role": "user", "content": self.format_prompt(item)})
+        return messages
+
+    async def run_agent(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        task_id: str | None = None,
+        temperature: float | None = None,
+        tools: tuple[list[dict], set[str]] | None = None,
+        max_turns: int | None = None,
+    ) -> AgentResult:
+        """Run the agent loop on ``messages`` with this env's tools and settings (also for ``evaluate``)."""
+        schemas, names = tools or self._tools()
+        kwargs: dict[str, Any] = {
+            "max_turns": max_turns or self.config.max_agent_turns,
+            "task_id": task_id or str(uuid.uuid4()),
+            "temperature": self.config.agent_temperature if temperature is None else temperature,
+            "extra_body": self.config.extra_body,
+            "tool_call_parser": self.config.tool_call_parser,
+        }
+        if self._is_managed():
+            async with self.server.managed_server(tokenizer=self.tokenizer) as managed:
+                result = await HermesAgentLoop(managed, schemas, names, **kwargs).run(messages)
+                result.managed_state = managed.get_state()
+                return result
+        return await HermesAgentLoop(self.server, schemas, names, **kwargs).run(messages)
+
+    async def score_rollout(self, item: Any, result: AgentResult, task_id: str) -> float:
+        """Call ``compute_reward`` with a ToolContext on the rollout's sandbox; always clean the sandbox up."""
+        from hermes_envs.tools import ToolContext, cleanup_sandbox
+
+        try:
+            has_assistant = any(m.get("role") == "assistant" for m in result.messages)
+            if result.turns_used == 0 or not has_assistant:
+                return 0.0  # nothing happened (e.g. API error on the first turn): nothing to reward
+            ctx = ToolContext(task_id)
+            try:
+                score = await self.compute_reward(item, result, ctx)
+            except Exception as exc:
+                self.reward_error_count += 1
+                message = f"{type(exc).__name__}: {exc}"
+                self.reward_errors.append(message)
+                logger.error(
+                    "compute_reward raised for task %s; scoring 0.0 (counted in train/reward_errors).\n%s",
+                    task_id,
+                    traceback.format_exc(),
+                )
+                if self.config.raise_on_reward_error:
+                    raise
+                return 0.0
+            finally:
+                ctx.cleanup()
+            return self._check_score(score)
+        finally:
+            cleanup_sandbox(task_id)
+
+    def _check_score(self, score: Any) -> float:
+        try:
+            value = float(score)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"compute_reward should return a float; got {score!r} ({type(score).__name__}). "
+                "Fix: return a number in [0, 1]."
+            ) from None
+        if not math.isfinite(value):
+            logger.error("compute_reward returned %r; a non-finite score poisons the training batch", score)
+        return value
+
+    async def collect_trajectory(self, item: Any) -> tuple[ScoredDataItem | None, list[Any]]:
+        """One rollout of ``item``: agent loop, reward, tokens and masks."""
+        task_id = str(uuid.uuid4())
+        schemas, names = self._tools()
+        messages = self.initial_messages(item)
+        result = await self.run_agent(messages, task_id=task_id, tools=(schemas, names))
+        self.tool_error_buffer.append(len(result.tool_errors))
+        self.rollout_count += 1
+        score = await self.score_rollout(item, result, task_id)
+        exact = managed_tokens(result.managed_state)
+        if exact is not None:
+            tokens, masks, _logprobs = exact
+        else:
+            tokens, masks = tokenize_transcript(self.tokenizer, result.messages, schemas or None)
+        scored = ScoredDataItem(
+            tokens=tokens,
+            masks=masks,
+            scores=score,
+            messages=result.messages,
+            advantages=None,
+            ref_logprobs=None,
+            group_overrides=None,
+            overrides=None,
+            images=None,
+        )
+        return scored, []
+
+    async def collect_trajectories(self, item: Any) -> tuple[ScoredDataGroup | None, list[Any]]:
+        """``group_size`` concurrent rollouts of ``item``, all offered the same tools (resolved once per group)."""
+        tools = self._resolve_tools_for_group()
+        token = _GROUP_TOOLS.set(tools)
+        try:
+            results = await asyncio.gather(*(self.collect_trajectory(item) for _ in range(self.config.group_size)))
+        finally:
+            _GROUP_TOOLS.reset(token)
+        group = ScoredDataGroup(tokens=[], masks=[], scores=[], messages=[], advantages=None, ref_logprobs=None)
+        backlog: list[Any] = []
+        for scored, extra in results:
+            backlog.extend(extra)
+            if scored is None:
+                continue
+            group["tokens"].append(scored["tokens"])
+            group["masks"].append(scored["masks"])
+            group["scores"].append(scored["scores"])
+            group["messages"].append(scored["messages"])
+        if not group["tokens"]:
+            return None, backlog
+        return group, backlog
+
+    # ----------------------------------------------------------------- metrics
+    async def wandb_log(self, wandb_metrics: dict | None = None) -> None:
+        """Add tool-error and reward-error counts, then log through atroposlib."""
+        wandb_metrics = dict(wandb_metrics or {})
+        if self.tool_error_buffer:
+            wandb_metrics["train/tool_errors_count"] = sum(self.tool_error_buffer)
+            wandb_metrics["train/tool_errors_per_rollout"] = sum(self.tool_error_buffer) / len(self.tool_error_buffer)
+            self.tool_error_buffer = []
+        wandb_metrics["train/reward_errors"] = self.reward_error_count
+        await super().wandb_log(wandb_metrics)
+
+    @classmethod
+    def config_init(cls) -> tuple[HermesAgentEnvConfig, list[APIServerConfig]]:
+        """Default config: override in your env; return a LIST of APIServerConfig so --openai.* flags apply."""
+        return cls.env_config_cls(), [APIServerConfig()]

@@ -1,0 +1,36 @@
+"""Errors raised by hermes-envs.
+
+Every error a user can trigger derives from :class:`HermesEnvsError` and, where one fits, from the builtin
+exception a Python user would expect (``ValueError``, ``PermissionError`` ...), so ``except ValueError`` still works.
+Messages are written for the environment author: what was wrong, then how to fix it.
+"""
+
+from __future__ import annotations
+
+
+class HermesEnvsError(Exception):
+    """Root of every error raised on purpose by hermes-envs."""
+
+
+class ConfigError(HermesEnvsError, ValueError):
+    """A setting or argument has a value we cannot use."""
+
+
+class ScriptError(HermesEnvsError, ValueError):
+    """A fake-server script (YAML/JSON/Python) is malformed; the message names the line or field."""
+
+
+class SandboxError(HermesEnvsError, RuntimeError):
+    """The per-task sandbox could not do what was asked (start, run, clean up)."""
+
+
+class PathEscapeError(SandboxError, PermissionError):
+    """A file path resolves outside the task's private working directory."""
+
+
+class ToolRegistryError(HermesEnvsError, ValueError):
+    """A tool or toolset was registered twice, or a name does not exist."""
+
+
+class EnvLoadError(HermesEnvsError, ImportError):
+    """An environment file could not be imported or holds no usable environment class."""

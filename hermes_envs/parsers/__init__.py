@@ -1,0 +1,54 @@
+"""Tool-call parsers: read tool calls out of a model's raw text, and render them back.
+
+>>> from hermes_envs.parsers import get_parser
+>>> content, calls = get_parser("hermes").parse('Sure.\\n<tool_call>{"name": "f", "arguments": {}}</tool_call>')
+>>> content, calls[0].function.name, calls[0].function.arguments
+('Sure.', 'f', '{}')
+
+Every parser can ``parse`` (never raises), ``parse_detailed`` (also lists broken calls) and ``render``.
+This package imports nothing heavier than ``openai``'s types (no atroposlib, no transformers).
+"""
+
+from hermes_envs.parsers.base import (
+    ParseResult,
+    ParserError,
+    ParserRegistrationError,
+    ToolCallParser,
+    UnknownParserError,
+    get_parser,
+    list_parsers,
+    register_parser,
+)
+from hermes_envs.parsers.deepseek import DeepSeekV3Parser, DeepSeekV31Parser
+from hermes_envs.parsers.json_tagged import HermesParser, JsonTaggedParser, LongcatParser
+from hermes_envs.parsers.kimi import KimiK2Parser
+from hermes_envs.parsers.llama import Llama3JsonParser, Llama4JsonParser
+from hermes_envs.parsers.mistral import MistralParser
+from hermes_envs.parsers.schema_typing import ToolSchemas, convert_value
+from hermes_envs.parsers.xml_params import Glm45Parser, Glm47Parser, Qwen3CoderParser, XmlParamsParser
+
+__all__ = [
+    "DeepSeekV31Parser",
+    "DeepSeekV3Parser",
+    "Glm45Parser",
+    "Glm47Parser",
+    "HermesParser",
+    "JsonTaggedParser",
+    "KimiK2Parser",
+    "Llama3JsonParser",
+    "Llama4JsonParser",
+    "LongcatParser",
+    "MistralParser",
+    "ParseResult",
+    "ParserError",
+    "ParserRegistrationError",
+    "Qwen3CoderParser",
+    "ToolCallParser",
+    "ToolSchemas",
+    "UnknownParserError",
+    "XmlParamsParser",
+    "convert_value",
+    "get_parser",
+    "list_parsers",
+    "register_parser",
+]

@@ -1,0 +1,480 @@
+"""The tool-call parser base class, its result type, the registry, and the scanning helpers every format shares.
+
+Every parser reads model text in one forward pass: markers are found with :class:`Finder` (a cached ``str.find``
+whose position never moves backwards) and JSON payloads with an anchored ``raw_decode``, so the time taken grows
+linearly with the text even for degenerate output (thousands of unclosed markers, deeply nested brackets).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import functools
+import json
+import re
+import secrets
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar, TypeVar
+
+from openai.types.chat import ChatCompletionMessageToolCall
+from openai.types.chat.chat_completion_message_function_tool_call import Function
+
+from hermes_envs.errors import HermesEnvsError
+
+__all__ = [
+    "ParseResult",
+    "ParserError",
+    "ParserRegistrationError",
+    "ToolCallParser",
+    "UnknownParserError",
+    "get_parser",
+    "list_parsers",
+    "register_parser",
+]
+
+
+# --------------------------------------------------------------------------------------------------- errors
+
+
+class ParserError(HermesEnvsError, ValueError):
+    """``render`` was given tool calls (or content) that the format cannot express."""
+
+
+class ParserRegistrationError(HermesEnvsError, ValueError):
+    """A parser name was registered twice, or ``register_parser`` was misused."""
+
+
+class UnknownParserError(HermesEnvsError, KeyError):
+    """``get_parser`` was asked for a name nobody registered; the message lists the available names."""
+
+    def __str__(self) -> str:  # KeyError would print the repr of the message
+        return str(self.args[0]) if self.args else ""
+
+
+# --------------------------------------------------------------------------------------------------- result
+
+
+@dataclasses.dataclass
+class ParseResult:
+    """What :meth:`ToolCallParser.parse_detailed` found in a model output.
+
+    ``content`` is the text before the first tool-call marker (trailing whitespace removed; None when empty), or
+    the whole text unchanged when no call could be read. ``tool_calls`` is None when no call could be read.
+    ``errors`` describes every problem met on the way (a call with invalid JSON, a call cut off by max tokens,
+    text that was ignored), one sentence each, so broken calls are reported instead of silently dropped.
+    """
+
+    content: str | None
+    tool_calls: list[ChatCompletionMessageToolCall] | None = None
+    errors: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing went wrong (no errors), whether or not calls were found."""
+        return not self.errors
+
+
+# --------------------------------------------------------------------------------------------------- JSON helpers
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_DECODER = json.JSONDecoder(strict=False, parse_constant=_reject_constant)
+_WS = re.compile(r"\s*")
+
+
+def skip_ws(text: str, pos: int) -> int:
+    """Return the first position at or after ``pos`` that is not whitespace."""
+    return _WS.match(text, pos).end()
+
+
+def decode_json_at(text: str, pos: int) -> tuple[Any, int]:
+    """Decode one JSON value starting exactly at ``pos``; return it and the position just after it.
+
+    Raw control characters inside strings are accepted (models often write literal newlines in code arguments);
+    NaN/Infinity are not (they are not JSON). Raises ``ValueError`` with a short reason.
+    """
+    try:
+        return _DECODER.raw_decode(text, pos)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{exc.msg} at offset {exc.pos}") from None
+    except RecursionError:
+        raise ValueError(f"JSON nested too deeply at offset {pos}") from None
+
+
+def loads_strict(raw: str) -> Any:
+    """``json.loads`` with the same rules as :func:`decode_json_at` (whole string, surrounding whitespace allowed)."""
+    start = skip_ws(raw, 0)
+    value, end = decode_json_at(raw, start)
+    if skip_ws(raw, end) != len(raw):
+        raise ValueError(f"extra data at offset {end}")
+    return value
+
+
+def dumps(value: Any) -> str:
+    """The JSON spelling used for ``function.arguments`` and in rendered text (UTF-8 kept as is)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def arguments_to_json(value: Any) -> str:
+    """Normalise a call's decoded ``arguments`` to a JSON object string; raise ``ValueError`` if impossible.
+
+    Missing/None/empty-string arguments mean ``{}``; a JSON-encoded string is decoded once.
+    """
+    if value is None:
+        return "{}"
+    if isinstance(value, str):
+        if not value.strip():
+            return "{}"
+        value = loads_strict(value)
+    if not isinstance(value, dict):
+        raise ValueError(f"arguments should be a JSON object; got {type(value).__name__} {_short(value)}")
+    return dumps(value)
+
+
+def call_from_object(obj: Any) -> tuple[str, str]:
+    """Read ``{"name": ..., "arguments"|"parameters": ...}`` (or OpenAI's ``{"function": {...}}``).
+
+    Returns ``(name, arguments_json)``; raises ``ValueError`` naming what is missing.
+    """
+    if not isinstance(obj, dict):
+        raise ValueError(f"a tool call should be a JSON object; got {type(obj).__name__} {_short(obj)}")
+    if "name" not in obj and isinstance(obj.get("function"), dict):
+        obj = obj["function"]
+    name = obj.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"a tool call should have a non-empty string 'name'; got {_short(name)}")
+    args = obj["arguments"] if "arguments" in obj else obj.get("parameters")
+    return name.strip(), arguments_to_json(args)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return repr(text) if isinstance(value, str) else text
+
+
+def excerpt(text: str, pos: int, limit: int = 40) -> str:
+    """A short quoted excerpt of ``text`` starting at ``pos``, for error messages."""
+    piece = text[pos : pos + limit]
+    return repr(piece + ("..." if pos + limit < len(text) else ""))
+
+
+# --------------------------------------------------------------------------------------------------- tool calls
+
+
+def new_call_id() -> str:
+    """A fresh OpenAI-style call id, ``call_`` + 24 hex digits."""
+    return "call_" + secrets.token_hex(12)
+
+
+def make_tool_call(name: str, arguments: str, call_id: str | None = None) -> ChatCompletionMessageToolCall:
+    """Build the OpenAI object for one call (``arguments`` already a JSON string)."""
+    return ChatCompletionMessageToolCall(
+        id=call_id or new_call_id(),
+        type="function",
+        function=Function(name=name, arguments=arguments),
+    )
+
+
+def call_parts(call: Any) -> tuple[str | None, str, dict[str, Any]]:
+    """Accept a ``ChatCompletionMessageToolCall``, an OpenAI-style dict or a ``(name, args)`` pair.
+
+    Returns ``(id or None, name, args dict)``; raises :class:`ParserError` when the call cannot be rendered.
+    """
+    call_id: Any = None
+    if isinstance(call, tuple) and len(call) == 2:
+        name, args = call
+    elif isinstance(call, dict):
+        fn = call.get("function") if isinstance(call.get("function"), dict) else call
+        call_id = call.get("id")
+        name = fn.get("name")
+        args = fn["arguments"] if "arguments" in fn else fn.get("parameters")
+    else:
+        fn = getattr(call, "function", call)
+        call_id = getattr(call, "id", None)
+        name = getattr(fn, "name", None)
+        args = getattr(fn, "arguments", None)
+    if not isinstance(name, str) or not name:
+        raise ParserError(f"a tool call to render should have a non-empty string name; got {name!r}.")
+    try:
+        args = json.loads(arguments_to_json(args))
+    except ValueError as exc:
+        raise ParserError(f"tool call {name!r} to render should have JSON-object arguments; {exc}.") from None
+    return (call_id if isinstance(call_id, str) and call_id else None), name, args
+
+
+# --------------------------------------------------------------------------------------------------- scanning
+
+
+class Finder:
+    """``text.find(needle, pos)`` for non-decreasing ``pos`` that never re-scans text it has already passed.
+
+    The answer of the previous query is reused while it is still valid, so a parser can ask "where is the next
+    closing tag?" from every marker without turning thousands of unclosed markers into quadratic work.
+    An optional ``accept(position)`` predicate skips occurrences that do not qualify (it must depend only on the
+    position, so cached answers stay valid).
+    """
+
+    __slots__ = ("_at", "_from", "accept", "needle", "text")
+
+    def __init__(self, text: str, needle: str, accept: Callable[[int], bool] | None = None) -> None:
+        self.text = text
+        self.needle = needle
+        self.accept = accept
+        self._from = -1
+        self._at = -1
+
+    def find(self, pos: int) -> int:
+        if 0 <= self._from <= pos and (self._at == -1 or self._at >= pos):
+            return self._at
+        self._from = pos
+        at = self.text.find(self.needle, pos)
+        while at != -1 and self.accept is not None and not self.accept(at):
+            at = self.text.find(self.needle, at + 1)
+        self._at = at
+        return at
+
+
+_FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=32)
+def _fence_close(char: str, length: int) -> re.Pattern[str]:
+    return re.compile(r"^[ \t]{0,3}" + re.escape(char) + "{" + str(length) + r",}[ \t]*$", re.MULTILINE)
+
+
+class MarkerScanner:
+    """Finds the next tool-call marker in prose, skipping markers shown as examples.
+
+    A marker does not count when it sits inside a *closed* Markdown code fence (```` ``` ```` or ``~~~``) or
+    directly after a backtick (inline code such as ```<tool_call>```): those are examples the model is showing,
+    not calls. An unclosed fence is ignored (the model most likely forgot to close it before calling a tool).
+    """
+
+    __slots__ = ("_fences_from", "_finder", "_no_more_fences", "text")
+
+    def __init__(self, text: str, marker: str) -> None:
+        self.text = text
+        self._finder = Finder(text, marker)
+        self._fences_from = 0
+        self._no_more_fences = False
+
+    def next(self, pos: int) -> int:
+        text = self.text
+        while True:
+            p = self._finder.find(pos)
+            if p == -1:
+                return -1
+            if not self._no_more_fences:
+                start = max(pos, self._fences_from)
+                fence = _FENCE_OPEN.search(text, start, p) if start < p else None
+                if fence is not None:
+                    line_end = text.find("\n", fence.end())
+                    closing = None
+                    if line_end != -1:
+                        mark = fence.group(1)
+                        closing = _fence_close(mark[0], len(mark)).search(text, line_end + 1)
+                    if closing is None:
+                        self._no_more_fences = True
+                    else:
+                        self._fences_from = closing.end()
+                        pos = max(pos, closing.end())
+                        continue
+            if p > 0 and text[p - 1] == "`":
+                pos = p + 1
+                continue
+            return p
+
+
+# --------------------------------------------------------------------------------------------------- base class
+
+
+class ToolCallParser:
+    """Reads tool calls out of a model's raw text, and writes them back in the same format.
+
+    Subclasses implement :meth:`_parse` (returning a :class:`ParseResult`) and :meth:`render`. ``parse`` and
+    ``parse_detailed`` never raise: an unexpected failure is reported in ``errors`` and the text is returned as
+    content, exactly as if it held no call.
+    """
+
+    name: ClassVar[str] = ""
+
+    def parse(
+        self, text: str, tools: list[dict[str, Any]] | None = None
+    ) -> tuple[str | None, list[ChatCompletionMessageToolCall] | None]:
+        """Return ``(content, tool_calls)``; plain text comes back as ``(text, None)`` unchanged."""
+        result = self.parse_detailed(text, tools)
+        return result.content, result.tool_calls
+
+    def parse_detailed(self, text: str, tools: list[dict[str, Any]] | None = None) -> ParseResult:
+        """Like :meth:`parse`, plus the list of problems met (broken or cut-off calls, ignored text)."""
+        try:
+            result = self._parse(text, tools)
+        except Exception as exc:  # noqa: BLE001 - parse must never raise; the failure is reported instead
+            return ParseResult(text, None, [f"{self.name} parser failed unexpectedly: {type(exc).__name__}: {exc}"])
+        return result
+
+    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+        raise NotImplementedError
+
+    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+        """Return the text the model would emit for ``content`` followed by ``tool_calls``."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def finish(text: str, first_marker: int, calls: list[ChatCompletionMessageToolCall], errors: list[str]) -> ParseResult:
+    """Build the result: content before the first marker when calls were read, else the whole text."""
+    if not calls:
+        return ParseResult(text, None, errors)
+    content = text[:first_marker].rstrip()
+    return ParseResult(content or None, calls, errors)
+
+
+def join_content(content: str | None, body: str, separator: str = "\n") -> str:
+    """``content`` then ``separator`` then the rendered calls (no separator without content)."""
+    return f"{content}{separator}{body}" if content else body
+
+
+# --------------------------------------------------------------------------------------------------- sections
+
+
+class SectionedJsonParser(ToolCallParser):
+    """Formats with special-token markers: ``SECTION_BEGIN (CALL_BEGIN ... CALL_END)* SECTION_END``.
+
+    Subclasses set the four markers and implement :meth:`_read_call`, which reads one call's header and JSON
+    arguments starting just after ``CALL_BEGIN``. Text after the section end is ignored (and reported if it is
+    not whitespace); a missing section end (cut-off output) is fine.
+    """
+
+    section_begin: ClassVar[str]
+    section_end: ClassVar[str]
+    call_begin: ClassVar[str]
+    call_end: ClassVar[str]
+
+    def _read_call(self, text: str, pos: int, index: int) -> tuple[str, str, str | None, int]:
+        """Return ``(name, arguments_json, call_id or None, end)``; raise ValueError with a reason."""
+        raise NotImplementedError
+
+    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+        section = MarkerScanner(text, self.section_begin).next(0)
+        bare = MarkerScanner(text, self.call_begin).next(0)
+        candidates = [p for p in (section, bare) if p != -1]
+        if not candidates:
+            return ParseResult(text, None)
+        first = min(candidates)
+        pos = first + len(self.section_begin) if first == section else first
+        ends = Finder(text, self.call_end)
+        begins = Finder(text, self.call_begin)
+        calls: list[ChatCompletionMessageToolCall] = []
+        errors: list[str] = []
+        index = 0
+        while True:
+            pos = skip_ws(text, pos)
+            if pos >= len(text) or text.startswith(self.section_end, pos):
+                break
+            if not text.startswith(self.call_begin, pos):
+                nxt = begins.find(pos)
+                errors.append(f"text inside the tool-call section should be a call; got {excerpt(text, pos)} (ignored).")
+                if nxt == -1:
+                    break
+                pos = nxt
+                continue
+            index += 1
+            start = pos + len(self.call_begin)
+            try:
+                name, args, call_id, end = self._read_call(text, start, index)
+            except ValueError as exc:
+                errors.append(f"tool call #{index} should be well formed; {exc}.")
+                stop = ends.find(start)
+                nxt = begins.find(start)
+                if stop != -1 and (nxt == -1 or stop < nxt):
+                    pos = stop + len(self.call_end)
+                elif nxt != -1:
+                    pos = nxt
+                else:
+                    break
+                continue
+            calls.append(make_tool_call(name, args, call_id))
+            end = skip_ws(text, end)
+            if text.startswith(self.call_end, end):
+                pos = end + len(self.call_end)
+            elif end >= len(text):
+                pos = end  # cut off after a complete call: keep it
+            else:
+                errors.append(
+                    f"tool call #{index} should end with {self.call_end}; got {excerpt(text, end)} (call kept)."
+                )
+                stop = ends.find(end)
+                nxt = begins.find(end)
+                pos = stop + len(self.call_end) if stop != -1 and (nxt == -1 or stop < nxt) else (nxt if nxt != -1 else len(text))
+        return finish(text, first, calls, errors)
+
+    def _json_arguments(self, text: str, pos: int) -> tuple[str, int]:
+        pos = skip_ws(text, pos)
+        if pos >= len(text):
+            raise ValueError("the arguments were cut off (end of text)")
+        value, end = decode_json_at(text, pos)
+        return arguments_to_json(value), end
+
+
+# --------------------------------------------------------------------------------------------------- registry
+
+_REGISTRY: dict[str, type[ToolCallParser]] = {}
+_P = TypeVar("_P", bound=type[ToolCallParser])
+
+
+def register_parser(*names: str) -> Callable[[_P], _P]:
+    """Class decorator registering a :class:`ToolCallParser` under one or more names.
+
+    The first name becomes ``cls.name`` (unless the class sets one); further names, or stacked decorators, are
+    aliases. Registering a name that is taken raises :class:`ParserRegistrationError` naming the owner.
+    """
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise ParserRegistrationError(
+            f"register_parser should be given one or more non-empty names; got {names!r}. "
+            'Fix: write @register_parser("my_format").'
+        )
+
+    def decorate(cls: _P) -> _P:
+        if not (isinstance(cls, type) and issubclass(cls, ToolCallParser)):
+            raise ParserRegistrationError(f"register_parser should decorate a ToolCallParser subclass; got {cls!r}.")
+        for n in names:
+            owner = _REGISTRY.get(n)
+            if owner is not None:
+                raise ParserRegistrationError(
+                    f"parser name {n!r} should be unique; it is already registered by "
+                    f"{owner.__module__}.{owner.__qualname__}. Fix: choose another name."
+                )
+        for n in names:
+            _REGISTRY[n] = cls
+        if not cls.__dict__.get("name"):
+            cls.name = names[0]
+        return cls
+
+    return decorate
+
+
+def get_parser(name: str) -> ToolCallParser:
+    """Return a new instance of the parser registered as ``name``; ``KeyError`` lists the known names."""
+    cls = _REGISTRY.get(name)
+    if cls is None:
+        available = list_parsers()
+        close = difflib.get_close_matches(str(name), available, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise UnknownParserError(
+            f"tool-call parser {name!r} should be one of the registered names; got an unknown name.{hint} "
+            f"Available: {', '.join(available)}."
+        )
+    return cls()
+
+
+def list_parsers() -> list[str]:
+    """Every registered name (aliases included), sorted."""
+    return sorted(_REGISTRY)

@@ -1,0 +1,93 @@
+"""DeepSeek V3 and V3.1 tool calls (special tokens with the fullwidth bar ``｜`` and the block ``▁``).
+
+V3:   ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\\n```json\\nARGS\\n```<｜tool▁call▁end｜>``
+V3.1: ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS<｜tool▁call▁end｜>``
+Both close the section with ``<｜tool▁calls▁end｜>``. The JSON is read with a decoder, so an argument holding
+````` ``` ````` or a marker does not end the call early.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from hermes_envs.parsers.base import (
+    ParserError,
+    SectionedJsonParser,
+    call_parts,
+    dumps,
+    excerpt,
+    join_content,
+    register_parser,
+    skip_ws,
+)
+
+__all__ = ["DeepSeekV3Parser", "DeepSeekV31Parser"]
+
+CALLS_BEGIN = "<｜tool▁calls▁begin｜>"
+CALLS_END = "<｜tool▁calls▁end｜>"
+CALL_BEGIN = "<｜tool▁call▁begin｜>"
+CALL_END = "<｜tool▁call▁end｜>"
+SEP = "<｜tool▁sep｜>"
+
+_V3_HEAD = re.compile(r"[ \t]*([^<\n]*?)[ \t]*" + re.escape(SEP) + r"[ \t]*([^\n<`]*?)[ \t]*(?:\n|(?=`)|(?=\{))")
+_V31_HEAD = re.compile(r"\s*([^<\n]*?)\s*" + re.escape(SEP))
+_FENCE_OPEN = re.compile(r"```[A-Za-z]*")
+
+
+class _DeepSeekBase(SectionedJsonParser):
+    section_begin = CALLS_BEGIN
+    section_end = CALLS_END
+    call_begin = CALL_BEGIN
+    call_end = CALL_END
+
+
+@register_parser("deepseek_v3")
+class DeepSeekV3Parser(_DeepSeekBase):
+    """DeepSeek V3 / R1: a type, the name, then the arguments in a ```json fence."""
+
+    def _read_call(self, text: str, pos: int, index: int) -> tuple[str, str, str | None, int]:
+        head = _V3_HEAD.match(text, pos)
+        if head is None or not head.group(2):
+            raise ValueError(f"expected TYPE{SEP}NAME then a newline; got {excerpt(text, pos)}")
+        at = skip_ws(text, head.end())
+        fence = _FENCE_OPEN.match(text, at)
+        if fence is not None:
+            at = fence.end()
+        args, end = self._json_arguments(text, at)
+        if fence is not None:
+            close = skip_ws(text, end)
+            if text.startswith("```", close):
+                end = close + 3
+            elif close < len(text):
+                raise ValueError(f"the ```json block of {head.group(2)!r} should close after the JSON; got {excerpt(text, close)}")
+        return head.group(2), args, None, end
+
+    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+        blocks = []
+        for _, name, args in map(call_parts, tool_calls):
+            if "\n" in name or "<" in name:
+                raise ParserError(f"a deepseek tool name should not contain newlines or '<'; got {name!r}.")
+            blocks.append(f"{CALL_BEGIN}function{SEP}{name}\n```json\n{dumps(args)}\n```{CALL_END}")
+        return join_content(content, CALLS_BEGIN + "\n".join(blocks) + CALLS_END, "")
+
+
+@register_parser("deepseek_v3_1", "deepseek_v31")
+class DeepSeekV31Parser(_DeepSeekBase):
+    """DeepSeek V3.1: ``NAME<｜tool▁sep｜>ARGS`` per call."""
+
+    def _read_call(self, text: str, pos: int, index: int) -> tuple[str, str, str | None, int]:
+        head = _V31_HEAD.match(text, pos)
+        if head is None or not head.group(1):
+            raise ValueError(f"expected NAME{SEP}ARGS; got {excerpt(text, pos)}")
+        args, end = self._json_arguments(text, head.end())
+        return head.group(1), args, None, end
+
+    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+        blocks = []
+        for _, name, args in map(call_parts, tool_calls):
+            if "\n" in name or "<" in name:
+                raise ParserError(f"a deepseek tool name should not contain newlines or '<'; got {name!r}.")
+            blocks.append(f"{CALL_BEGIN}{name}{SEP}{dumps(args)}{CALL_END}")
+        return join_content(content, CALLS_BEGIN + "".join(blocks) + CALLS_END, "")

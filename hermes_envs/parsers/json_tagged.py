@@ -1,0 +1,109 @@
+"""JSON calls wrapped in tags: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` (hermes, qwen, longcat)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from openai.types.chat import ChatCompletionMessageToolCall
+
+from hermes_envs.parsers.base import (
+    Finder,
+    MarkerScanner,
+    ParseResult,
+    ToolCallParser,
+    call_from_object,
+    call_parts,
+    decode_json_at,
+    dumps,
+    excerpt,
+    finish,
+    join_content,
+    make_tool_call,
+    register_parser,
+    skip_ws,
+)
+
+__all__ = ["HermesParser", "JsonTaggedParser", "LongcatParser"]
+
+
+class JsonTaggedParser(ToolCallParser):
+    """One JSON object per ``start_tag ... end_tag`` pair.
+
+    The JSON is read with a JSON decoder from just after the start tag, so an argument string that contains the
+    end tag (a file about tool calls, say) does not cut the call. A complete JSON object whose end tag is missing
+    (output cut by max tokens right after it) is kept. A JSON list of call objects inside one tag is accepted.
+    """
+
+    start_tag: ClassVar[str] = "<tool_call>"
+    end_tag: ClassVar[str] = "</tool_call>"
+
+    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+        starts = MarkerScanner(text, self.start_tag)
+        first = starts.next(0)
+        if first == -1:
+            return ParseResult(text, None)
+        ends = Finder(text, self.end_tag)
+        calls: list[ChatCompletionMessageToolCall] = []
+        errors: list[str] = []
+        index = 0
+        pos = first
+        while pos != -1:
+            index += 1
+            body = skip_ws(text, pos + len(self.start_tag))
+            if body >= len(text):
+                errors.append(f"tool call #{index} should hold a JSON object; the text ends right after {self.start_tag}.")
+                break
+            try:
+                value, after = decode_json_at(text, body)
+            except ValueError as exc:
+                errors.append(f"tool call #{index} should be valid JSON; got {excerpt(text, body)} ({exc}).")
+                stop = ends.find(body)
+                nxt = starts.next(body)
+                if stop != -1 and (nxt == -1 or stop < nxt):
+                    nxt = starts.next(stop + len(self.end_tag))
+                pos = nxt
+                continue
+            items = value if isinstance(value, list) else [value]
+            for item_no, item in enumerate(items, 1):
+                where = f"#{index}" if len(items) == 1 else f"#{index} (item {item_no})"
+                try:
+                    name, args = call_from_object(item)
+                except ValueError as exc:
+                    errors.append(f"tool call {where} should be a call object; {exc}.")
+                    continue
+                calls.append(make_tool_call(name, args))
+            after = skip_ws(text, after)
+            if text.startswith(self.end_tag, after):
+                after += len(self.end_tag)
+            elif after < len(text):
+                errors.append(
+                    f"tool call #{index} should end with {self.end_tag} right after its JSON; got "
+                    f"{excerpt(text, after)} (ignored)."
+                )
+                stop = ends.find(after)
+                nxt = starts.next(after)
+                if stop != -1 and (nxt == -1 or stop < nxt):
+                    after = stop + len(self.end_tag)
+            pos = starts.next(after)
+        return finish(text, first, calls, errors)
+
+    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+        blocks = []
+        for call in tool_calls:
+            _, name, args = call_parts(call)
+            blocks.append(f"{self.start_tag}\n{dumps({'name': name, 'arguments': args})}\n{self.end_tag}")
+        return join_content(content, "\n".join(blocks))
+
+
+@register_parser("hermes", "qwen")
+class HermesParser(JsonTaggedParser):
+    """Hermes / Qwen 2.5 / Qwen 3 (instruct) format: ``<tool_call>{json}</tool_call>``."""
+
+
+@register_parser("longcat")
+class LongcatParser(JsonTaggedParser):
+    """LongCat format: ``<longcat_tool_call>{json}</longcat_tool_call>``."""
+
+    start_tag = "<longcat_tool_call>"
+    end_tag = "</longcat_tool_call>"

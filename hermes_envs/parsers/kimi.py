@@ -1,0 +1,68 @@
+"""Kimi K2: ``<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>ARGS
+<|tool_call_end|>...<|tool_calls_section_end|>``. The call id keeps Kimi's ``functions.NAME:IDX`` spelling."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from hermes_envs.parsers.base import (
+    ParserError,
+    SectionedJsonParser,
+    call_parts,
+    dumps,
+    excerpt,
+    join_content,
+    register_parser,
+)
+
+__all__ = ["KimiK2Parser"]
+
+SECTION_BEGIN = "<|tool_calls_section_begin|>"
+SECTION_END = "<|tool_calls_section_end|>"
+CALL_BEGIN = "<|tool_call_begin|>"
+CALL_END = "<|tool_call_end|>"
+ARGUMENT_BEGIN = "<|tool_call_argument_begin|>"
+
+_HEAD = re.compile(r"\s*([^\s<]+?)\s*" + re.escape(ARGUMENT_BEGIN))
+_ID = re.compile(r"(?:functions\.)?(.+):(\d+)")
+
+
+def name_from_id(call_id: str) -> str:
+    """``functions.get_weather:0`` -> ``get_weather`` (an id without ``:IDX`` is the name itself)."""
+    match = _ID.fullmatch(call_id)
+    if match is not None:
+        return match.group(1)
+    return call_id.removeprefix("functions.")
+
+
+@register_parser("kimi_k2")
+class KimiK2Parser(SectionedJsonParser):
+    """Kimi K2 / K2 Thinking tool calls."""
+
+    section_begin = SECTION_BEGIN
+    section_end = SECTION_END
+    call_begin = CALL_BEGIN
+    call_end = CALL_END
+
+    def _read_call(self, text: str, pos: int, index: int) -> tuple[str, str, str | None, int]:
+        head = _HEAD.match(text, pos)
+        if head is None:
+            raise ValueError(f"expected functions.NAME:IDX{ARGUMENT_BEGIN}; got {excerpt(text, pos)}")
+        call_id = head.group(1)
+        name = name_from_id(call_id)
+        if not name:
+            raise ValueError(f"the call id {call_id!r} should name a function")
+        args, end = self._json_arguments(text, head.end())
+        return name, args, call_id, end
+
+    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+        blocks = []
+        for index, (call_id, name, args) in enumerate(map(call_parts, tool_calls)):
+            if not name or any(c.isspace() or c == "<" for c in name):
+                raise ParserError(f"a kimi tool name should have no whitespace or '<'; got {name!r}.")
+            if call_id is None or name_from_id(call_id) != name or _ID.fullmatch(call_id) is None:
+                call_id = f"functions.{name}:{index}"
+            blocks.append(f"{CALL_BEGIN}{call_id}{ARGUMENT_BEGIN}{dumps(args)}{CALL_END}")
+        return join_content(content, SECTION_BEGIN + "".join(blocks) + SECTION_END, "")

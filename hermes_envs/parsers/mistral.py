@@ -1,0 +1,102 @@
+"""Mistral: ``[TOOL_CALLS] [{...}, ...]`` (tokenizers before v11) and ``[TOOL_CALLS]NAME{ARGS}`` (v11+).
+
+Both forms are read by the same parser, also mixed in one output, plus the ``[TOOL_CALLS]NAME[ARGS]{...}`` and
+``[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{...}`` spellings some servers emit. ``render`` writes the list form by
+default; ``MistralParser(style="v11")`` or ``style="args"`` writes the newer ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from openai.types.chat import ChatCompletionMessageToolCall
+
+from hermes_envs.parsers.base import (
+    MarkerScanner,
+    ParseResult,
+    ParserError,
+    ToolCallParser,
+    arguments_to_json,
+    call_from_object,
+    call_parts,
+    decode_json_at,
+    dumps,
+    excerpt,
+    finish,
+    make_tool_call,
+    register_parser,
+    skip_ws,
+)
+
+__all__ = ["MistralParser"]
+
+TOOL_CALLS = "[TOOL_CALLS]"
+_NAME = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.\-]*)(?:\[CALL_ID\][A-Za-z0-9_\-]*)?(?:\[ARGS\])?")
+MistralStyle = Literal["list", "v11", "args"]
+
+
+@register_parser("mistral")
+class MistralParser(ToolCallParser):
+    """Mistral's ``[TOOL_CALLS]`` formats (all of them)."""
+
+    def __init__(self, style: MistralStyle = "list") -> None:
+        if style not in ("list", "v11", "args"):
+            raise ParserError(f"mistral render style should be 'list', 'v11' or 'args'; got {style!r}.")
+        self.style = style
+
+    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+        markers = MarkerScanner(text, TOOL_CALLS)
+        first = markers.next(0)
+        if first == -1:
+            return ParseResult(text, None)
+        calls: list[ChatCompletionMessageToolCall] = []
+        errors: list[str] = []
+        index = 0
+        pos = first
+        while pos != -1:
+            index += 1
+            body = skip_ws(text, pos + len(TOOL_CALLS))
+            end = body
+            try:
+                if body >= len(text):
+                    raise ValueError(f"the text ends right after {TOOL_CALLS}")
+                if text[body] in "[{":
+                    value, end = decode_json_at(text, body)
+                    items = value if isinstance(value, list) else [value]
+                    for item_no, item in enumerate(items, 1):
+                        try:
+                            name, args = call_from_object(item)
+                        except ValueError as exc:
+                            errors.append(f"tool call #{index} (item {item_no}) should be a call object; {exc}.")
+                            continue
+                        calls.append(make_tool_call(name, args))
+                else:
+                    match = _NAME.match(text, body)
+                    if match is None:
+                        raise ValueError(f"expected a JSON list or NAME{{ARGS}}; got {excerpt(text, body)}")
+                    start = skip_ws(text, match.end())
+                    if start >= len(text):
+                        raise ValueError(f"the arguments of {match.group(1)!r} were cut off (end of text)")
+                    value, end = decode_json_at(text, start)
+                    calls.append(make_tool_call(match.group(1), arguments_to_json(value)))
+            except ValueError as exc:
+                errors.append(f"tool call #{index} should be well formed; {exc}.")
+            pos = markers.next(max(end, body))
+            if pos == -1:
+                rest = skip_ws(text, end)
+                if calls and rest < len(text) and end > body:
+                    errors.append(f"text after the last tool call should be empty; got {excerpt(text, rest)} (ignored).")
+        return finish(text, first, calls, errors)
+
+    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+        parts = [call_parts(c) for c in tool_calls]
+        prefix = content or ""
+        if self.style == "list":
+            return prefix + TOOL_CALLS + " " + dumps([{"name": n, "arguments": a} for _, n, a in parts])
+        sep = "[ARGS]" if self.style == "args" else ""
+        for _, n, _ in parts:
+            if _NAME.fullmatch(n) is None or "[" in n:
+                raise ParserError(f"a mistral {self.style} tool name should match [A-Za-z0-9_.-]+; got {n!r}.")
+        return prefix + "".join(f"{TOOL_CALLS}{n}{sep}{dumps(a)}" for _, n, a in parts)

@@ -1,0 +1,171 @@
+"""Typing parameter values that arrive as text (qwen3_coder, glm45, glm47) from the request's tool schemas.
+
+The rule, in full:
+
+* With a schema for the parameter (the caller passed ``tools`` and the tool declares the parameter):
+  the JSON-schema types are collected from ``type`` (a string or a list), ``anyOf``/``oneOf`` branches and
+  ``enum``/``const`` values. ``string`` alone keeps the text verbatim (``"null"``, ``"42"``, inner whitespace
+  included). Otherwise each declared non-string type is tried in the order ``null, boolean, integer, number,
+  object, array``: the text is read as JSON, then as a Python literal (``True``, ``None``, ``{'a': 1}``), and the
+  first value of a declared type wins. ``anyOf [T, null]`` therefore maps ``null``/``None`` to None and anything
+  else to T. If no declared type fits, a declared ``string`` keeps the text; with no string type the text is kept
+  as a string and the mismatch is reported.
+* Without a schema for the parameter (no ``tools``, an unknown tool, an undeclared parameter, or a parameter
+  schema with no type information): the value stays a string, verbatim. Any text is a valid string, so no
+  conversion is unambiguous (a ``write_file`` ``content`` of ``{"a": 1}`` is a file, not an object).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from hermes_envs.parsers.base import loads_strict
+
+__all__ = ["ToolSchemas", "convert_value", "render_value", "schema_types"]
+
+_ORDER = ("null", "boolean", "integer", "number", "object", "array")
+
+
+class ToolSchemas:
+    """Index of an OpenAI ``tools`` list: tool name -> its ``parameters.properties``.
+
+    Accepts ``[{"type": "function", "function": {"name", "parameters"}}]`` and bare ``{"name", "parameters"}``
+    entries; anything malformed is skipped (a parser must not fail because of the request's schema).
+    """
+
+    def __init__(self, tools: Iterable[Any] | None) -> None:
+        self._props: dict[str, dict[str, Any]] = {}
+        for tool in tools or ():
+            if not isinstance(tool, Mapping):
+                continue
+            fn = tool.get("function") if isinstance(tool.get("function"), Mapping) else tool
+            name = fn.get("name")
+            params = fn.get("parameters")
+            if not isinstance(name, str):
+                continue
+            props = params.get("properties") if isinstance(params, Mapping) else None
+            self._props[name] = dict(props) if isinstance(props, Mapping) else {}
+
+    def properties(self, tool_name: str) -> dict[str, Any] | None:
+        """The declared properties of ``tool_name``, or None when the tool is not in the list."""
+        return self._props.get(tool_name)
+
+
+def schema_types(schema: Any) -> set[str]:
+    """The JSON-schema type names a (sub)schema allows; empty when it says nothing about types."""
+    if not isinstance(schema, Mapping):
+        return set()
+    found: set[str] = set()
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        found.add(declared)
+    elif isinstance(declared, list):
+        found.update(t for t in declared if isinstance(t, str))
+    for key in ("anyOf", "oneOf", "allOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list):
+            for branch in branches:
+                found |= schema_types(branch)
+    values = list(schema.get("enum") or []) if isinstance(schema.get("enum"), list) else []
+    if "const" in schema:
+        values.append(schema["const"])
+    for value in values:
+        found.add(_type_of(value))
+    return found
+
+
+def _type_of(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dict):
+        return "object"
+    return "array"
+
+
+def _fits(value: Any, type_name: str) -> bool:
+    if type_name == "null":
+        return value is None
+    if type_name == "boolean":
+        return isinstance(value, bool)
+    if type_name == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if type_name == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if type_name == "object":
+        return isinstance(value, dict)
+    if type_name == "array":
+        return isinstance(value, list)
+    return False
+
+
+def _readings(raw: str) -> Iterable[Any]:
+    """The non-string values ``raw`` can mean: JSON first, then a Python literal, then case-folded keywords."""
+    text = raw.strip()
+    if not text:
+        return
+    try:
+        yield loads_strict(text)
+    except ValueError:
+        pass
+    if len(text) <= 100_000:  # literal_eval on megabytes of nesting is slow and can overflow the C stack
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            pass
+        else:
+            if isinstance(value, tuple):
+                value = list(value)
+            try:  # only values that survive JSON (no sets, bytes, complex numbers)
+                yield json.loads(json.dumps(value))
+            except (TypeError, ValueError):
+                pass
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        yield lowered == "true"
+    elif lowered in ("null", "none"):
+        yield None
+
+
+def convert_value(raw: str, schema: Any) -> tuple[Any, str | None]:
+    """Convert one parameter's text by its schema (see the module docstring).
+
+    Returns ``(value, problem)``; ``problem`` is None, or a sentence saying the text did not fit the schema
+    (the text is then kept as a string).
+    """
+    types = schema_types(schema)
+    wanted = [t for t in _ORDER if t in types]
+    if not wanted:
+        return raw, None
+    for value in _readings(raw):
+        for type_name in wanted:
+            if _fits(value, type_name):
+                return value, None
+        if "integer" in wanted and isinstance(value, float) and value.is_integer():
+            return int(value), None
+    if "string" in types:
+        return raw, None
+    return raw, f"should be {' or '.join(wanted)} per the tool schema; got {raw[:60]!r} (kept as a string)"
+
+
+def render_value(value: Any) -> str:
+    """How a value is written in XML-ish formats: strings verbatim, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def lookup(properties: Mapping[str, Any] | None, key: str) -> Any:
+    """The schema of ``key`` in ``properties``, or None."""
+    if properties is None:
+        return None
+    return properties.get(key)
+

@@ -1,0 +1,274 @@
+"""Calls whose parameters are XML-ish text: qwen3_coder, glm45 and glm47.
+
+qwen3_coder::
+
+    <tool_call>
+    <function=NAME>
+    <parameter=KEY>
+    VALUE
+    </parameter>
+    </function>
+    </tool_call>
+
+glm45: ``<tool_call>NAME\\n<arg_key>KEY</arg_key>\\n<arg_value>VALUE</arg_value>\\n</tool_call>``;
+glm47: the same without the newlines.
+
+Values are raw text, so they may contain anything, including ``</parameter>`` or a whole tool call (models write
+such files). A value therefore does not end at the first closing tag but at the first closing tag that the
+*structure* confirms: one followed by the opening of a parameter this call has not used yet (a declared one, when
+the tool's schema is known), or by the end of the call that is itself followed by the end of the text, another
+call, or text with no further value-closing tag before the next call. Each candidate is checked with anchored
+matches and cached forward searches, so the scan stays linear. Values are typed by
+:mod:`hermes_envs.parsers.schema_typing`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from openai.types.chat import ChatCompletionMessageToolCall
+
+from hermes_envs.parsers.base import (
+    Finder,
+    MarkerScanner,
+    ParseResult,
+    ParserError,
+    ToolCallParser,
+    arguments_to_json,
+    call_parts,
+    decode_json_at,
+    excerpt,
+    finish,
+    join_content,
+    make_tool_call,
+    register_parser,
+    skip_ws,
+)
+from hermes_envs.parsers.schema_typing import ToolSchemas, convert_value, lookup, render_value
+
+__all__ = ["Glm45Parser", "Glm47Parser", "Qwen3CoderParser", "XmlParamsParser"]
+
+TOOL_CALL = "<tool_call>"
+TOOL_CALL_END = "</tool_call>"
+
+
+class _Broken(Exception):
+    """One call could not be read; ``resume`` is where scanning continues."""
+
+    def __init__(self, reason: str, resume: int) -> None:
+        super().__init__(reason)
+        self.resume = resume
+
+
+class _Scan:
+    """Per-text state: the cached searches shared by every call of one ``parse``."""
+
+    def __init__(self, text: str, value_close: str, head: re.Pattern[str]) -> None:
+        self.closes = Finder(text, value_close)
+        self.later_closes = Finder(text, value_close)
+        # a later call start only counts when a function head follows it (not a mere mention of the tag)
+        self.later_calls = Finder(text, TOOL_CALL, lambda at: head.match(text, at + len(TOOL_CALL)) is not None)
+        self.call_ends = Finder(text, TOOL_CALL_END)
+
+
+class XmlParamsParser(ToolCallParser):
+    """Shared reader for the XML-ish formats; subclasses give the tags and the rendering."""
+
+    head: ClassVar[re.Pattern[str]]
+    start_check: ClassVar[re.Pattern[str]]  # what must follow <tool_call> for a later call to count as one
+    param_open: ClassVar[re.Pattern[str]]
+    value_close: ClassVar[str]
+    call_close: ClassVar[str]
+    strip_newline: ClassVar[bool] = False
+
+    # -- reading ------------------------------------------------------------------------------------------
+
+    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+        starts = MarkerScanner(text, TOOL_CALL)
+        first = starts.next(0)
+        if first == -1:
+            return ParseResult(text, None)
+        schemas = ToolSchemas(tools)
+        scan = _Scan(text, self.value_close, self.start_check)
+        calls: list[ChatCompletionMessageToolCall] = []
+        errors: list[str] = []
+        index = 0
+        pos = first
+        while pos != -1:
+            index += 1
+            try:
+                name, args, end = self._read_call(text, pos + len(TOOL_CALL), index, schemas, scan, errors)
+            except _Broken as exc:
+                errors.append(f"tool call #{index} should be complete and well formed; {exc}.")
+                end = exc.resume
+            else:
+                calls.append(make_tool_call(name, arguments_to_json(args)))
+            pos = starts.next(end) if end < len(text) else -1
+        return finish(text, first, calls, errors)
+
+    def _read_call(
+        self, text: str, pos: int, index: int, schemas: ToolSchemas, scan: _Scan, errors: list[str]
+    ) -> tuple[str, dict[str, Any], int]:
+        head = self.head.match(text, pos)
+        if head is None:
+            raise _Broken(f"expected the function name; got {excerpt(text, pos)}", self._recover(text, pos, scan))
+        name = head.group(1).strip()
+        pos = head.end()
+        props = schemas.properties(name)
+        args: dict[str, Any] = {}
+        while True:
+            pos = skip_ws(text, pos)
+            if pos >= len(text):
+                raise _Broken(f"{name!r} was cut off before {self.call_close} (end of text)", len(text))
+            opening = self.param_open.match(text, pos)
+            if opening is not None:
+                key = opening.group(1).strip()
+                start = opening.end()
+                used = args.keys() | {key}
+                close = self._value_end(text, start, used, props, scan)
+                if close == -1:
+                    raise _Broken(f"the value of {name}.{key} was cut off (no {self.value_close})", len(text))
+                raw = text[start:close]
+                if self.strip_newline:
+                    raw = raw[1:] if raw.startswith("\n") else raw
+                    raw = raw[:-1] if raw.endswith("\n") else raw
+                value, problem = convert_value(raw, lookup(props, key))
+                if problem:
+                    errors.append(f"tool call #{index} ({name}) parameter {key!r} {problem}.")
+                args[key] = value
+                pos = close + len(self.value_close)
+                continue
+            if text.startswith(self.call_close, pos):
+                return name, args, self._after_call_close(text, pos)
+            if not args and text[pos] == "{":
+                return self._json_body(text, pos, name, scan)
+            raise _Broken(
+                f"expected a parameter or {self.call_close} in {name!r}; got {excerpt(text, pos)}",
+                self._recover(text, pos, scan),
+            )
+
+    def _json_body(self, text: str, pos: int, name: str, scan: _Scan) -> tuple[str, dict[str, Any], int]:
+        """Older outputs put a JSON object after the name instead of parameters; accept it."""
+        try:
+            value, end = decode_json_at(text, pos)
+            args = arguments_to_json(value)
+        except ValueError as exc:
+            raise _Broken(f"the JSON arguments of {name!r} are invalid ({exc})", self._recover(text, pos, scan)) from None
+        end = skip_ws(text, end)
+        if end >= len(text):
+            return name, json.loads(args), end
+        if not text.startswith(self.call_close, end):
+            raise _Broken(
+                f"{name!r} should close after its JSON arguments; got {excerpt(text, end)}",
+                self._recover(text, end, scan),
+            )
+        return name, json.loads(args), self._after_call_close(text, end)
+
+    def _after_call_close(self, text: str, pos: int) -> int:
+        """Position after ``call_close`` at ``pos`` (and after ``</tool_call>`` when that is separate)."""
+        pos += len(self.call_close)
+        if self.call_close != TOOL_CALL_END:
+            nxt = skip_ws(text, pos)
+            if text.startswith(TOOL_CALL_END, nxt):
+                pos = nxt + len(TOOL_CALL_END)
+        return pos
+
+    def _recover(self, text: str, pos: int, scan: _Scan) -> int:
+        end = scan.call_ends.find(pos)
+        return len(text) if end == -1 else end + len(TOOL_CALL_END)
+
+    def _value_end(self, text: str, start: int, used: Any, props: dict[str, Any] | None, scan: _Scan) -> int:
+        """Where the value starting at ``start`` really ends (see the module docstring), or -1."""
+        close = scan.closes.find(start)
+        while close != -1:
+            after = close + len(self.value_close)
+            nxt = skip_ws(text, after)
+            if nxt >= len(text):
+                return close
+            opening = self.param_open.match(text, nxt)
+            if opening is not None:
+                key = opening.group(1).strip()
+                if key not in used and (not props or key in props):
+                    return close
+            elif text.startswith(self.call_close, nxt):
+                rest = skip_ws(text, self._after_call_close(text, nxt))
+                if rest >= len(text):
+                    return close
+                if text.startswith(TOOL_CALL, rest) and self.start_check.match(text, rest + len(TOOL_CALL)):
+                    return close
+                later_close = scan.later_closes.find(rest)
+                later_call = scan.later_calls.find(rest)
+                if later_close == -1 or (later_call != -1 and later_call < later_close):
+                    return close
+            close = scan.closes.find(after)
+        return -1
+
+    # -- writing ------------------------------------------------------------------------------------------
+
+    def _check_name(self, what: str, value: str, forbidden: str, spaces: bool = True) -> None:
+        bad = any(c in forbidden or (not spaces and c.isspace()) for c in value)
+        if not value or bad or value != value.strip():
+            raise ParserError(
+                f"a {self.name} {what} should be non-empty, without {forbidden!r}"
+                f"{'' if spaces else ' or whitespace'} or outer spaces; got {value!r}."
+            )
+
+
+@register_parser("qwen3_coder")
+class Qwen3CoderParser(XmlParamsParser):
+    """Qwen3-Coder (and Qwen3.5) XML function calls."""
+
+    head = re.compile(r"\s*<function=([^>\n]*)>")
+    start_check = head
+    param_open = re.compile(r"<parameter=([^>\n]*)>")
+    value_close = "</parameter>"
+    call_close = "</function>"
+    strip_newline = True
+
+    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+        blocks = []
+        for _, name, args in map(call_parts, tool_calls):
+            self._check_name("function name", name, ">\n")
+            lines = [TOOL_CALL, f"<function={name}>"]
+            for key, value in args.items():
+                self._check_name("parameter name", key, ">\n")
+                lines += [f"<parameter={key}>", render_value(value), "</parameter>"]
+            lines += ["</function>", TOOL_CALL_END]
+            blocks.append("\n".join(lines))
+        return join_content(content, "\n".join(blocks))
+
+
+@register_parser("glm45")
+class Glm45Parser(XmlParamsParser):
+    """GLM-4.5 / 4.6: ``<tool_call>NAME`` then ``<arg_key>``/``<arg_value>`` pairs, one per line."""
+
+    head = re.compile(r"\s*([^\s<{]+)")
+    start_check = re.compile(r"\s*[^\s<{]+\s*(?:<arg_key>|</tool_call>|\{)")
+    param_open = re.compile(r"<arg_key>([^<]*)</arg_key>\s*<arg_value>")
+    value_close = "</arg_value>"
+    call_close = TOOL_CALL_END
+    newline: ClassVar[str] = "\n"
+
+    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+        nl = self.newline
+        blocks = []
+        for _, name, args in map(call_parts, tool_calls):
+            self._check_name("function name", name, "<{", spaces=False)
+            parts = [f"{TOOL_CALL}{name}"]
+            for key, value in args.items():
+                self._check_name("parameter name", key, "<")
+                parts.append(f"<arg_key>{key}</arg_key>{nl}<arg_value>{render_value(value)}</arg_value>")
+            parts.append(TOOL_CALL_END)
+            blocks.append(nl.join(parts))
+        return join_content(content, "\n".join(blocks))
+
+
+@register_parser("glm47")
+class Glm47Parser(Glm45Parser):
+    """GLM-4.7: the GLM-4.5 layout without the newlines (the parser accepts either)."""
+
+    newline = ""
+

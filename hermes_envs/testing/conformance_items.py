@@ -1,0 +1,134 @@
+"""pytest collection nodes for ``--hermes-conformance``: file -> env class -> one item per check id.
+
+Each item runs its check on a shared :class:`EnvSession` (one per env class, opened on first use and closed when
+pytest tears the class node down), so observations such as ``setup()`` or probe rollouts happen once per env.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from hermes_envs.conformance.findings import Outcome, Status
+from hermes_envs.conformance.registry import CHECKS, all_checks
+from hermes_envs.conformance.session import EnvSession
+from hermes_envs.errors import EnvLoadError
+
+
+class ConformanceWarning(UserWarning):
+    """A conformance finding of severity warning (reported, does not fail the run)."""
+
+
+class ConformanceFailed(Exception):
+    """Raised by a conformance item whose check found errors; pytest shows the findings, not a traceback."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.check_id)
+        self.outcome = outcome
+
+
+def _settings(config: pytest.Config) -> Any:
+    from hermes_envs.testing.plugin import SETTINGS
+
+    return config.stash[SETTINGS]
+
+
+class ConformanceFile(pytest.File):
+    """An env file: one child per env class (or the import checks alone when the file cannot be imported)."""
+
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        from hermes_envs.testing.plugin import TARGETS
+
+        wanted = self.config.stash[TARGETS].get(self.path.resolve())
+        probe = EnvSession(self.path, wanted, _settings(self.config))
+        try:
+            probe.load()
+        except EnvLoadError:
+            # The file does not import or has no env class: its items report that (HC101/HC102), the rest skip.
+            yield ConformanceEnv.from_parent(self, name=self.path.stem, env_session=probe)
+            return
+        from hermes_envs.conformance.loader import find_env_classes
+
+        classes = [c.__name__ for c in find_env_classes(probe.module)]
+        for name in classes:
+            if wanted and name != wanted:
+                continue
+            session = probe if name == probe.class_name else EnvSession(self.path, name, _settings(self.config))
+            yield ConformanceEnv.from_parent(self, name=name, env_session=session)
+
+
+class ConformanceEnv(pytest.Collector):
+    """One env class; owns its EnvSession for the duration of its items."""
+
+    def __init__(self, *, env_session: EnvSession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.env_session = env_session
+
+    def collect(self) -> Iterator[pytest.Item]:
+        selected = set(self.env_session.selected())
+        for info in all_checks():
+            if info.id in selected:
+                yield ConformanceItem.from_parent(self, name=f"{info.id}-{info.slug}", check_id=info.id)
+
+    def teardown(self) -> None:
+        self.env_session.close()
+
+
+class ConformanceItem(pytest.Item):
+    """One check on one env class."""
+
+    def __init__(self, *, check_id: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.check_id = check_id
+        self.add_marker("hermes_conformance")
+
+    @property
+    def env_session(self) -> EnvSession:
+        assert isinstance(self.parent, ConformanceEnv)
+        return self.parent.env_session
+
+    def runtest(self) -> None:
+        from hermes_envs.testing.plugin import OUTCOMES
+
+        outcome = self.env_session.run(self.check_id)
+        self.config.stash[OUTCOMES].append((self.env_session.label, outcome))
+        if outcome.status is Status.NOT_APPLICABLE:
+            pytest.skip(f"{self.check_id} not applicable: {outcome.note}")
+        if outcome.status is Status.SKIPPED:
+            pytest.skip(f"{self.check_id} skipped: {outcome.note}")
+        if outcome.status is Status.FAILED:
+            raise ConformanceFailed(outcome)
+        for finding in outcome.findings:
+            warnings.warn(ConformanceWarning(finding.render()), stacklevel=1)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, ConformanceFailed):
+            findings = excinfo.value.outcome.findings
+            return f"{self.env_session.label}\n" + "\n".join(f.render() for f in findings)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, f"{self.check_id} {CHECKS[self.check_id].title}"
+
+
+def finish_report(config: pytest.Config, outcomes: list[tuple[str, Outcome]], path: str | None) -> None:
+    """Write ``--hermes-report`` and, on GitHub Actions, one annotation per error finding."""
+    from hermes_envs.conformance.runner import ConformanceReport, EnvReport
+
+    by_env: dict[str, list[Outcome]] = {}
+    for label, outcome in outcomes:
+        by_env.setdefault(label, []).append(outcome)
+    report = ConformanceReport([EnvReport(label, outs) for label, outs in by_env.items()])
+    if path:
+        report.write(path)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        for label, outcome in outcomes:
+            for f in outcome.findings:
+                level = "error" if f.severity.value == "error" else "warning"
+                file = label.split("::")[0]
+                text = f"{f.message} Fix: {f.fix}".replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+                print(f"::{level} file={file},title={f.check_id}::{text}")

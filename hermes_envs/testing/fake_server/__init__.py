@@ -1,0 +1,34 @@
+"""A fake OpenAI-compatible model server for testing environments offline.
+
+>>> from hermes_envs.testing.fake_server import FakeOpenAIServer
+>>> with FakeOpenAIServer(script=[{"content": "hi"}]) as srv:  # doctest: +SKIP
+...     srv.base_url
+'http://127.0.0.1:PORT/v1'
+
+See docs/fake-server.md for the script schema, policies, faults and fixtures.
+"""
+
+from __future__ import annotations
+
+from .app import Call
+from .faults import FAULT_KINDS, Fault, parse_fault
+from .policies import POLICIES, args_from_schema, get_policy, register_policy
+from .scripts import Match, Script, ToolCall, Turn, load_script
+from .server import FakeOpenAIServer
+
+__all__ = [
+    "FAULT_KINDS",
+    "POLICIES",
+    "Call",
+    "FakeOpenAIServer",
+    "Fault",
+    "Match",
+    "Script",
+    "ToolCall",
+    "Turn",
+    "args_from_schema",
+    "get_policy",
+    "load_script",
+    "parse_fault",
+    "register_policy",
+]

@@ -1,0 +1,91 @@
+"""``hermes-envs fake-server``: serve a script (or a policy) over HTTP until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from typing import Any
+
+from hermes_envs.errors import ScriptError
+
+__all__ = ["add_arguments", "main", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    parser.add_argument("--script", metavar="FILE", help="YAML or JSON script of turns (see docs/fake-server.md)")
+    parser.add_argument(
+        "--policy",
+        metavar="NAME",
+        help="built-in policy answering when there is no script, or the script's misses "
+        "(do_nothing, refuse, echo, answer:text=..., call_each_tool, spam_tools)",
+    )
+    parser.add_argument(
+        "--fault",
+        metavar="SPEC",
+        action="append",
+        default=[],
+        help="server-wide fault, repeatable: KIND[:key=value,...] e.g. 429:retry_after=1,rate=0.2,seed=1",
+    )
+    parser.add_argument("--fault-seed", type=int, default=0, help="seed for fault rates (default 0)")
+    parser.add_argument("--model", default="fake", help="model id served by /v1/models (default: fake)")
+    parser.add_argument("--lenient", action="store_true", help="do not count misses as failures on exit")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .faults import parse_fault
+    from .server import FakeOpenAIServer
+
+    if not args.script and not args.policy:
+        print("fake-server: give --script FILE or --policy NAME.", file=sys.stderr, flush=True)
+        return 2
+    try:
+        faults = [parse_fault(s) for s in args.fault]
+        srv = FakeOpenAIServer(
+            script=args.script,
+            policy=args.policy,
+            strict=not getattr(args, "lenient", False),
+            host=args.host,
+            port=args.port,
+            model=args.model,
+            faults=faults,
+            fault_seed=args.fault_seed,
+        )
+    except ScriptError as e:
+        print(str(e), file=sys.stderr, flush=True)
+        return 2
+    except ValueError as e:
+        print(f"fake-server: {e}", file=sys.stderr, flush=True)
+        return 2
+
+    done = threading.Event()
+
+    def _stop(signum: int, frame: Any) -> None:
+        done.set()
+
+    old = {s: signal.signal(s, _stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with srv:
+            print(srv.base_url, flush=True)
+            while not done.wait(0.5):
+                pass
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    for f in srv.failures:
+        print(f"fake-server miss: {f}", file=sys.stderr, flush=True)
+    print(f"fake-server: {srv.call_count} requests, {len(srv.failures)} unmatched", file=sys.stderr, flush=True)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="hermes-envs fake-server", description=__doc__)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""pytest fixtures for the fake model server and other HTTP traffic.
+
+- ``fake_openai``: a started :class:`FakeOpenAIServer` for one test; strict — the test errors at teardown when the
+  server got a request no scripted turn matched. Configure with
+  ``@pytest.mark.fake_openai(script=..., policy=..., strict=..., faults=[...], tokenizer=...)`` (a relative script
+  path is resolved beside the test file) or by setting ``fake_openai.script = ...`` in the test.
+- ``fake_openai_session``: one server for the whole session (reset it per test with ``.reset()`` and set its
+  ``.script``); its failures are reported at session end.
+- ``fake_http``: a respx router for ``httpx`` traffic other than the model (a judge, a web search): every request
+  to a host that is not mocked fails, loopback passes through. (respx does not patch ``httpx2``; the fake server
+  covers the model traffic of openai 3.x.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+__all__ = ["fake_http", "fake_openai", "fake_openai_session"]
+
+_MARKER = "fake_openai"
+_OPTIONS = {"script", "policy", "strict", "faults", "fault_seed", "tokenizer", "model", "stream_chunk_chars",
+            "assistant_marker"}
+
+
+def _marker_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    # closest marker wins: iterate from the farthest (module/class) to the closest (function)
+    for mark in reversed(list(request.node.iter_markers(_MARKER))):
+        if mark.args:
+            kwargs["script"] = mark.args[0]
+        kwargs.update(mark.kwargs)
+    unknown = set(kwargs) - _OPTIONS
+    if unknown:
+        raise pytest.UsageError(
+            f"@pytest.mark.fake_openai should only take {', '.join(sorted(_OPTIONS))}; got {sorted(unknown)}."
+        )
+    script = kwargs.get("script")
+    if isinstance(script, (str, Path)):
+        p = Path(script)
+        if not p.is_absolute() and not p.exists():
+            p = Path(str(request.node.path)).parent / p
+        kwargs["script"] = p
+    return kwargs
+
+
+@pytest.fixture
+def fake_openai(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A strict fake OpenAI-compatible server for one test (``.base_url``, ``.calls``, ``.failures``)."""
+    from hermes_envs.testing.fake_server import FakeOpenAIServer
+
+    srv = FakeOpenAIServer(**_marker_kwargs(request))
+    with srv:
+        yield srv
+    if srv.failures:
+        body = "\n\n".join(f"[{i + 1}] {f}" for i, f in enumerate(srv.failures))
+        pytest.fail(f"the fake model server got {len(srv.failures)} unmatched request(s):\n\n{body}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def fake_openai_session() -> Iterator[Any]:
+    """One fake server for the whole session; call ``.reset()`` and set ``.script`` per test."""
+    from hermes_envs.testing.fake_server import FakeOpenAIServer
+
+    srv = FakeOpenAIServer()
+    with srv:
+        yield srv
+    if srv.failures:
+        body = "\n\n".join(f"[{i + 1}] {f}" for i, f in enumerate(srv.failures))
+        pytest.fail(f"the session fake model server got {len(srv.failures)} unmatched request(s):\n\n{body}",
+                    pytrace=False)
+
+
+@pytest.fixture
+def fake_http() -> Iterator[Any]:
+    """A respx router for non-model httpx traffic; unmocked hosts fail, 127.0.0.1/localhost pass through."""
+    import respx
+
+    with respx.mock(assert_all_mocked=True, assert_all_called=False) as router:
+        router.route(host="127.0.0.1").pass_through()
+        router.route(host="localhost").pass_through()
+        router.route(host="::1").pass_through()
+        yield router

@@ -1,0 +1,85 @@
+"""The pytest plugin (entry point ``hermes_envs``): fixtures, and ``--hermes-conformance PATH...``.
+
+Thin hooks that delegate: collection nodes live in :mod:`hermes_envs.testing.conformance_items`, checks in
+:mod:`hermes_envs.conformance`. Loading this plugin imports nothing heavy (no atroposlib, no transformers): those are
+imported inside hooks only when ``--hermes-conformance`` is given. State lives in ``config.stash``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_envs.testing.fixtures import fake_http, fake_openai, fake_openai_session  # noqa: F401  (fixtures)
+
+TARGETS = pytest.StashKey[dict]()
+OUTCOMES = pytest.StashKey[list]()
+SETTINGS = pytest.StashKey[object]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("hermes-envs", "hermes-envs: environment conformance")
+    group.addoption(
+        "--hermes-conformance",
+        action="extend",
+        nargs="+",
+        default=None,
+        metavar="PATH",
+        dest="hermes_conformance",
+        help="run the conformance checks on env files or folders (PATH::ClassName picks one class). "
+        "Given without other paths, only the conformance checks run.",
+    )
+    group.addoption("--hermes-report", default=None, metavar="PATH",
+                    help="write the conformance report to PATH (.json for JSON, anything else Markdown).")
+    group.addoption("--hermes-select", default=None, metavar="IDS",
+                    help="comma-separated check ids or prefixes to run (e.g. HC1,HC401); overrides pyproject.")
+    group.addoption("--hermes-ignore", default=None, metavar="IDS",
+                    help="comma-separated check ids or prefixes to skip; overrides pyproject.")
+
+
+def _ids(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "fake_openai(script=None, policy=None, ...): configure the fake_openai fixture.")
+    config.addinivalue_line("markers", "hermes_conformance: a conformance check item (one per check id).")
+    targets = config.getoption("hermes_conformance", default=None)
+    if not targets:
+        return
+    from hermes_envs.conformance.runner import discover, load_settings
+    from hermes_envs.errors import ConfigError
+
+    try:
+        settings = load_settings(Path(str(config.rootpath)), select=_ids(config.getoption("hermes_select")),
+                                 ignore=_ids(config.getoption("hermes_ignore")))
+        found = discover(targets)
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.stash[SETTINGS] = settings
+    config.stash[TARGETS] = {p.resolve(): name for p, name in found}
+    config.stash[OUTCOMES] = []
+    # The paths come in as an option value, so we hand them to pytest's collection ourselves. Alone, they replace
+    # the default (testpaths / current folder), so the project's own tests are not run along with them.
+    explicit = config.args_source is pytest.Config.ArgsSource.ARGS
+    requested = [str(t) for t in targets]
+    config.args = (list(config.args) + requested) if explicit else requested
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    targets = parent.config.stash.get(TARGETS, None)
+    if targets and file_path.resolve() in targets:
+        from hermes_envs.testing.conformance_items import ConformanceFile
+
+        return ConformanceFile.from_parent(parent, path=file_path)
+    return None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    if config.stash.get(TARGETS, None) is None:
+        return
+    from hermes_envs.testing.conformance_items import finish_report
+
+    finish_report(config, config.stash[OUTCOMES], config.getoption("hermes_report"))

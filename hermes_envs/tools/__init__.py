@@ -1,0 +1,42 @@
+"""Tools for agents: the registry and its built-in toolsets, the per-task sandbox, and ToolContext for rewards.
+
+Importing this package registers the built-in ``terminal`` and ``file`` toolsets on the default :data:`registry`.
+"""
+
+from __future__ import annotations
+
+from . import builtin as _builtin  # noqa: F401  (registers the built-in toolsets)
+from .backends import CommandResult, SandboxBackend, available_backends, register_backend
+from .context import ToolContext
+from .registry import Tool, ToolRegistry, registry, schema_from_function, tool
+from .sandbox import (
+    Sandbox,
+    SandboxConfig,
+    active_sandboxes,
+    cleanup_all_sandboxes,
+    cleanup_sandbox,
+    configure_sandboxes,
+    get_sandbox,
+    sandbox_config,
+)
+
+__all__ = [
+    "CommandResult",
+    "Sandbox",
+    "SandboxBackend",
+    "SandboxConfig",
+    "Tool",
+    "ToolContext",
+    "ToolRegistry",
+    "active_sandboxes",
+    "available_backends",
+    "cleanup_all_sandboxes",
+    "cleanup_sandbox",
+    "configure_sandboxes",
+    "get_sandbox",
+    "register_backend",
+    "registry",
+    "sandbox_config",
+    "schema_from_function",
+    "tool",
+]

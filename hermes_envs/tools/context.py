@@ -1,0 +1,150 @@
+"""ToolContext: what ``compute_reward`` uses to inspect and verify a rollout's work, in that rollout's sandbox.
+
+The synchronous methods match the upstream guide; each has an awaitable twin (``aterminal``, ``aread_file`` ...) that
+runs in a worker thread, so a reward that awaits them never stalls the other rollouts on the event loop.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from .builtin import search_sandbox
+from .registry import ToolRegistry
+from .registry import registry as default_registry
+from .sandbox import Sandbox, cleanup_sandbox, get_sandbox, run_off_loop
+
+__all__ = ["ToolContext"]
+
+
+class ToolContext:
+    """Access to the sandbox of ``task_id`` (the same one the rollout's tools used)."""
+
+    def __init__(self, task_id: str, *, registry: ToolRegistry | None = None):
+        if not isinstance(task_id, str) or not task_id:
+            raise ValueError(f"ToolContext needs the rollout's task_id (a non-empty str); got {task_id!r}.")
+        self.task_id = task_id
+        self.registry = registry if registry is not None else default_registry
+
+    def __repr__(self) -> str:
+        return f"ToolContext(task_id={self.task_id!r})"
+
+    @property
+    def sandbox(self) -> Sandbox:
+        box = get_sandbox(self.task_id)
+        assert box is not None
+        return box
+
+    @property
+    def workdir(self) -> Path:
+        return self.sandbox.workdir
+
+    # ------------------------------------------------------------ sync (upstream-compatible)
+    def terminal(self, command: str, timeout: int = 180) -> dict:
+        """Run a shell command in the rollout's sandbox: ``{"exit_code": int, "output": str}``."""
+        return self.sandbox.run(command, timeout)
+
+    def read_file(self, path: str) -> str:
+        return self.sandbox.read_text(path)
+
+    def write_file(self, path: str, content: str) -> None:
+        self.sandbox.write_text(path, content)
+
+    def upload_file(self, local_path: str | os.PathLike[str], remote_path: str) -> None:
+        """Copy a file from this machine into the sandbox at ``remote_path``."""
+        source = Path(local_path)
+        if not source.is_file():
+            raise FileNotFoundError(f"upload_file: no local file {str(source)!r}.")
+        self.sandbox.write_bytes(remote_path, source.read_bytes())
+
+    def upload_dir(self, local_dir: str | os.PathLike[str], remote_dir: str) -> None:
+        """Copy a folder from this machine into the sandbox (merged into ``remote_dir``)."""
+        source = Path(local_dir)
+        if not source.is_dir():
+            raise NotADirectoryError(f"upload_dir: no local folder {str(source)!r}.")
+        box = self.sandbox
+        target = box.resolve_path(remote_dir)
+        target.mkdir(parents=True, exist_ok=True)
+        for dirpath, _dirnames, filenames in os.walk(source):
+            rel = os.path.relpath(dirpath, source)
+            for name in filenames:
+                box.write_bytes(target / rel / name, (Path(dirpath) / name).read_bytes())
+
+    def download_file(self, remote_path: str, local_path: str | os.PathLike[str]) -> None:
+        """Copy a file out of the sandbox to ``local_path`` on this machine."""
+        data = self.sandbox.read_bytes(remote_path)
+        target = Path(local_path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+    def download_dir(self, remote_dir: str, local_dir: str | os.PathLike[str]) -> None:
+        """Copy a sandbox folder to ``local_dir`` (symlinks are copied as links, never followed out)."""
+        source = self.sandbox.resolve_path(remote_dir)
+        if not source.is_dir():
+            raise NotADirectoryError(f"download_dir: no folder {remote_dir!r} in the sandbox.")
+        shutil.copytree(source, local_dir, symlinks=True, dirs_exist_ok=True)
+
+    def search(self, query: str, path: str = ".") -> dict:
+        """grep -rn in the sandbox: ``{"matches": [{"path", "line", "text"}], "truncated": bool}``."""
+        return search_sandbox(self.sandbox, query, path)
+
+    def call_tool(self, name: str, args: dict) -> str:
+        """Call a registered tool in this sandbox; returns its raw string result, or an ``{"error": ...}`` JSON
+        string when the tool is unknown or fails (as the agent loop would show it to the model)."""
+        if name not in self.registry:
+            return json.dumps({"error": f"Unknown tool '{name}'. Available tools: {sorted(self.registry.names())}"})
+        try:
+            return self.registry.dispatch(name, args, self.task_id)
+        except Exception as exc:
+            return json.dumps({"error": f"Tool execution failed: {type(exc).__name__}: {exc}"})
+
+    def cleanup(self) -> None:
+        """Kill the sandbox's processes and remove its files. Idempotent."""
+        cleanup_sandbox(self.task_id)
+
+    # ------------------------------------------------------------ awaitable twins (run off the event loop)
+    async def aterminal(self, command: str, timeout: int = 180) -> dict:
+        return await self.sandbox.arun(command, timeout)
+
+    async def aread_file(self, path: str) -> str:
+        return await run_off_loop(self.read_file, path)
+
+    async def awrite_file(self, path: str, content: str) -> None:
+        await run_off_loop(self.write_file, path, content)
+
+    async def aupload_file(self, local_path: str | os.PathLike[str], remote_path: str) -> None:
+        await run_off_loop(self.upload_file, local_path, remote_path)
+
+    async def aupload_dir(self, local_dir: str | os.PathLike[str], remote_dir: str) -> None:
+        await run_off_loop(self.upload_dir, local_dir, remote_dir)
+
+    async def adownload_file(self, remote_path: str, local_path: str | os.PathLike[str]) -> None:
+        await run_off_loop(self.download_file, remote_path, local_path)
+
+    async def adownload_dir(self, remote_dir: str, local_dir: str | os.PathLike[str]) -> None:
+        await run_off_loop(self.download_dir, remote_dir, local_dir)
+
+    async def asearch(self, query: str, path: str = ".") -> dict:
+        return await run_off_loop(self.search, query, path)
+
+    async def acall_tool(self, name: str, args: dict) -> str:
+        return await run_off_loop(self.call_tool, name, args)
+
+    async def acleanup(self) -> None:
+        await run_off_loop(self.cleanup)
+
+    # ------------------------------------------------------------ context managers
+    def __enter__(self) -> ToolContext:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()
+
+    async def __aenter__(self) -> ToolContext:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.acleanup()
