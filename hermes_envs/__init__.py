@@ -1,1 +1,94 @@
-"""hermes-envs: write, test and gate RL environments for tool-calling agents trained with Atropos."""
+"""hermes-envs: write, test and gate RL environments for tool-calling LLM agents trained with Atropos.
+
+The facade re-exports the public API. ``HermesAgentBaseEnv`` and ``HermesAgentEnvConfig`` import atroposlib (about
+4 s: transformers, wandb), so they are loaded on first access only; everything else here is light.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hermes_envs.agent import (
+    AgentResult,
+    HermesAgentLoop,
+    ToolError,
+    final_response,
+    tool_calls,
+    tool_results,
+    tools_used,
+)
+from hermes_envs.errors import (
+    ConfigError,
+    EnvLoadError,
+    HermesEnvsError,
+    PathEscapeError,
+    SandboxError,
+    ScriptError,
+    ToolRegistryError,
+)
+
+if TYPE_CHECKING:
+    from hermes_envs.env import HermesAgentBaseEnv, HermesAgentEnvConfig
+    from hermes_envs.parsers import ToolCallParser, get_parser, list_parsers, register_parser
+    from hermes_envs.tools import ToolContext, ToolRegistry, registry, tool
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "HermesAgentBaseEnv": "hermes_envs.env",
+    "HermesAgentEnvConfig": "hermes_envs.env",
+    "ToolContext": "hermes_envs.tools",
+    "ToolRegistry": "hermes_envs.tools",
+    "registry": "hermes_envs.tools",
+    "tool": "hermes_envs.tools",
+    "ToolCallParser": "hermes_envs.parsers",
+    "get_parser": "hermes_envs.parsers",
+    "list_parsers": "hermes_envs.parsers",
+    "register_parser": "hermes_envs.parsers",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hermes_envs' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+__all__ = sorted(
+    [
+        "AgentResult",
+        "ConfigError",
+        "EnvLoadError",
+        "HermesAgentBaseEnv",
+        "HermesAgentEnvConfig",
+        "HermesAgentLoop",
+        "HermesEnvsError",
+        "PathEscapeError",
+        "SandboxError",
+        "ScriptError",
+        "ToolCallParser",
+        "ToolContext",
+        "ToolError",
+        "ToolRegistry",
+        "ToolRegistryError",
+        "__version__",
+        "final_response",
+        "get_parser",
+        "list_parsers",
+        "register_parser",
+        "registry",
+        "tool",
+        "tool_calls",
+        "tool_results",
+        "tools_used",
+    ]
+)

@@ -6,20 +6,16 @@ blocks the event loop that all rollouts of a group share.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import uuid
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from hermes_envs.agent.result import AgentResult, ToolError
 
 logger = logging.getLogger(__name__)
 
-_EXECUTOR: ThreadPoolExecutor | None = None
-_EXECUTOR_SIZE = 128
 
 
 class ChatServer(Protocol):
@@ -30,20 +26,9 @@ class ChatServer(Protocol):
 
 def set_tool_pool_size(size: int) -> None:
     """Size the shared thread pool that runs tools (``tool_pool_size`` in the env config)."""
-    global _EXECUTOR, _EXECUTOR_SIZE
-    if size < 1:
-        raise ValueError(f"tool_pool_size should be at least 1; got {size!r}. Fix: set --env.tool_pool_size 1 or more.")
-    if size != _EXECUTOR_SIZE and _EXECUTOR is not None:
-        _EXECUTOR.shutdown(wait=False)
-        _EXECUTOR = None
-    _EXECUTOR_SIZE = size
+    from hermes_envs.tools.sandbox import set_pool_size
 
-
-def _executor() -> ThreadPoolExecutor:
-    global _EXECUTOR
-    if _EXECUTOR is None:
-        _EXECUTOR = ThreadPoolExecutor(max_workers=_EXECUTOR_SIZE, thread_name_prefix="hermes-tool")
-    return _EXECUTOR
+    set_pool_size(size)
 
 
 def _extract_reasoning(message: Any) -> str | None:
@@ -217,6 +202,15 @@ class HermesAgentLoop:
 
         return result(self.max_turns, False, "max_turns")
 
+    async def _dispatch(self, name: str, args: dict[str, Any]) -> Any:
+        """Run the tool off the event loop (the registry's async dispatch, or its sync one in the tool pool)."""
+        adispatch = getattr(self.registry, "adispatch", None)
+        if adispatch is not None:
+            return await adispatch(name, args, self.task_id)
+        from hermes_envs.tools.sandbox import run_off_loop
+
+        return await run_off_loop(self.registry.dispatch, name, args, self.task_id)
+
     async def _run_tool(self, turn: int, call: dict[str, Any]) -> tuple[dict[str, Any], ToolError | None]:
         name = call["function"]["name"]
         raw_args = call["function"]["arguments"]
@@ -232,9 +226,8 @@ class HermesAgentLoop:
                 if not isinstance(args, dict):
                     error = f"Tool arguments must be a JSON object; got {type(args).__name__}."
         if error is None:
-            loop = asyncio.get_running_loop()
             try:
-                output = await loop.run_in_executor(_executor(), self.registry.dispatch, name, args, self.task_id)
+                output = await self._dispatch(name, args)
             except Exception as exc:
                 error = f"Tool execution failed: {type(exc).__name__}: {exc}"
             else:

@@ -22,8 +22,17 @@ import pytest
 __all__ = ["fake_http", "fake_openai", "fake_openai_session"]
 
 _MARKER = "fake_openai"
-_OPTIONS = {"script", "policy", "strict", "faults", "fault_seed", "tokenizer", "model", "stream_chunk_chars",
-            "assistant_marker"}
+_OPTIONS = {
+    "script",
+    "policy",
+    "strict",
+    "faults",
+    "fault_seed",
+    "tokenizer",
+    "model",
+    "stream_chunk_chars",
+    "assistant_marker",
+}
 
 
 def _marker_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:
@@ -57,7 +66,9 @@ def fake_openai(request: pytest.FixtureRequest) -> Iterator[Any]:
         yield srv
     if srv.failures:
         body = "\n\n".join(f"[{i + 1}] {f}" for i, f in enumerate(srv.failures))
-        pytest.fail(f"the fake model server got {len(srv.failures)} unmatched request(s):\n\n{body}", pytrace=False)
+        pytest.fail(
+            f"the fake model server got {len(srv.failures)} unmatched request(s):\n\n{body}", pytrace=False
+        )
 
 
 @pytest.fixture(scope="session")
@@ -70,8 +81,10 @@ def fake_openai_session() -> Iterator[Any]:
         yield srv
     if srv.failures:
         body = "\n\n".join(f"[{i + 1}] {f}" for i, f in enumerate(srv.failures))
-        pytest.fail(f"the session fake model server got {len(srv.failures)} unmatched request(s):\n\n{body}",
-                    pytrace=False)
+        pytest.fail(
+            f"the session fake model server got {len(srv.failures)} unmatched request(s):\n\n{body}",
+            pytrace=False,
+        )
 
 
 @pytest.fixture

@@ -67,13 +67,27 @@ def pytest_configure(config: pytest.Config) -> None:
     config.args = (list(config.args) + requested) if explicit else requested
 
 
-def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+def _conformance_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     targets = parent.config.stash.get(TARGETS, None)
     if targets and file_path.resolve() in targets:
         from hermes_envs.testing.conformance_items import ConformanceFile
 
         return ConformanceFile.from_parent(parent, path=file_path)
     return None
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    # Files given on the command line (or named like tests) go through pytest's Python collector, which asks
+    # pytest_pycollect_makemodule below; answering here too would collect them twice.
+    if parent.session.isinitpath(file_path) or any(file_path.match(p) for p in parent.config.getini("python_files")):
+        return None
+    return _conformance_file(file_path, parent)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    # An env file passed as a path must not also be imported as a test module (it is not one).
+    return _conformance_file(module_path, parent)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -152,7 +152,12 @@ def search_sandbox(box: Sandbox, pattern: str, path: str = ".") -> dict:
 
 def register_builtin_tools(target: ToolRegistry) -> None:
     """Register the ``terminal`` and ``file`` toolsets on ``target`` (done for the default registry on import)."""
-    target.tool(terminal, toolset="terminal")
+    description = (
+        "Run a bash command in your private working directory; returns its output (stdout and stderr merged) "
+        "and exit code. The shell persists between calls: the current directory and exported variables carry "
+        "over. Very long output is cut in the middle."
+    )
+    target.tool(terminal, toolset="terminal", description=description)
     for fn in (read_file, write_file, search_files, patch):
         target.tool(fn, toolset="file")
 

@@ -95,7 +95,9 @@ class ToolContext:
         """Call a registered tool in this sandbox; returns its raw string result, or an ``{"error": ...}`` JSON
         string when the tool is unknown or fails (as the agent loop would show it to the model)."""
         if name not in self.registry:
-            return json.dumps({"error": f"Unknown tool '{name}'. Available tools: {sorted(self.registry.names())}"})
+            return json.dumps(
+                {"error": f"Unknown tool '{name}'. Available tools: {sorted(self.registry.names())}"}
+            )
         try:
             return self.registry.dispatch(name, args, self.task_id)
         except Exception as exc:

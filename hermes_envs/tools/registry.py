@@ -56,13 +56,16 @@ class Tool:
                 f"got {self.name!r}."
             )
         if not callable(self.handler):
-            raise ToolRegistryError(f"tool {self.name!r} should have a callable handler; got {self.handler!r}.")
+            raise ToolRegistryError(
+                f"tool {self.name!r} should have a callable handler; got {self.handler!r}."
+            )
         if not isinstance(self.parameters, dict) or self.parameters.get("type", "object") != "object":
             raise ToolRegistryError(
                 f"tool {self.name!r} parameters should be a JSON schema of type 'object'; got {self.parameters!r}."
             )
         if self.wants_task_id is None:
             self.wants_task_id = _accepts(self.handler, TASK_ID)
+        self._open_kwargs = _accepts_var_keyword(self.handler)
 
     def schema(self) -> dict:
         """The OpenAI ``tools`` entry: ``{"type": "function", "function": {name, description, parameters}}``."""
@@ -88,7 +91,7 @@ class Tool:
         props = self.parameters.get("properties")
         if props is None or self.parameters.get("additionalProperties", False) is not False:
             return
-        if _accepts_var_keyword(self.handler):
+        if self._open_kwargs:
             return
         unknown = sorted(set(arguments) - set(props))
         missing = sorted(set(self.parameters.get("required", ())) - set(arguments))
@@ -242,7 +245,9 @@ def schema_from_function(fn: Callable[..., Any], *, name: str | None = None) -> 
                 f"tool {label!r}: parameter {pname!r} should not be positional-only (tools are called with "
                 "keyword arguments). Fix: remove the '/' from the signature."
             )
-        schema, _nullable = _type_schema(hints.get(pname, param.annotation), f"tool {label!r} parameter {pname!r}")
+        schema, _nullable = _type_schema(
+            hints.get(pname, param.annotation), f"tool {label!r} parameter {pname!r}"
+        )
         schema = dict(schema)
         if pname in param_docs and "description" not in schema:
             schema["description"] = param_docs[pname]
@@ -353,7 +358,10 @@ class ToolRegistry:
     ) -> tuple[list[dict], set[str]]:
         """(schemas, valid tool names) for the enabled toolsets (None = all) minus the disabled ones."""
         available = self.toolsets()
-        for label, given in (("enabled_toolsets", enabled_toolsets), ("disabled_toolsets", disabled_toolsets)):
+        for label, given in (
+            ("enabled_toolsets", enabled_toolsets),
+            ("disabled_toolsets", disabled_toolsets),
+        ):
             if given is None:
                 continue
             if isinstance(given, str):
@@ -387,7 +395,9 @@ class ToolRegistry:
 
         t = self.get(name)
         handler = t.handler
-        if inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(getattr(handler, "__call__", None)):
+        if inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
+            vars(type(handler)).get("__call__")
+        ):
             return _to_text(await t.call(arguments, task_id))
         return await run_off_loop(self.dispatch, name, arguments, task_id)
 

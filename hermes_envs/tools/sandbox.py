@@ -167,11 +167,26 @@ def _root_dir(config: SandboxConfig) -> Path:
     return _root
 
 
+_pool_size = 128
+
+
+def set_pool_size(size: int) -> None:
+    """Size the thread pool that runs tools and sandbox calls off the event loop (``tool_pool_size``)."""
+    global _pool, _pool_size
+    if size < 1:
+        raise ConfigError(f"tool_pool_size should be at least 1; got {size!r}. Fix: set --env.tool_pool_size 1 or more.")
+    with _lock:
+        if size != _pool_size and _pool is not None:
+            _pool.shutdown(wait=False)
+            _pool = None
+        _pool_size = size
+
+
 def _executor() -> ThreadPoolExecutor:
     global _pool
     with _lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=128, thread_name_prefix="hermes-sandbox")
+            _pool = ThreadPoolExecutor(max_workers=_pool_size, thread_name_prefix="hermes-sandbox")
         return _pool
 
 
@@ -479,4 +494,3 @@ atexit.register(cleanup_all_sandboxes)
 
 def _with_config(**changes: Any) -> SandboxConfig:  # used by tests and the bench
     return replace(_config, **changes)
-

@@ -9,13 +9,19 @@ TERMINAL = {
     "function": {
         "name": "terminal",
         "description": "Run a shell command.",
-        "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
+        "parameters": {
+            "type": "object",
+            "properties": {"command": {"type": "string"}},
+            "required": ["command"],
+        },
     },
 }
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "fake_openai(script=None, policy=None, **kw): configure the fake_openai fixture")
+    config.addinivalue_line(
+        "markers", "fake_openai(script=None, policy=None, **kw): configure the fake_openai fixture"
+    )
 
 
 @pytest.fixture

@@ -15,7 +15,11 @@ TERMINAL = {
     "type": "function",
     "function": {
         "name": "terminal",
-        "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
+        "parameters": {
+            "type": "object",
+            "properties": {"command": {"type": "string"}},
+            "required": ["command"],
+        },
     },
 }
 TWO_TURNS = {
@@ -62,8 +66,9 @@ def test_raw_wire_shape_is_an_openai_chat_completion(tools):
     import httpx
 
     with FakeOpenAIServer(TWO_TURNS, model="fake-model") as srv:
-        body = httpx.post(srv.base_url + "/chat/completions",
-                          json={"model": "m", "messages": [USER], "tools": tools}).json()
+        body = httpx.post(
+            srv.base_url + "/chat/completions", json={"model": "m", "messages": [USER], "tools": tools}
+        ).json()
     assert body["object"] == "chat.completion" and body["id"].startswith("chatcmpl-")
     assert isinstance(body["created"], int) and body["model"] == "m"
     choice = body["choices"][0]
@@ -83,8 +88,11 @@ async def test_async_openai_client_concurrent_rollouts_each_follow_the_script(to
             first = {"role": "user", "content": f"item {i}"}
             r1 = await client.chat.completions.create(model="fake", messages=[first], tools=tools)
             m = r1.choices[0].message
-            msgs = [first, m.model_dump(exclude_none=True),
-                    {"role": "tool", "tool_call_id": m.tool_calls[0].id, "content": "42"}]
+            msgs = [
+                first,
+                m.model_dump(exclude_none=True),
+                {"role": "tool", "tool_call_id": m.tool_calls[0].id, "content": "42"},
+            ]
             r2 = await client.chat.completions.create(model="fake", messages=msgs, tools=tools)
             return r2.choices[0].message.content
 
@@ -116,8 +124,12 @@ def test_request_past_the_last_turn_is_a_miss_with_a_readable_message(tools):
     with FakeOpenAIServer(TWO_TURNS) as srv:
         client = srv.client()
         _, r2 = _follow(client, tools)
-        msgs = [USER, {"role": "assistant", "content": "a"}, {"role": "assistant", "content": "b"},
-                {"role": "user", "content": "and again?"}]
+        msgs = [
+            USER,
+            {"role": "assistant", "content": "a"},
+            {"role": "assistant", "content": "b"},
+            {"role": "user", "content": "and again?"},
+        ]
         with pytest.raises(openai.ConflictError) as ei:
             client.chat.completions.create(model="fake", messages=msgs, tools=tools)
         assert "turn 3" in str(ei.value)
@@ -135,7 +147,9 @@ def test_miss_is_never_a_default_reply_and_lenient_mode_does_not_fail():
         client = srv.client()
         client.chat.completions.create(model="fake", messages=[USER])
         with pytest.raises(openai.ConflictError):
-            client.chat.completions.create(model="fake", messages=[USER, {"role": "assistant", "content": "x"}, USER])
+            client.chat.completions.create(
+                model="fake", messages=[USER, {"role": "assistant", "content": "x"}, USER]
+            )
         assert srv.failures == [] and len(srv.misses) == 1
 
 
@@ -154,7 +168,9 @@ def test_tool_call_not_offered_is_a_miss_naming_the_tools():
         with pytest.raises(openai.ConflictError, match="did not offer"):
             srv.client().chat.completions.create(model="fake", messages=[USER], tools=[other])
         with pytest.raises(openai.ConflictError, match="tool_choice='none'"):
-            srv.client().chat.completions.create(model="fake", messages=[USER], tools=[TERMINAL], tool_choice="none")
+            srv.client().chat.completions.create(
+                model="fake", messages=[USER], tools=[TERMINAL], tool_choice="none"
+            )
         assert len(srv.failures) == 3
 
 
@@ -183,9 +199,14 @@ def test_n_greater_than_one_and_distinct_choices():
 
 
 def test_reasoning_content_and_explicit_ids_and_finish_reason(tools):
-    script = [{"reasoning_content": "think", "content": "hmm",
-               "tool_calls": [{"name": "terminal", "arguments": '{"command": "ls"}', "id": "call_x"}],
-               "finish_reason": "stop"}]
+    script = [
+        {
+            "reasoning_content": "think",
+            "content": "hmm",
+            "tool_calls": [{"name": "terminal", "arguments": '{"command": "ls"}', "id": "call_x"}],
+            "finish_reason": "stop",
+        }
+    ]
     with FakeOpenAIServer(script) as srv:
         r = srv.client().chat.completions.create(model="fake", messages=[USER], tools=tools)
         m = r.choices[0].message
@@ -195,19 +216,29 @@ def test_reasoning_content_and_explicit_ids_and_finish_reason(tools):
 
 
 def test_match_conditions(tools):
-    script = {"turns": [
-        {"match": {"user": r"6\*7", "tools_offered": ["terminal"], "temperature": {"max": 0.5}, "model": "fa.*"},
-         "tool_calls": [{"name": "terminal", "arguments": {"command": "echo 42"}}]},
-        {"match": {"tool_results": True, "tool_result": "^42$"}, "content": "42"},
-    ]}
+    script = {
+        "turns": [
+            {
+                "match": {
+                    "user": r"6\*7",
+                    "tools_offered": ["terminal"],
+                    "temperature": {"max": 0.5},
+                    "model": "fa.*",
+                },
+                "tool_calls": [{"name": "terminal", "arguments": {"command": "echo 42"}}],
+            },
+            {"match": {"tool_results": True, "tool_result": "^42$"}, "content": "42"},
+        ]
+    }
     with FakeOpenAIServer(script) as srv:
         client = srv.client()
         _, r2 = _follow(client, tools, temperature=0.0)
         assert r2.choices[0].message.content == "42"
         srv.assert_no_failures()
         with pytest.raises(openai.ConflictError):
-            client.chat.completions.create(model="other", messages=[{"role": "user", "content": "hello"}],
-                                           tools=tools, temperature=1.0)
+            client.chat.completions.create(
+                model="other", messages=[{"role": "user", "content": "hello"}], tools=tools, temperature=1.0
+            )
         miss = srv.failures[0]
         assert "differs" in miss
         for needle in ("user: expected", "temperature: expected", "model: expected", "'hello'"):
@@ -217,21 +248,31 @@ def test_match_conditions(tools):
 def test_match_tool_results_false_and_tools_offered_bool(tools):
     script = [{"match": {"tool_results": False, "tools_offered": False}, "content": "no tools"}]
     with FakeOpenAIServer(script) as srv:
-        assert srv.client().chat.completions.create(model="f", messages=[USER]).choices[0].message.content == "no tools"
+        assert (
+            srv.client().chat.completions.create(model="f", messages=[USER]).choices[0].message.content
+            == "no tools"
+        )
         with pytest.raises(openai.ConflictError, match="tools_offered"):
             srv.client().chat.completions.create(model="f", messages=[USER], tools=tools)
 
 
 async def test_keyed_scripts_each_item_follows_its_own(tools):
-    script = {"scripts": {
-        "capital of France": {"turns": [{"content": "Paris"}]},
-        r"6\*7": [{"tool_calls": [{"name": "terminal", "arguments": {"command": "echo 42"}}]}, {"content": "42"}],
-    }}
+    script = {
+        "scripts": {
+            "capital of France": {"turns": [{"content": "Paris"}]},
+            r"6\*7": [
+                {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo 42"}}]},
+                {"content": "42"},
+            ],
+        }
+    }
     async with FakeOpenAIServer(script) as srv:
         client = srv.async_client()
 
         async def ask(q):
-            r = await client.chat.completions.create(model="f", messages=[{"role": "user", "content": q}], tools=tools)
+            r = await client.chat.completions.create(
+                model="f", messages=[{"role": "user", "content": q}], tools=tools
+            )
             return r.choices[0].message
 
         france, math = await asyncio.gather(ask("What is the capital of France?"), ask("What is 6*7?"))
@@ -273,4 +314,4 @@ def test_models_and_health():
         assert srv.failures == []
     assert "stopped" in repr(srv)
     with pytest.raises(RuntimeError, match="not running"):
-        srv.base_url
+        _ = srv.base_url

@@ -20,8 +20,12 @@ turns:
 
 
 def _start(*args):
-    proc = subprocess.Popen([sys.executable, "-m", "hermes_envs.testing.fake_server.cli", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hermes_envs.testing.fake_server.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     line = proc.stdout.readline().strip()
     return proc, line
 
@@ -35,7 +39,9 @@ def test_cli_serves_a_script_to_another_process(tmp_path, sig):
         assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1"), proc.stderr.read()
         client = openai.OpenAI(base_url=base_url, api_key="x", max_retries=0)
         tools = [{"type": "function", "function": {"name": "terminal", "parameters": {"type": "object"}}}]
-        r = client.chat.completions.create(model="fake", messages=[{"role": "user", "content": "q"}], tools=tools)
+        r = client.chat.completions.create(
+            model="fake", messages=[{"role": "user", "content": "q"}], tools=tools
+        )
         assert r.choices[0].message.tool_calls[0].function.name == "terminal"
     finally:
         proc.send_signal(sig)
@@ -47,8 +53,12 @@ def test_cli_serves_a_script_to_another_process(tmp_path, sig):
 def test_cli_malformed_script_exits_2_with_the_message(tmp_path):
     p = tmp_path / "bad.yaml"
     p.write_text("turns:\n  - content: x\n    contnet: y\n")
-    proc = subprocess.run([sys.executable, "-m", "hermes_envs.testing.fake_server.cli", "--script", str(p)],
-                          capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        [sys.executable, "-m", "hermes_envs.testing.fake_server.cli", "--script", str(p)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert proc.returncode == 2
     assert "line 3" in proc.stderr and "contnet" in proc.stderr and proc.stdout == ""
 

@@ -11,8 +11,15 @@ import pytest
 
 from hermes_envs.testing.fake_server import FakeOpenAIServer, Fault, parse_fault
 
-TOOLS = [{"type": "function", "function": {"name": "terminal", "parameters": {
-    "type": "object", "properties": {"command": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "terminal",
+            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+        },
+    }
+]
 USER = [{"role": "user", "content": "q"}]
 CALL = {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo 42"}}]}
 
@@ -21,8 +28,10 @@ def _turn(fault, **extra):
     return [{**CALL, "fault": fault, **extra}]
 
 
-@pytest.mark.parametrize(("code", "exc"), [(429, openai.RateLimitError), (500, openai.InternalServerError),
-                                           (503, openai.InternalServerError)])
+@pytest.mark.parametrize(
+    ("code", "exc"),
+    [(429, openai.RateLimitError), (500, openai.InternalServerError), (503, openai.InternalServerError)],
+)
 def test_status_faults_then_retry_succeeds(code, exc):
     with FakeOpenAIServer(_turn({"kind": code, "retry_after": 0})) as srv:
         with pytest.raises(exc):
@@ -36,8 +45,14 @@ def test_status_faults_then_retry_succeeds(code, exc):
 
 def test_429_retry_after_headers_and_client_retry():
     with FakeOpenAIServer(_turn({"kind": 429, "retry_after": 0.05, "times": 2})) as srv:
-        r = httpx.post(srv.base_url + "/chat/completions", json={"model": "f", "messages": USER, "tools": TOOLS})
-        assert r.status_code == 429 and r.headers["retry-after"] == "0.05" and r.headers["retry-after-ms"] == "50"
+        r = httpx.post(
+            srv.base_url + "/chat/completions", json={"model": "f", "messages": USER, "tools": TOOLS}
+        )
+        assert (
+            r.status_code == 429
+            and r.headers["retry-after"] == "0.05"
+            and r.headers["retry-after-ms"] == "50"
+        )
         assert r.json()["error"]["code"] == "rate_limit_exceeded"
         t0 = time.monotonic()
         out = srv.client(max_retries=2).chat.completions.create(model="f", messages=USER, tools=TOOLS)
@@ -65,7 +80,9 @@ def test_dropped_connection_over_http_and_in_process():
 
 def test_malformed_json_body():
     with FakeOpenAIServer(_turn({"kind": "malformed_json", "times": 2})) as srv:
-        r = httpx.post(srv.base_url + "/chat/completions", json={"model": "f", "messages": USER, "tools": TOOLS})
+        r = httpx.post(
+            srv.base_url + "/chat/completions", json={"model": "f", "messages": USER, "tools": TOOLS}
+        )
         assert r.status_code == 200
         with pytest.raises(ValueError):
             json.loads(r.content)
@@ -137,7 +154,9 @@ def test_server_wide_rate_is_seeded_and_reproducible():
 
 
 def test_fault_spec_parsing():
-    assert parse_fault("429:retry_after=2,rate=0.5,seed=3") == Fault(kind="429", retry_after=2, rate=0.5, seed=3)
+    assert parse_fault("429:retry_after=2,rate=0.5,seed=3") == Fault(
+        kind="429", retry_after=2, rate=0.5, seed=3
+    )
     assert parse_fault("rate_limit").code == 429 and parse_fault("unavailable").code == 503
     assert parse_fault("latency:seconds=0.1,jitter=0.01").kind == "latency"
     for bad in ("boom", "429:retry_after", "600", "500:rate=2", "500:nope=1"):
@@ -150,4 +169,6 @@ def test_set_faults_on_a_running_server():
         srv.set_faults(["503:times=1"])
         with pytest.raises(openai.InternalServerError):
             srv.client().chat.completions.create(model="f", messages=USER)
-        assert srv.client().chat.completions.create(model="f", messages=USER).choices[0].message.content == "42"
+        assert (
+            srv.client().chat.completions.create(model="f", messages=USER).choices[0].message.content == "42"
+        )

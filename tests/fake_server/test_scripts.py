@@ -43,11 +43,22 @@ def test_server_accepts_path_str_dict_list_and_script(tmp_path):
 
 
 def test_round_trip_through_to_dict(tmp_path):
-    s = Script.from_obj({"turns": [
-        {"content": "a", "match": {"user": "x", "temperature": {"min": 0}}, "fault": {"kind": 429, "retry_after": 1}},
-        {"tool_calls": [{"name": "t", "arguments": {"k": [1, 2]}, "id": "c1"}], "reasoning_content": "r"},
-        {"content": "c", "choices": [{"content": "c1"}, "c2"]},
-    ]})
+    s = Script.from_obj(
+        {
+            "turns": [
+                {
+                    "content": "a",
+                    "match": {"user": "x", "temperature": {"min": 0}},
+                    "fault": {"kind": 429, "retry_after": 1},
+                },
+                {
+                    "tool_calls": [{"name": "t", "arguments": {"k": [1, 2]}, "id": "c1"}],
+                    "reasoning_content": "r",
+                },
+                {"content": "c", "choices": [{"content": "c1"}, "c2"]},
+            ]
+        }
+    )
     import yaml
 
     again = load_script(_write(tmp_path, yaml.safe_dump(s.to_dict())))
@@ -58,13 +69,21 @@ def test_round_trip_through_to_dict(tmp_path):
 @pytest.mark.parametrize(
     ("text", "needles"),
     [
-        ("turns:\n  - content: ok\n  - tool_calls: [{name: t, argumnets: {}}]\n",
-         ["line 3", "turns[1].tool_calls[0]", "'argumnets'", "did you mean 'arguments'", "Fix:"]),
-        ("turns:\n  - content: ok\n    contnet: oops\n", ["line 3", "turns[0]", "'contnet'", "did you mean 'content'"]),
+        (
+            "turns:\n  - content: ok\n  - tool_calls: [{name: t, argumnets: {}}]\n",
+            ["line 3", "turns[1].tool_calls[0]", "'argumnets'", "did you mean 'arguments'", "Fix:"],
+        ),
+        (
+            "turns:\n  - content: ok\n    contnet: oops\n",
+            ["line 3", "turns[0]", "'contnet'", "did you mean 'content'"],
+        ),
         ("turns:\n  - {}\n", ["line 2", "turns[0]", "content and/or tool_calls"]),
         ("turns: []\n", ["line 1", "at least one turn"]),
         ("turns:\n  - tool_calls: [{arguments: {}}]\n", ["line 2", "turns[0].tool_calls[0].name"]),
-        ("turns:\n  - tool_calls: [{name: t, arguments: 5}]\n", ["line 2", "arguments", "mapping or a JSON string"]),
+        (
+            "turns:\n  - tool_calls: [{name: t, arguments: 5}]\n",
+            ["line 2", "arguments", "mapping or a JSON string"],
+        ),
         ("turns:\n  - content: x\n    finish_reason: done\n", ["line 3", "finish_reason", "stop"]),
         ("turns:\n  - content: x\n    match: {user: '('}\n", ["line 3", "match.user", "valid regex"]),
         ("turns:\n  - content: x\n    match: {usr: a}\n", ["line 3", "'usr'", "did you mean 'user'"]),

@@ -8,21 +8,34 @@ import httpx
 
 from hermes_envs.testing.fake_server import FakeOpenAIServer
 
-TOOLS = [{"type": "function", "function": {"name": "terminal", "parameters": {
-    "type": "object", "properties": {"command": {"type": "string"}}}}},
-    {"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "terminal",
+            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+        },
+    },
+    {"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}},
+]
 USER = [{"role": "user", "content": "q"}]
-TURN = {"reasoning_content": "Let me think about this carefully.", "content": "I will run two tools for you now.",
-        "tool_calls": [{"name": "terminal", "arguments": {"command": "echo a very long command line here"}},
-                       {"name": "read_file", "arguments": {"path": "/tmp/x"}}]}
+TURN = {
+    "reasoning_content": "Let me think about this carefully.",
+    "content": "I will run two tools for you now.",
+    "tool_calls": [
+        {"name": "terminal", "arguments": {"command": "echo a very long command line here"}},
+        {"name": "read_file", "arguments": {"path": "/tmp/x"}},
+    ],
+}
 
 
 def test_stream_accumulates_to_the_non_streamed_completion():
     with FakeOpenAIServer([TURN], stream_chunk_chars=5) as srv:
         client = srv.client()
         plain = client.chat.completions.create(model="fake", messages=USER, tools=TOOLS)
-        with client.chat.completions.stream(model="fake", messages=USER, tools=TOOLS,
-                                            stream_options={"include_usage": True}) as stream:
+        with client.chat.completions.stream(
+            model="fake", messages=USER, tools=TOOLS, stream_options={"include_usage": True}
+        ) as stream:
             events = list(stream)
             final = stream.get_final_completion()
     msg, pmsg = final.choices[0].message, plain.choices[0].message
@@ -37,14 +50,20 @@ def test_stream_accumulates_to_the_non_streamed_completion():
     assert final.choices[0].finish_reason == "tool_calls"
     assert final.usage is not None and final.usage.total_tokens == plain.usage.total_tokens
     kinds = {e.type for e in events}
-    assert {"content.delta", "tool_calls.function.arguments.delta", "tool_calls.function.arguments.done"} <= kinds
+    assert {
+        "content.delta",
+        "tool_calls.function.arguments.delta",
+        "tool_calls.function.arguments.done",
+    } <= kinds
     assert sum(e.type == "tool_calls.function.arguments.delta" for e in events) > 4
 
 
 def test_raw_sse_frames_look_like_openai():
     with FakeOpenAIServer([{"content": "hello world"}]) as srv:
-        r = httpx.post(srv.base_url + "/chat/completions", json={
-            "model": "m", "messages": USER, "stream": True, "stream_options": {"include_usage": True}})
+        r = httpx.post(
+            srv.base_url + "/chat/completions",
+            json={"model": "m", "messages": USER, "stream": True, "stream_options": {"include_usage": True}},
+        )
     assert r.headers["content-type"].startswith("text/event-stream")
     frames = [f for f in r.text.split("\n\n") if f]
     assert all(f.startswith("data: ") for f in frames) and frames[-1] == "data: [DONE]"
@@ -71,8 +90,9 @@ def test_no_usage_chunk_unless_asked_and_n_choices_stream():
 
 async def test_async_stream_with_reasoning():
     async with FakeOpenAIServer([TURN]) as srv:
-        stream = await srv.async_client().chat.completions.create(model="fake", messages=USER, tools=TOOLS,
-                                                                  stream=True)
+        stream = await srv.async_client().chat.completions.create(
+            model="fake", messages=USER, tools=TOOLS, stream=True
+        )
         reasoning = ""
         async for c in stream:
             if c.choices:

@@ -8,10 +8,15 @@ import pytest
 from hermes_envs.parsers import ParseResult
 
 
-def calls_of(result: ParseResult | tuple) -> list[tuple[str, Any]]:
+def _calls_of(result: ParseResult | tuple) -> list[tuple[str, Any]]:
     """(name, decoded arguments) for each call of a parse result."""
     calls = result.tool_calls if isinstance(result, ParseResult) else result[1]
     return [(c.function.name, json.loads(c.function.arguments)) for c in calls or []]
+
+
+@pytest.fixture(scope="session")
+def calls_of():
+    return _calls_of
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -74,7 +75,7 @@ def test_exit_ends_the_shell_with_its_code_and_the_next_call_gets_a_fresh_one(ba
 
 def test_multiline_and_quoted_commands(backend):
     box = get_sandbox("t")
-    out = box.run("for i in 1 2; do\n  echo \"it's $i\"\ndone\necho '$HOME' \"\\\\\"")["output"]
+    out = box.run('for i in 1 2; do\n  echo "it\'s $i"\ndone\necho \'$HOME\' "\\\\"')["output"]
     assert out == "it's 1\nit's 2\n$HOME \\\n"
 
 
@@ -109,9 +110,8 @@ def test_timeout_kills_the_commands_background_children_but_not_earlier_jobs(bac
     box = get_sandbox("t")
     box.run("sleep 60 & echo $! > earlier.pid")
     box.run("(sleep 60 & echo $! > child.pid; wait)", timeout=0.5)
-    # pids are namespace-local under bwrap; check from inside the sandbox
     # pids are namespace-local under bwrap: look from inside the sandbox (a zombie counts as dead)
-    alive = "s=$(cut -d' ' -f3 /proc/$(cat {})/stat 2>/dev/null); [ -n \"$s\" ] && [ \"$s\" != Z ] && echo alive || echo dead"
+    alive = 's=$(cut -d\' \' -f3 /proc/$(cat {})/stat 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ] && echo alive || echo dead'
     assert box.run(alive.format("child.pid"))["output"].endswith("dead\n")
     assert box.run(alive.format("earlier.pid"))["output"].endswith("alive\n")
 
@@ -248,8 +248,7 @@ def test_a_do_nothing_task_after_a_writer_finds_nothing(backend):
     assert other.run("ls -A; cat answer.txt 2>&1 || true")["output"].startswith("cat: answer.txt")
 
 
-@pytest.mark.skipif("bwrap" not in os.environ.get("PATH", "") and not __import__("shutil").which("bwrap"),
-                    reason="bubblewrap not installed")
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 def test_bwrap_hides_other_tasks_and_gives_a_private_tmp():
     configure_sandboxes(backend="bwrap")
     a, b = get_sandbox("a"), get_sandbox("b")
@@ -294,7 +293,9 @@ def test_process_limit_is_set(backend):
 
 # ------------------------------------------------------------------ configuration
 def test_configure_rejects_unknown_backend_and_settings():
-    with pytest.raises(ConfigError, match=r"terminal_backend should be one of \['bwrap', 'local'\]; got 'docker'"):
+    with pytest.raises(
+        ConfigError, match=r"terminal_backend should be one of \['bwrap', 'local'\]; got 'docker'"
+    ):
         configure_sandboxes(backend="docker")
     with pytest.raises(ConfigError, match="unknown setting"):
         configure_sandboxes(cpu_secs=3)
@@ -444,7 +445,9 @@ async def test_cancelling_arun_kills_the_command(backend):
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    result = await box.arun("s=$(cut -d' ' -f3 /proc/$(cat pid)/stat 2>/dev/null); [ \"$s\" = S ] && echo alive || echo dead")
+    result = await box.arun(
+        "s=$(cut -d' ' -f3 /proc/$(cat pid)/stat 2>/dev/null); [ \"$s\" = S ] && echo alive || echo dead"
+    )
     assert result["output"].endswith("dead\n")  # (bash may first report the killed background job)
 
 

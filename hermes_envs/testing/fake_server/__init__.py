@@ -17,12 +17,12 @@ from .scripts import Match, Script, ToolCall, Turn, load_script
 from .server import FakeOpenAIServer
 
 __all__ = [
-    "FAULT_KINDS",
-    "POLICIES",
     "Call",
+    "FAULT_KINDS",
     "FakeOpenAIServer",
     "Fault",
     "Match",
+    "POLICIES",
     "Script",
     "ToolCall",
     "Turn",

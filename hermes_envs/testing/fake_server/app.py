@@ -22,7 +22,7 @@ from .scripts import RequestView, Script, ToolCall, Turn, text_of, tool_names
 
 __all__ = ["Call", "FakeModel", "Reply", "make_app"]
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_dumps = json.JSONEncoder(separators=(",", ":")).encode  # ASCII-escaped: the C fast path
 
 
 @dataclass
@@ -141,8 +141,9 @@ class FakeModel:
                 try:
                     body = json.loads(raw) if raw else {}
                 except ValueError as e:
-                    raise _Miss(f"{method} {path} body should be JSON; got {raw[:80]!r} ({e}).", 400,
-                                "invalid_json") from None
+                    raise _Miss(
+                        f"{method} {path} body should be JSON; got {raw[:80]!r} ({e}).", 400, "invalid_json"
+                    ) from None
             call.body = body
             return handler(call, body)
         except _Miss as m:
@@ -158,19 +159,30 @@ class FakeModel:
 
     def _models(self, call: Call, body: Any) -> Reply:
         call.responder = "route"
-        data = {"object": "list", "data": [{"id": self.model, "object": "model", "created": self.created,
-                                            "owned_by": "hermes-envs"}]}
+        data = {
+            "object": "list",
+            "data": [
+                {"id": self.model, "object": "model", "created": self.created, "owned_by": "hermes-envs"}
+            ],
+        }
         call.response = data
         return Reply(body=_dumps(data).encode())
 
     def _chat(self, call: Call, body: Any) -> Reply:
         if not isinstance(body, Mapping):
-            raise _Miss(f"POST {call.route} body should be a JSON object; got {type(body).__name__}.", 400,
-                        "invalid_request")
+            raise _Miss(
+                f"POST {call.route} body should be a JSON object; got {type(body).__name__}.",
+                400,
+                "invalid_request",
+            )
         msgs = body.get("messages")
         if not isinstance(msgs, list) or not msgs:
-            raise _Miss(f"POST {call.route} should have a non-empty `messages` list; got {msgs!r}.\n"
-                        "Fix: pass messages=[{'role': 'user', 'content': ...}].", 400, "invalid_request")
+            raise _Miss(
+                f"POST {call.route} should have a non-empty `messages` list; got {msgs!r}.\n"
+                "Fix: pass messages=[{'role': 'user', 'content': ...}].",
+                400,
+                "invalid_request",
+            )
         view = RequestView(body)
         turn, index = self._respond(call, view, kind="chat")
         n = int(body.get("n") or 1)
@@ -189,26 +201,41 @@ class FakeModel:
             messages.append((msg, finish))
         prompt_toks = self._count(" ".join(text_of(m.get("content")) for m in msgs if isinstance(m, Mapping)))
         completion_toks = sum(
-            self._count((m.get("content") or "") + "".join(tc["function"]["arguments"] for tc in m.get("tool_calls", [])))
+            self._count(
+                (m.get("content") or "")
+                + "".join(tc["function"]["arguments"] for tc in m.get("tool_calls", []))
+            )
             for m, _ in messages
         )
-        usage = {"prompt_tokens": prompt_toks, "completion_tokens": completion_toks,
-                 "total_tokens": prompt_toks + completion_toks}
+        usage = {
+            "prompt_tokens": prompt_toks,
+            "completion_tokens": completion_toks,
+            "total_tokens": prompt_toks + completion_toks,
+        }
         cid = f"chatcmpl-fake{seq}"
         model = body.get("model") or self.model
         empty = fault is not None and fault.kind == "empty_choices"
         completion = {
-            "id": cid, "object": "chat.completion", "created": self.created, "model": model,
-            "choices": [] if empty else [
-                {"index": i, "message": m, "logprobs": None, "finish_reason": f} for i, (m, f) in enumerate(messages)
+            "id": cid,
+            "object": "chat.completion",
+            "created": self.created,
+            "model": model,
+            "choices": []
+            if empty
+            else [
+                {"index": i, "message": m, "logprobs": None, "finish_reason": f}
+                for i, (m, f) in enumerate(messages)
             ],
-            "usage": usage, "system_fingerprint": None,
+            "usage": usage,
+            "system_fingerprint": None,
         }
         call.response = completion
         delay = early.delay if early is not None else 0.0
         if stream:
             opts = body.get("stream_options") if isinstance(body.get("stream_options"), Mapping) else {}
-            chunks = self._chat_chunks(cid, model, [] if empty else messages, usage if opts.get("include_usage") else None)
+            chunks = self._chat_chunks(
+                cid, model, [] if empty else messages, usage if opts.get("include_usage") else None
+            )
             return self._stream_reply(chunks, fault, delay)
         return self._body_reply(_dumps(completion).encode(), fault, delay)
 
@@ -216,7 +243,9 @@ class FakeModel:
         if not isinstance(body, Mapping) or body.get("prompt") is None:
             raise _Miss(f"POST {call.route} should have a `prompt`; got {body!r}.", 400, "invalid_request")
         prompt = body["prompt"]
-        prompt_text = prompt if isinstance(prompt, str) else self._decode(prompt) if _is_ids(prompt) else str(prompt)
+        prompt_text = (
+            prompt if isinstance(prompt, str) else self._decode(prompt) if _is_ids(prompt) else str(prompt)
+        )
         view = RequestView({**body, "messages": []}, prompt_text=prompt_text)
         turn, _ = self._respond(call, view, kind="text")
         fault = self.injector.pick(turn.fault)
@@ -237,21 +266,43 @@ class FakeModel:
         cid = f"cmpl-fake{seq}"
         model = body.get("model") or self.model
         empty = fault is not None and fault.kind == "empty_choices"
-        data = {"id": cid, "object": "text_completion", "created": self.created, "model": model,
-                "choices": [] if empty else [{"index": i, "text": t, "logprobs": None, "finish_reason": f}
-                                             for i, (t, f) in enumerate(texts)],
-                "usage": usage, "system_fingerprint": None}
+        data = {
+            "id": cid,
+            "object": "text_completion",
+            "created": self.created,
+            "model": model,
+            "choices": []
+            if empty
+            else [
+                {"index": i, "text": t, "logprobs": None, "finish_reason": f}
+                for i, (t, f) in enumerate(texts)
+            ],
+            "usage": usage,
+            "system_fingerprint": None,
+        }
         call.response = data
         delay = early.delay if early is not None else 0.0
         if body.get("stream"):
             call.stream = True
-            base = {"id": cid, "object": "text_completion", "created": self.created, "model": model,
-                    "system_fingerprint": None}
+            base = {
+                "id": cid,
+                "object": "text_completion",
+                "created": self.created,
+                "model": model,
+                "system_fingerprint": None,
+            }
             chunks = []
             for i, (t, f) in enumerate([] if empty else texts):
                 for p in _pieces(t, self.stream_chunk_chars):
-                    chunks.append({**base, "choices": [{"index": i, "text": p, "logprobs": None, "finish_reason": None}]})
-                chunks.append({**base, "choices": [{"index": i, "text": "", "logprobs": None, "finish_reason": f}]})
+                    chunks.append(
+                        {
+                            **base,
+                            "choices": [{"index": i, "text": p, "logprobs": None, "finish_reason": None}],
+                        }
+                    )
+                chunks.append(
+                    {**base, "choices": [{"index": i, "text": "", "logprobs": None, "finish_reason": f}]}
+                )
             opts = body.get("stream_options") if isinstance(body.get("stream_options"), Mapping) else {}
             if opts.get("include_usage"):
                 chunks.append({**base, "choices": [], "usage": usage})
@@ -276,13 +327,18 @@ class FakeModel:
             elif isinstance(p, str):
                 prompt_ids = self.tokenizer.encode(p)
             else:
-                raise _Miss(f"POST {call.route} (vLLM) should have prompt {{prompt_token_ids: [...]}}; got {p!r}.",
-                            400, "invalid_request")
+                raise _Miss(
+                    f"POST {call.route} (vLLM) should have prompt {{prompt_token_ids: [...]}}; got {p!r}.",
+                    400,
+                    "invalid_request",
+                )
             params = body
             n, max_toks = int(body.get("n") or 1), body.get("max_tokens")
         prompt_text = self._decode(prompt_ids)
-        view = RequestView({"model": body.get("model"), "temperature": params.get("temperature"), "messages": []},
-                           prompt_text=prompt_text)
+        view = RequestView(
+            {"model": body.get("model"), "temperature": params.get("temperature"), "messages": []},
+            prompt_text=prompt_text,
+        )
         turn, _ = self._respond(call, view, kind="text")
         fault = self.injector.pick(turn.fault)
         call.fault = None if fault is None else (str(fault.code) if fault.is_status else fault.kind)
@@ -299,19 +355,30 @@ class FakeModel:
             samples.append((self._decode(out_ids), out_ids, [_logprob(t_) for t_ in out_ids], finish))
         if sglang:
             results = [
-                {"text": text, "output_ids": ids,
-                 "meta_info": {"id": f"fake{i}", "prompt_tokens": len(prompt_ids), "completion_tokens": len(ids),
-                               "finish_reason": {"type": fin, "matched": None} if fin != "length"
-                               else {"type": "length", "length": len(ids)},
-                               "output_token_logprobs": [[lp, tid, None] for lp, tid in zip(lps, ids)]}}
+                {
+                    "text": text,
+                    "output_ids": ids,
+                    "meta_info": {
+                        "id": f"fake{i}",
+                        "prompt_tokens": len(prompt_ids),
+                        "completion_tokens": len(ids),
+                        "finish_reason": {"type": fin, "matched": None}
+                        if fin != "length"
+                        else {"type": "length", "length": len(ids)},
+                        "output_token_logprobs": [[lp, tid, None] for lp, tid in zip(lps, ids, strict=True)],
+                    },
+                }
                 for i, (text, ids, lps, fin) in enumerate(samples)
             ]
             data: Any = results[0] if n == 1 else results
         else:
-            data = {"text": [s[0] for s in samples], "token_ids": [s[1] for s in samples],
-                    "prompt_token_ids": prompt_ids,
-                    "logprobs": [[[{str(tid): lp}] for tid, lp in zip(s[1], s[2])] for s in samples],
-                    "finish_reasons": [s[3] for s in samples]}
+            data = {
+                "text": [s[0] for s in samples],
+                "token_ids": [s[1] for s in samples],
+                "prompt_token_ids": prompt_ids,
+                "logprobs": [[[{str(tid): lp}] for tid, lp in zip(s[1], s[2], strict=True)] for s in samples],
+                "finish_reasons": [s[3] for s in samples],
+            }
         call.response = data
         return self._body_reply(_dumps(data).encode(), fault, early.delay if early is not None else 0.0)
 
@@ -321,15 +388,29 @@ class FakeModel:
         if isinstance(body, Mapping) and isinstance(body.get("messages"), list):
             apply = getattr(self.tokenizer, "apply_chat_template", None)
             if apply is None:
-                raise _Miss("POST /tokenize with messages needs a tokenizer with apply_chat_template.", 400,
-                            "invalid_request")
-            ids = list(apply(body["messages"], tokenize=True, add_generation_prompt=bool(
-                body.get("add_generation_prompt", True))))
+                raise _Miss(
+                    "POST /tokenize with messages needs a tokenizer with apply_chat_template.",
+                    400,
+                    "invalid_request",
+                )
+            out = apply(
+                body["messages"],
+                tokenize=True,
+                add_generation_prompt=bool(body.get("add_generation_prompt", True)),
+            )
+            ids = list(out["input_ids"] if hasattr(out, "keys") else out)
         elif isinstance(body, Mapping) and isinstance(body.get("prompt"), str):
-            ids = list(self.tokenizer.encode(body["prompt"], add_special_tokens=bool(body.get("add_special_tokens", True))))
+            ids = list(
+                self.tokenizer.encode(
+                    body["prompt"], add_special_tokens=bool(body.get("add_special_tokens", True))
+                )
+            )
         else:
-            raise _Miss(f"POST {call.route} should have `prompt` (str) or `messages`; got {body!r}.", 400,
-                        "invalid_request")
+            raise _Miss(
+                f"POST {call.route} should have `prompt` (str) or `messages`; got {body!r}.",
+                400,
+                "invalid_request",
+            )
         data = {"count": len(ids), "max_model_len": 32768, "tokens": ids}
         call.response = data
         return Reply(body=_dumps(data).encode())
@@ -339,8 +420,11 @@ class FakeModel:
         self._need_tokenizer(call)
         ids = body.get("tokens") if isinstance(body, Mapping) else None
         if not _is_ids(ids):
-            raise _Miss(f"POST {call.route} should have `tokens` (a list of ints); got {body!r}.", 400,
-                        "invalid_request")
+            raise _Miss(
+                f"POST {call.route} should have `tokens` (a list of ints); got {body!r}.",
+                400,
+                "invalid_request",
+            )
         data = {"prompt": self._decode(ids)}
         call.response = data
         return Reply(body=_dumps(data).encode())
@@ -361,18 +445,26 @@ class FakeModel:
             try:
                 turn = turn_from_policy_result(self.policy(dict(view.body)))
             except Exception as e:  # the policy is user code: report it as a failure, not a server crash
-                raise _Miss(f"policy {getattr(self.policy, '__name__', self.policy)!r} should answer the request; "
-                            f"it raised {type(e).__name__}: {e}", 500, "policy_error") from None
+                raise _Miss(
+                    f"policy {getattr(self.policy, '__name__', self.policy)!r} should answer the request; "
+                    f"it raised {type(e).__name__}: {e}",
+                    500,
+                    "policy_error",
+                ) from None
             if kind == "chat":
                 bad = _tool_problems(turn, view)
                 if bad:
-                    raise _Miss(f"policy {getattr(self.policy, '__name__', '?')!r} answered with {turn.describe()}, "
-                                f"but {bad}")
+                    raise _Miss(
+                        f"policy {getattr(self.policy, '__name__', '?')!r} answered with {turn.describe()}, "
+                        f"but {bad}"
+                    )
             call.matched_turn, call.responder = turn, "policy"
             return turn, None
         if problem is None:
-            problem = (f"{call.method} {call.route} should be answered by a script or a policy; got a server with "
-                       "neither.\nFix: pass script=... or policy=... to FakeOpenAIServer.")
+            problem = (
+                f"{call.method} {call.route} should be answered by a script or a policy; got a server with "
+                "neither.\nFix: pass script=... or policy=... to FakeOpenAIServer."
+            )
         raise _Miss(problem)
 
     def _select(self, view: RequestView, kind: str) -> tuple[Turn, int] | str:
@@ -386,19 +478,23 @@ class FakeModel:
                     break
             else:
                 keys = ", ".join(f"/{k}/" for k, _ in script.keyed)
-                return (f"Request should match one of the keyed scripts ({keys}) by its first user message; "
-                        f"got {_short(prompt)}.\nFix: add a key matching this prompt, or check which item the env "
-                        "sends.")
+                return (
+                    f"Request should match one of the keyed scripts ({keys}) by its first user message; "
+                    f"got {_short(prompt)}.\nFix: add a key matching this prompt, or check which item the env "
+                    "sends."
+                )
         k = view.assistant_count if kind == "chat" else self._text_position(view.prompt_text or "")
         summary = _summary(view, kind)
         if k >= len(script.turns):
             last = script.turns[-1] if script.turns else None
             near = f"\n  nearest expected turn (turn {len(script.turns)}): {last.describe()}" if last else ""
-            return (f"Request should match scripted turn {k + 1} of {script.source} (the conversation already holds "
-                    f"{k} assistant message{'s' if k != 1 else ''}); got a request past the script's end: the script "
-                    f"has {len(script.turns)} turn{'s' if len(script.turns) != 1 else ''}.\n  request: {summary}{near}\n"
-                    "Fix: add a turn for this request, or check why the env asks again after the final answer "
-                    "(max_turns, a missing stop condition, or a retry after an error).")
+            return (
+                f"Request should match scripted turn {k + 1} of {script.source} (the conversation already holds "
+                f"{k} assistant message{'s' if k != 1 else ''}); got a request past the script's end: the script "
+                f"has {len(script.turns)} turn{'s' if len(script.turns) != 1 else ''}.\n  request: {summary}{near}\n"
+                "Fix: add a turn for this request, or check why the env asks again after the final answer "
+                "(max_turns, a missing stop condition, or a retry after an error)."
+            )
         turn = script.turns[k]
         diffs = turn.match.mismatches(view) if turn.match is not None else []
         if kind == "chat":
@@ -407,9 +503,11 @@ class FakeModel:
                 diffs.append(tp)
         if diffs:
             lines = "\n".join(f"  - {d}" for d in diffs)
-            return (f"Request should match scripted turn {k + 1} of {script.source} ({turn.describe()}); got a "
-                    f"request that differs:\n{lines}\n  request: {summary}\n"
-                    "Fix: change the turn's match conditions or the env's request.")
+            return (
+                f"Request should match scripted turn {k + 1} of {script.source} ({turn.describe()}); got a "
+                f"request that differs:\n{lines}\n  request: {summary}\n"
+                "Fix: change the turn's match conditions or the env's request."
+            )
         return turn, k
 
     def _text_position(self, prompt: str) -> int:
@@ -422,8 +520,9 @@ class FakeModel:
         return count
 
     # -------------------------------------------------------------------------------------------- builders
-    def _message(self, turn: Turn, seq: int, choice: int, fault: Fault | None,
-                 view: RequestView) -> tuple[dict[str, Any], str]:
+    def _message(
+        self, turn: Turn, seq: int, choice: int, fault: Fault | None, view: RequestView
+    ) -> tuple[dict[str, Any], str]:
         calls = [ToolCall(c.name, c.arguments, c.id) for c in turn.tool_calls]
         content = turn.content
         finish = turn.resolved_finish_reason
@@ -443,41 +542,60 @@ class FakeModel:
             elif fault.kind == "length":
                 if calls:
                     last = calls[-1]
-                    calls[-1] = ToolCall(last.name, last.arguments[: max(1, len(last.arguments) // 2)], last.id)
+                    calls[-1] = ToolCall(
+                        last.name, last.arguments[: max(1, len(last.arguments) // 2)], last.id
+                    )
                 elif content:
                     content = content[: len(content) // 2]
                 finish = "length"
-        msg: dict[str, Any] = {"role": "assistant", "content": content if (content is not None or not calls) else None,
-                               "refusal": None}
+        msg: dict[str, Any] = {
+            "role": "assistant",
+            "content": content if (content is not None or not calls) else None,
+            "refusal": None,
+        }
         if msg["content"] is None and not calls:
             msg["content"] = ""
         if turn.reasoning_content is not None:
             msg["reasoning_content"] = turn.reasoning_content
         if calls:
             msg["tool_calls"] = [
-                {"id": c.id or f"call_fake{seq}_{choice}_{j}", "type": "function",
-                 "function": {"name": c.name, "arguments": c.arguments}}
+                {
+                    "id": c.id or f"call_fake{seq}_{choice}_{j}",
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                }
                 for j, c in enumerate(calls)
             ]
         return msg, finish
 
-    def _chat_chunks(self, cid: str, model: str, messages: list[tuple[dict[str, Any], str]],
-                     usage: dict[str, int] | None) -> list[dict[str, Any]]:
-        base: dict[str, Any] = {"id": cid, "object": "chat.completion.chunk", "created": self.created, "model": model,
-                                "system_fingerprint": None}
+    def _chat_chunks(
+        self, cid: str, model: str, messages: list[tuple[dict[str, Any], str]], usage: dict[str, int] | None
+    ) -> list[dict[str, Any]]:
+        base: dict[str, Any] = {
+            "id": cid,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": model,
+            "system_fingerprint": None,
+        }
         if usage is not None:
             base["usage"] = None
         size = self.stream_chunk_chars
         out: list[dict[str, Any]] = []
 
         def emit(i: int, delta: dict[str, Any], finish: str | None = None) -> None:
-            out.append({**base, "choices": [{"index": i, "delta": delta, "logprobs": None, "finish_reason": finish}]})
+            out.append(
+                {**base, "choices": [{"index": i, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+            )
 
         for i, (msg, finish) in enumerate(messages):
             calls = msg.get("tool_calls") or []
             content = msg.get("content")
-            first: dict[str, Any] = {"role": "assistant", "content": "" if content is not None else None,
-                                     "refusal": None}
+            first: dict[str, Any] = {
+                "role": "assistant",
+                "content": "" if content is not None else None,
+                "refusal": None,
+            }
             emit(i, first)
             if msg.get("reasoning_content"):
                 for p in _pieces(msg["reasoning_content"], size):
@@ -485,8 +603,19 @@ class FakeModel:
             for p in _pieces(content or "", size):
                 emit(i, {"content": p})
             for j, tc in enumerate(calls):
-                emit(i, {"tool_calls": [{"index": j, "id": tc["id"], "type": "function",
-                                         "function": {"name": tc["function"]["name"], "arguments": ""}}]})
+                emit(
+                    i,
+                    {
+                        "tool_calls": [
+                            {
+                                "index": j,
+                                "id": tc["id"],
+                                "type": "function",
+                                "function": {"name": tc["function"]["name"], "arguments": ""},
+                            }
+                        ]
+                    },
+                )
                 for p in _pieces(tc["function"]["arguments"], size):
                     emit(i, {"tool_calls": [{"index": j, "function": {"arguments": p}}]})
             emit(i, {}, finish)
@@ -507,7 +636,11 @@ class FakeModel:
         if fault is not None and fault.kind == "unknown_tool":
             calls = [ToolCall(fault.tool_name, calls[0].arguments if calls else "{}")] + calls[1:]
         for c in calls:
-            args = c.arguments if fault is None or fault.kind != "invalid_tool_json" else _break_json(c.arguments)
+            args = (
+                c.arguments
+                if fault is None or fault.kind != "invalid_tool_json"
+                else _break_json(c.arguments)
+            )
             try:
                 args_obj = json.loads(args)
                 call_text = json.dumps({"name": c.name, "arguments": args_obj}, ensure_ascii=False)
@@ -529,13 +662,22 @@ class FakeModel:
             call.status = code
             headers = {}
             if code in (429, 503):
-                headers = {"retry-after": _fmt_seconds(fault.retry_after),
-                           "retry-after-ms": str(int(fault.retry_after * 1000))}
-            messages = {429: ("Rate limit reached (fake server fault).", "rate_limit_exceeded", "requests"),
-                        500: ("The server had an error processing your request (fake server fault).", "server_error",
-                              "server_error"),
-                        503: ("The server is overloaded (fake server fault).", "server_overloaded", "server_error")}
-            msg, err_code, typ = messages.get(code, (f"HTTP {code} (fake server fault).", "fault", "server_error"))
+                headers = {
+                    "retry-after": _fmt_seconds(fault.retry_after),
+                    "retry-after-ms": str(int(fault.retry_after * 1000)),
+                }
+            messages = {
+                429: ("Rate limit reached (fake server fault).", "rate_limit_exceeded", "requests"),
+                500: (
+                    "The server had an error processing your request (fake server fault).",
+                    "server_error",
+                    "server_error",
+                ),
+                503: ("The server is overloaded (fake server fault).", "server_overloaded", "server_error"),
+            }
+            msg, err_code, typ = messages.get(
+                code, (f"HTTP {code} (fake server fault).", "fault", "server_error")
+            )
             return Reply(status=code, body=_error_body(msg, err_code, typ), headers=headers)
         if fault.kind == "drop":
             call.status = 0
@@ -557,17 +699,28 @@ class FakeModel:
             mid = len(events) // 2
             events[mid] = events[mid][: len(events[mid]) // 2] + b"\n\n"
         if fault is not None and fault.kind == "truncated_sse":
-            return Reply(content_type="text/event-stream", sse=events[: fault.after_chunks], cut=True, delay=delay,
-                         headers={"cache-control": "no-cache"})
+            return Reply(
+                content_type="text/event-stream",
+                sse=events[: fault.after_chunks],
+                cut=True,
+                delay=delay,
+                headers={"cache-control": "no-cache"},
+            )
         events.append(b"data: [DONE]\n\n")
-        return Reply(content_type="text/event-stream", sse=events, delay=delay, headers={"cache-control": "no-cache"})
+        return Reply(
+            content_type="text/event-stream", sse=events, delay=delay, headers={"cache-control": "no-cache"}
+        )
 
     # --------------------------------------------------------------------------------------------- tokens
     def _need_tokenizer(self, call: Call) -> None:
         if self.tokenizer is None:
-            raise _Miss(f"POST {call.route} needs token ids, but the fake server has no tokenizer.\n"
-                        "Fix: pass tokenizer=... (any object with encode/decode, e.g. the offline tokenizer) to "
-                        "FakeOpenAIServer.", 501, "no_tokenizer")
+            raise _Miss(
+                f"POST {call.route} needs token ids, but the fake server has no tokenizer.\n"
+                "Fix: pass tokenizer=... (any object with encode/decode, e.g. the offline tokenizer) to "
+                "FakeOpenAIServer.",
+                501,
+                "no_tokenizer",
+            )
 
     def _decode(self, ids: Any) -> str:
         if self.tokenizer is None:
@@ -616,8 +769,10 @@ def _short(s: Any, n: int = 120) -> str:
 def _summary(view: RequestView, kind: str) -> str:
     if kind != "chat":
         return f"prompt text ending {_short((view.prompt_text or '')[-120:])}"
-    return (f"{len(view.messages)} messages, last role {view.last_role!r}, last user message {_short(view.last_user, 80)}, "
-            f"tools offered {view.tools_offered!r}")
+    return (
+        f"{len(view.messages)} messages, last role {view.last_role!r}, last user message {_short(view.last_user, 80)}, "
+        f"tools offered {view.tools_offered!r}"
+    )
 
 
 def _tool_problems(turn: Turn, view: RequestView) -> str | None:
@@ -656,7 +811,9 @@ def make_app(model: FakeModel) -> Any:
             _abort(request)
             raise asyncio.CancelledError  # aiohttp closes the handler quietly; the client sees a disconnect
         if reply.sse is not None:
-            resp = web.StreamResponse(status=reply.status, headers={"Content-Type": reply.content_type, **reply.headers})
+            resp = web.StreamResponse(
+                status=reply.status, headers={"Content-Type": reply.content_type, **reply.headers}
+            )
             await resp.prepare(request)
             await resp.write(b"".join(reply.sse))
             if reply.cut:
@@ -665,14 +822,20 @@ def make_app(model: FakeModel) -> Any:
             await resp.write_eof()
             return resp
         if reply.cut:
-            resp = web.StreamResponse(status=reply.status, headers={"Content-Type": reply.content_type,
-                                                                    "Content-Length": str(reply.declared_length)})
+            resp = web.StreamResponse(
+                status=reply.status,
+                headers={"Content-Type": reply.content_type, "Content-Length": str(reply.declared_length)},
+            )
             await resp.prepare(request)
             await resp.write(reply.body)
             _abort(request)
             raise asyncio.CancelledError
-        return web.Response(status=reply.status, body=reply.body, content_type=reply.content_type,
-                            headers=reply.headers or None)
+        return web.Response(
+            status=reply.status,
+            body=reply.body,
+            content_type=reply.content_type,
+            headers=reply.headers or None,
+        )
 
     app = web.Application(client_max_size=64 * 1024 * 1024)
     app.router.add_route("*", "/{tail:.*}", handler)

@@ -16,7 +16,9 @@ __all__ = ["add_arguments", "main", "run"]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
-    parser.add_argument("--script", metavar="FILE", help="YAML or JSON script of turns (see docs/fake-server.md)")
+    parser.add_argument(
+        "--script", metavar="FILE", help="YAML or JSON script of turns (see docs/fake-server.md)"
+    )
     parser.add_argument(
         "--policy",
         metavar="NAME",
@@ -77,7 +79,9 @@ def run(args: argparse.Namespace) -> int:
             signal.signal(s, h)
     for f in srv.failures:
         print(f"fake-server miss: {f}", file=sys.stderr, flush=True)
-    print(f"fake-server: {srv.call_count} requests, {len(srv.failures)} unmatched", file=sys.stderr, flush=True)
+    print(
+        f"fake-server: {srv.call_count} requests, {len(srv.failures)} unmatched", file=sys.stderr, flush=True
+    )
     return 0
 
 

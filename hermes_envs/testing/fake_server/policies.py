@@ -127,7 +127,11 @@ def call_each_tool(answer: str = "Done.", parallel: bool = False) -> Policy:
         if not todo:
             return Turn(content=answer)
         pick = todo if parallel else todo[:1]
-        return Turn(tool_calls=[ToolCall(name=t["name"], arguments=args_from_schema(t.get("parameters"))) for t in pick])
+        return Turn(
+            tool_calls=[
+                ToolCall(name=t["name"], arguments=args_from_schema(t.get("parameters"))) for t in pick
+            ]
+        )
 
     return _named(policy, "call_each_tool")
 
@@ -178,7 +182,9 @@ def _value(schema: Mapping[str, Any], depth: int) -> Any:
         n = max(1, int(schema.get("minItems", 1)))
         return [_value(items, depth + 1) for _ in range(n)] if depth <= 4 else []
     if typ == "integer":
-        lo = schema.get("minimum", schema.get("exclusiveMinimum", 0) + 1 if "exclusiveMinimum" in schema else 1)
+        lo = schema.get(
+            "minimum", schema.get("exclusiveMinimum", 0) + 1 if "exclusiveMinimum" in schema else 1
+        )
         hi = schema.get("maximum")
         return int(min(lo, hi) if hi is not None else lo)
     if typ == "number":
@@ -207,6 +213,6 @@ def turn_from_policy_result(result: Any) -> Turn:
         return result
     if isinstance(result, (str, Mapping)):
         return Turn.from_obj(result)
-    raise TypeError(f"a policy should return a Turn, a dict in the script's turn schema, or a str; got {result!r}")
-
-
+    raise TypeError(
+        f"a policy should return a Turn, a dict in the script's turn schema, or a str; got {result!r}"
+    )

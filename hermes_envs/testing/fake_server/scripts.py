@@ -94,11 +94,15 @@ class Match:
         """Each unmet condition as ``"<field>: expected ...; got ..."``. Empty when the request matches."""
         out: list[str] = []
         if self.user is not None and not re.search(self.user, view.last_user or ""):
-            out.append(f"user: expected a last user message matching /{self.user}/; got {_short(view.last_user)}")
+            out.append(
+                f"user: expected a last user message matching /{self.user}/; got {_short(view.last_user)}"
+            )
         if self.tool_results is not None and view.last_is_tool != self.tool_results:
             want = "a tool result" if self.tool_results else "not a tool result"
             out.append(f"tool_results: expected the last message to be {want}; got role {view.last_role!r}")
-        if self.tool_result is not None and not any(re.search(self.tool_result, t) for t in view.recent_tool_results):
+        if self.tool_result is not None and not any(
+            re.search(self.tool_result, t) for t in view.recent_tool_results
+        ):
             out.append(
                 f"tool_result: expected a tool result matching /{self.tool_result}/ since the last assistant "
                 f"message; got {[_short(t, 80) for t in view.recent_tool_results]!r}"
@@ -119,7 +123,12 @@ class Match:
                 lo, hi = self.temperature
                 ok = t is not None and (lo is None or t >= lo) and (hi is None or t <= hi)
                 want = " and ".join(
-                    x for x in (f"at least {lo}" if lo is not None else "", f"at most {hi}" if hi is not None else "") if x
+                    x
+                    for x in (
+                        f"at least {lo}" if lo is not None else "",
+                        f"at most {hi}" if hi is not None else "",
+                    )
+                    if x
                 )
             else:
                 ok = t is not None and float(t) == float(self.temperature)
@@ -197,7 +206,9 @@ class Script:
             try:
                 re.compile(k)
             except re.error as e:
-                raise ScriptError(f"{self.source}: key {k!r} should be a valid regex; got error {e}.") from None
+                raise ScriptError(
+                    f"{self.source}: key {k!r} should be a valid regex; got error {e}."
+                ) from None
 
     @classmethod
     def from_obj(cls, obj: Any, source: str = "<python>") -> Script:
@@ -235,7 +246,11 @@ class RequestView:
         return sum(1 for m in self.messages if isinstance(m, Mapping) and m.get("role") == "assistant")
 
     def _texts(self, role: str) -> list[str]:
-        return [text_of(m.get("content")) for m in self.messages if isinstance(m, Mapping) and m.get("role") == role]
+        return [
+            text_of(m.get("content"))
+            for m in self.messages
+            if isinstance(m, Mapping) and m.get("role") == role
+        ]
 
     @property
     def first_user(self) -> str | None:
@@ -375,7 +390,7 @@ def load_script(path: str | Path) -> Script:
 
 def parse_script_text(text: str, source: str = "<string>") -> Script:
     try:
-        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+        data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -394,7 +409,9 @@ def parse_script_text(text: str, source: str = "<string>") -> Script:
                 "Fix: correct the YAML syntax at that line (indent with spaces, quote strings with ':' or '#')."
             ) from None
     if data is None:
-        raise ScriptError(f"{source}: the script should hold turns; got an empty file.\nFix: add a `turns:` list.")
+        raise ScriptError(
+            f"{source}: the script should hold turns; got an empty file.\nFix: add a `turns:` list."
+        )
     return _script(data, source)
 
 
@@ -419,7 +436,11 @@ def _validate(obj: Mapping[str, Any], path: str, source: str | None) -> None:
     for k in obj:
         if k not in allowed:
             raise _fail(
-                source, obj, k, path, f"should only have the fields {', '.join(allowed)}; got unknown field {k!r}",
+                source,
+                obj,
+                k,
+                path,
+                f"should only have the fields {', '.join(allowed)}; got unknown field {k!r}",
                 f"rename or remove {k!r}{_did_you_mean(k, allowed)}.",
             )
 
@@ -436,50 +457,104 @@ def _script(data: Any, source: str) -> Script:
         return Script(turns=_turns(data, "turns", source), source=source)
     if not isinstance(data, Mapping):
         raise _fail(
-            source, data, None, "the script", f"should be a mapping with `turns:` or a list of turns; got {type(data).__name__}",
+            source,
+            data,
+            None,
+            "the script",
+            f"should be a mapping with `turns:` or a list of turns; got {type(data).__name__}",
             "write `turns:` followed by a list of turns (each with content and/or tool_calls).",
         )
     for k in data:
         if k not in _TOP_FIELDS:
             raise _fail(
-                source, data, k, "the script", f"should only have the fields {', '.join(_TOP_FIELDS)}; got {k!r}",
+                source,
+                data,
+                k,
+                "the script",
+                f"should only have the fields {', '.join(_TOP_FIELDS)}; got {k!r}",
                 f"rename or remove {k!r}{_did_you_mean(k, _TOP_FIELDS)}.",
             )
     if "turns" in data and "scripts" in data:
-        raise _fail(source, data, "scripts", "the script", "should have either `turns` or `scripts`, not both",
-                    "move the turns into one of the keyed scripts.")
+        raise _fail(
+            source,
+            data,
+            "scripts",
+            "the script",
+            "should have either `turns` or `scripts`, not both",
+            "move the turns into one of the keyed scripts.",
+        )
     if "scripts" in data:
         keyed = data["scripts"]
         if not isinstance(keyed, Mapping) or not keyed:
-            raise _fail(source, data, "scripts", "scripts", "should be a non-empty mapping of prompt regex to script",
-                        'write e.g. `scripts: {"capital of France": {turns: [...]}}`.')
+            raise _fail(
+                source,
+                data,
+                "scripts",
+                "scripts",
+                "should be a non-empty mapping of prompt regex to script",
+                'write e.g. `scripts: {"capital of France": {turns: [...]}}`.',
+            )
         out: list[tuple[str, Script]] = []
         for key, sub in keyed.items():
             if not isinstance(key, str):
-                raise _fail(source, keyed, key, "scripts", f"keys should be regex strings; got {key!r}", "quote the key.")
+                raise _fail(
+                    source,
+                    keyed,
+                    key,
+                    "scripts",
+                    f"keys should be regex strings; got {key!r}",
+                    "quote the key.",
+                )
             try:
                 re.compile(key)
             except re.error as e:
-                raise _fail(source, keyed, key, f"scripts[{key!r}]", f"should be a valid regex; got error {e}",
-                            "escape special characters such as * ? ( ) with a backslash.") from None
+                raise _fail(
+                    source,
+                    keyed,
+                    key,
+                    f"scripts[{key!r}]",
+                    f"should be a valid regex; got error {e}",
+                    "escape special characters such as * ? ( ) with a backslash.",
+                ) from None
             if isinstance(sub, Mapping) and "scripts" in sub:
-                raise _fail(source, keyed, key, f"scripts[{key!r}]", "should not nest keyed scripts", "flatten them.")
+                raise _fail(
+                    source, keyed, key, f"scripts[{key!r}]", "should not nest keyed scripts", "flatten them."
+                )
             sub_s = _script(sub, source)
             out.append((key, sub_s))
         return Script(keyed=out, source=source)
     if "turns" not in data:
-        raise _fail(source, data, None, "the script", "should have a `turns:` list", "add `turns:` with at least one turn.")
+        raise _fail(
+            source,
+            data,
+            None,
+            "the script",
+            "should have a `turns:` list",
+            "add `turns:` with at least one turn.",
+        )
     turns = data["turns"]
     if not isinstance(turns, list):
-        raise _fail(source, data, "turns", "turns", f"should be a list; got {type(turns).__name__}",
-                    "write each turn as a list item starting with `- `.")
+        raise _fail(
+            source,
+            data,
+            "turns",
+            "turns",
+            f"should be a list; got {type(turns).__name__}",
+            "write each turn as a list item starting with `- `.",
+        )
     return Script(turns=_turns(turns, "turns", source), source=source)
 
 
 def _turns(items: list[Any], path: str, source: str) -> list[Turn]:
     if not items:
-        raise _fail(source, items, None, path, "should hold at least one turn; got an empty list",
-                    "add a turn such as `- content: \"done\"`.")
+        raise _fail(
+            source,
+            items,
+            None,
+            path,
+            "should hold at least one turn; got an empty list",
+            'add a turn such as `- content: "done"`.',
+        )
     return [_turn_item(items, i, f"{path}[{i}]", source) for i in range(len(items))]
 
 
@@ -488,8 +563,14 @@ def _turn_item(items: list[Any], i: int, path: str, source: str | None) -> Turn:
     if isinstance(obj, str):
         return Turn(content=obj)
     if not isinstance(obj, Mapping):
-        raise _fail(source, items, i, path, f"should be a mapping with content and/or tool_calls; got {obj!r}",
-                    "write the turn as `- content: \"...\"` or `- tool_calls: [...]`.")
+        raise _fail(
+            source,
+            items,
+            i,
+            path,
+            f"should be a mapping with content and/or tool_calls; got {obj!r}",
+            'write the turn as `- content: "..."` or `- tool_calls: [...]`.',
+        )
     _validate(obj, path, source)
     return _turn(obj, path, source)
 
@@ -497,75 +578,163 @@ def _turn_item(items: list[Any], i: int, path: str, source: str | None) -> Turn:
 def _turn(obj: Mapping[str, Any], path: str, source: str | None) -> Turn:
     content = obj.get("content")
     if content is not None and not isinstance(content, str):
-        raise _fail(source, obj, "content", f"{path}.content", f"should be a string or null; got {content!r}",
-                    "quote the text.")
+        raise _fail(
+            source,
+            obj,
+            "content",
+            f"{path}.content",
+            f"should be a string or null; got {content!r}",
+            "quote the text.",
+        )
     reasoning = obj.get("reasoning_content")
     if reasoning is not None and not isinstance(reasoning, str):
-        raise _fail(source, obj, "reasoning_content", f"{path}.reasoning_content",
-                    f"should be a string; got {reasoning!r}", "quote the text.")
+        raise _fail(
+            source,
+            obj,
+            "reasoning_content",
+            f"{path}.reasoning_content",
+            f"should be a string; got {reasoning!r}",
+            "quote the text.",
+        )
     calls_raw = obj.get("tool_calls") or []
     if not isinstance(calls_raw, list):
-        raise _fail(source, obj, "tool_calls", f"{path}.tool_calls", f"should be a list; got {calls_raw!r}",
-                    "write `tool_calls: [{name: ..., arguments: {...}}]`.")
+        raise _fail(
+            source,
+            obj,
+            "tool_calls",
+            f"{path}.tool_calls",
+            f"should be a list; got {calls_raw!r}",
+            "write `tool_calls: [{name: ..., arguments: {...}}]`.",
+        )
     calls = []
     for j, c in enumerate(calls_raw):
         cpath = f"{path}.tool_calls[{j}]"
         if not isinstance(c, Mapping):
-            raise _fail(source, calls_raw, j, cpath, f"should be a mapping with name and arguments; got {c!r}",
-                        "write `{name: tool_name, arguments: {...}}`.")
+            raise _fail(
+                source,
+                calls_raw,
+                j,
+                cpath,
+                f"should be a mapping with name and arguments; got {c!r}",
+                "write `{name: tool_name, arguments: {...}}`.",
+            )
         for k in c:
             if k not in _CALL_FIELDS:
-                raise _fail(source, c, k, cpath, f"should only have the fields name, arguments, id; got {k!r}",
-                            f"rename or remove {k!r}{_did_you_mean(k, _CALL_FIELDS)}.")
+                raise _fail(
+                    source,
+                    c,
+                    k,
+                    cpath,
+                    f"should only have the fields name, arguments, id; got {k!r}",
+                    f"rename or remove {k!r}{_did_you_mean(k, _CALL_FIELDS)}.",
+                )
         calls.append(_tool_call(c, cpath, source))
     finish = obj.get("finish_reason")
     if finish is not None and finish not in _FINISH_REASONS:
-        raise _fail(source, obj, "finish_reason", f"{path}.finish_reason",
-                    f"should be one of {', '.join(_FINISH_REASONS)}; got {finish!r}", "use one of those values.")
-    if content is None and not calls and reasoning is None and "content" not in obj and not obj.get("choices") and not obj.get("fault"):
-        raise _fail(source, obj, None, path, "should have content and/or tool_calls; got neither",
-                    'add `content: "..."` (use `content: ""` for an empty reply).')
+        raise _fail(
+            source,
+            obj,
+            "finish_reason",
+            f"{path}.finish_reason",
+            f"should be one of {', '.join(_FINISH_REASONS)}; got {finish!r}",
+            "use one of those values.",
+        )
+    if (
+        content is None
+        and not calls
+        and reasoning is None
+        and "content" not in obj
+        and not obj.get("choices")
+        and not obj.get("fault")
+    ):
+        raise _fail(
+            source,
+            obj,
+            None,
+            path,
+            "should have content and/or tool_calls; got neither",
+            'add `content: "..."` (use `content: ""` for an empty reply).',
+        )
     match = None
     if obj.get("match") is not None:
         m = obj["match"]
         if not isinstance(m, Mapping):
-            raise _fail(source, obj, "match", f"{path}.match", f"should be a mapping of conditions; got {m!r}",
-                        f"write e.g. `match: {{user: \"regex\"}}` with fields {', '.join(_MATCH_FIELDS)}.")
+            raise _fail(
+                source,
+                obj,
+                "match",
+                f"{path}.match",
+                f"should be a mapping of conditions; got {m!r}",
+                f'write e.g. `match: {{user: "regex"}}` with fields {", ".join(_MATCH_FIELDS)}.',
+            )
         match = _match(m, f"{path}.match", source)
     fault = None
     if obj.get("fault") is not None:
         try:
             fault = fault_from_obj(obj["fault"])
         except (ValueError, TypeError) as e:
-            raise _fail(source, obj, "fault", f"{path}.fault", f"should be a valid fault; got {e}",
-                        "see docs/fake-server.md#faults for the fault kinds and their options.") from None
+            raise _fail(
+                source,
+                obj,
+                "fault",
+                f"{path}.fault",
+                f"should be a valid fault; got {e}",
+                "see docs/fake-server.md#faults for the fault kinds and their options.",
+            ) from None
     choices = []
     raw_choices = obj.get("choices") or []
     if not isinstance(raw_choices, list):
-        raise _fail(source, obj, "choices", f"{path}.choices", "should be a list of turns", "write `choices: [...]`.")
-    for j, c in enumerate(raw_choices):
+        raise _fail(
+            source, obj, "choices", f"{path}.choices", "should be a list of turns", "write `choices: [...]`."
+        )
+    for j in range(len(raw_choices)):
         ch = _turn_item(raw_choices, j, f"{path}.choices[{j}]", source)
         if ch.match is not None or ch.fault is not None or ch.choices:
-            raise _fail(source, raw_choices, j, f"{path}.choices[{j}]", "should not have match, fault or choices",
-                        "put those on the enclosing turn.")
+            raise _fail(
+                source,
+                raw_choices,
+                j,
+                f"{path}.choices[{j}]",
+                "should not have match, fault or choices",
+                "put those on the enclosing turn.",
+            )
         choices.append(ch)
-    return Turn(content=content, tool_calls=calls, reasoning_content=reasoning, finish_reason=finish,
-                match=match, fault=fault, choices=choices)
+    return Turn(
+        content=content,
+        tool_calls=calls,
+        reasoning_content=reasoning,
+        finish_reason=finish,
+        match=match,
+        fault=fault,
+        choices=choices,
+    )
 
 
 def _tool_call(c: Mapping[str, Any], path: str, source: str | None) -> ToolCall:
     name = c.get("name")
     if not isinstance(name, str) or not name:
-        raise _fail(source, c, "name" if "name" in c else None, f"{path}.name",
-                    f"should be the tool's name (a non-empty string); got {name!r}", "add `name: <tool name>`.")
+        raise _fail(
+            source,
+            c,
+            "name" if "name" in c else None,
+            f"{path}.name",
+            f"should be the tool's name (a non-empty string); got {name!r}",
+            "add `name: <tool name>`.",
+        )
     args = c.get("arguments", {})
     if isinstance(args, str):
         pass  # sent verbatim (lets a script send deliberately invalid JSON)
     elif isinstance(args, Mapping):
         args = json.dumps(_plain(args), ensure_ascii=False)
     else:
-        raise _fail(source, c, "arguments", f"{path}.arguments", f"should be a mapping or a JSON string; got {args!r}",
-                    "write `arguments: {key: value}`.")
+        raise _fail(
+            source,
+            c,
+            "arguments",
+            f"{path}.arguments",
+            f"should be a mapping or a JSON string; got {args!r}",
+            "write `arguments: {key: value}`.",
+        )
     cid = c.get("id")
     if cid is not None and not isinstance(cid, str):
         raise _fail(source, c, "id", f"{path}.id", f"should be a string; got {cid!r}", "quote the id.")
@@ -575,44 +744,88 @@ def _tool_call(c: Mapping[str, Any], path: str, source: str | None) -> ToolCall:
 def _match(m: Mapping[str, Any], path: str, source: str | None) -> Match:
     for k in m:
         if k not in _MATCH_FIELDS:
-            raise _fail(source, m, k, path, f"should only have the conditions {', '.join(_MATCH_FIELDS)}; got {k!r}",
-                        f"rename or remove {k!r}{_did_you_mean(k, _MATCH_FIELDS)}.")
+            raise _fail(
+                source,
+                m,
+                k,
+                path,
+                f"should only have the conditions {', '.join(_MATCH_FIELDS)}; got {k!r}",
+                f"rename or remove {k!r}{_did_you_mean(k, _MATCH_FIELDS)}.",
+            )
     for k in ("user", "tool_result", "model"):
         v = m.get(k)
         if v is None:
             continue
         if not isinstance(v, str):
-            raise _fail(source, m, k, f"{path}.{k}", f"should be a regex string; got {v!r}", "quote the pattern.")
+            raise _fail(
+                source, m, k, f"{path}.{k}", f"should be a regex string; got {v!r}", "quote the pattern."
+            )
         try:
             re.compile(v)
         except re.error as e:
-            raise _fail(source, m, k, f"{path}.{k}", f"should be a valid regex; got error {e}",
-                        "escape special characters with a backslash.") from None
+            raise _fail(
+                source,
+                m,
+                k,
+                f"{path}.{k}",
+                f"should be a valid regex; got error {e}",
+                "escape special characters with a backslash.",
+            ) from None
     tr = m.get("tool_results")
     if tr is not None and not isinstance(tr, bool):
-        raise _fail(source, m, "tool_results", f"{path}.tool_results", f"should be true or false; got {tr!r}",
-                    "use tool_result: <regex> to match the text of a result.")
+        raise _fail(
+            source,
+            m,
+            "tool_results",
+            f"{path}.tool_results",
+            f"should be true or false; got {tr!r}",
+            "use tool_result: <regex> to match the text of a result.",
+        )
     to = m.get("tools_offered")
     if to is not None and not isinstance(to, bool):
         if isinstance(to, str):
             to = [to]
         if not isinstance(to, list) or not all(isinstance(x, str) for x in to):
-            raise _fail(source, m, "tools_offered", f"{path}.tools_offered",
-                        f"should be true/false or a list of tool names; got {to!r}", "write `[terminal, file]`.")
+            raise _fail(
+                source,
+                m,
+                "tools_offered",
+                f"{path}.tools_offered",
+                f"should be true/false or a list of tool names; got {to!r}",
+                "write `[terminal, file]`.",
+            )
         to = list(to)
     temp = m.get("temperature")
     if temp is not None:
         if isinstance(temp, Mapping):
             extra = set(temp) - {"min", "max"}
             if extra or not all(isinstance(v, (int, float)) for v in temp.values()):
-                raise _fail(source, m, "temperature", f"{path}.temperature",
-                            f"should be a number or {{min: x, max: y}}; got {dict(temp)!r}", "use numbers.")
+                raise _fail(
+                    source,
+                    m,
+                    "temperature",
+                    f"{path}.temperature",
+                    f"should be a number or {{min: x, max: y}}; got {dict(temp)!r}",
+                    "use numbers.",
+                )
             temp = (temp.get("min"), temp.get("max"))
         elif isinstance(temp, bool) or not isinstance(temp, (int, float)):
-            raise _fail(source, m, "temperature", f"{path}.temperature",
-                        f"should be a number or {{min: x, max: y}}; got {temp!r}", "use a number such as 0.")
-    return Match(user=m.get("user"), tool_results=tr, tool_result=m.get("tool_result"), tools_offered=to,
-                 temperature=temp, model=m.get("model"))
+            raise _fail(
+                source,
+                m,
+                "temperature",
+                f"{path}.temperature",
+                f"should be a number or {{min: x, max: y}}; got {temp!r}",
+                "use a number such as 0.",
+            )
+    return Match(
+        user=m.get("user"),
+        tool_results=tr,
+        tool_result=m.get("tool_result"),
+        tools_offered=to,
+        temperature=temp,
+        model=m.get("model"),
+    )
 
 
 def _plain(obj: Any) -> Any:
@@ -642,7 +855,7 @@ def _turn_to_dict(t: Turn) -> dict[str, Any]:
             if v is None:
                 continue
             if f == "temperature" and isinstance(v, tuple):
-                v = {k: x for k, x in zip(("min", "max"), v) if x is not None}
+                v = {k: x for k, x in zip(("min", "max"), v, strict=True) if x is not None}
             mm[f] = v
         d["match"] = mm
     if t.fault is not None:

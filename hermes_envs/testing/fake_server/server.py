@@ -139,8 +139,9 @@ class FakeOpenAIServer:
         self.port = sock.getsockname()[1]
         ready = threading.Event()
         self._error = None
-        self._thread = threading.Thread(target=self._serve, args=(sock, ready), name=f"fake-openai:{self.port}",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._serve, args=(sock, ready), name=f"fake-openai:{self.port}", daemon=True
+        )
         self._thread.start()
         ready.wait(10)
         if self._error is not None:
@@ -153,7 +154,9 @@ class FakeOpenAIServer:
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
-        runner = web.AppRunner(make_app(self._model), access_log=None, handle_signals=False, shutdown_timeout=0.2)
+        runner = web.AppRunner(
+            make_app(self._model), access_log=None, handle_signals=False, shutdown_timeout=0.2
+        )
         try:
             loop.run_until_complete(runner.setup())
             loop.run_until_complete(web.SockSite(runner, sock).start())
@@ -288,7 +291,9 @@ class FakeOpenAIServer:
 
         return openai.OpenAI(**self._client_kwargs(in_process, max_retries, kwargs, sync=True))
 
-    def _client_kwargs(self, in_process: bool, max_retries: int, kw: dict[str, Any], sync: bool) -> dict[str, Any]:
+    def _client_kwargs(
+        self, in_process: bool, max_retries: int, kw: dict[str, Any], sync: bool
+    ) -> dict[str, Any]:
         out: dict[str, Any] = {"api_key": "fake-key", "max_retries": max_retries}
         if in_process:
             import httpx2
@@ -317,7 +322,9 @@ def _transport_class(module: Any) -> type:
         else:
             content = reply.body
         if reply.cut:
-            return module.Response(reply.status, headers=headers, stream=stream_error(content), request=request)
+            return module.Response(
+                reply.status, headers=headers, stream=stream_error(content), request=request
+            )
         return module.Response(reply.status, headers=headers, content=content, request=request)
 
     class _CutStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
@@ -343,7 +350,9 @@ def _transport_class(module: Any) -> type:
             if reply.delay:
                 time.sleep(reply.delay)
             if reply.drop:
-                raise module.RemoteProtocolError("Server disconnected without sending a response.", request=request)
+                raise module.RemoteProtocolError(
+                    "Server disconnected without sending a response.", request=request
+                )
             return _response(reply, request, _CutStream)
 
         async def handle_async_request(self, request: Any) -> Any:
@@ -351,10 +360,10 @@ def _transport_class(module: Any) -> type:
             if reply.delay:
                 await asyncio.sleep(reply.delay)
             if reply.drop:
-                raise module.RemoteProtocolError("Server disconnected without sending a response.", request=request)
+                raise module.RemoteProtocolError(
+                    "Server disconnected without sending a response.", request=request
+                )
             return _response(reply, request, _CutStream)
 
     _TRANSPORTS[module] = InProcessTransport
     return InProcessTransport
-
-

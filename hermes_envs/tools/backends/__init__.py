@@ -58,7 +58,8 @@ class SandboxBackend(ABC):
 
     @classmethod
     def check_available(cls) -> None:
-        """Raise ConfigError with the fix when this backend cannot run on this machine."""
+        """Raise ConfigError with the fix when this backend cannot run on this machine (default: available)."""
+        return None
 
     @abstractmethod
     def run(self, command: str, timeout: float) -> CommandResult:

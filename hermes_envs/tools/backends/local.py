@@ -121,7 +121,9 @@ class _Output:
 class PersistentShell:
     """One long-lived bash per task; see the module docstring for the protocol."""
 
-    def __init__(self, argv: list[str], workdir: Path, env: dict[str, str], ulimits: list[str], max_output: int):
+    def __init__(
+        self, argv: list[str], workdir: Path, env: dict[str, str], ulimits: list[str], max_output: int
+    ):
         self.argv = argv
         self.workdir = workdir
         self.env = env
@@ -170,7 +172,10 @@ class PersistentShell:
         self._ctl_fd_in_shell = ctl_w
         init = "\n".join(
             [
-                *(f"ulimit {flag} || echo 'hermes sandbox: could not set ulimit {flag}' >&2" for flag in self.ulimits),
+                *(
+                    f"ulimit {flag} || echo 'hermes sandbox: could not set ulimit {flag}' >&2"
+                    for flag in self.ulimits
+                ),
                 "trap '__h_to=1; return 124 2>/dev/null' USR1",
                 '__h_run() { eval "$1"; }',
                 f'__h() {{ __h_to=0; __h_bg=$!; __h_run "$1" </dev/null {ctl_w}>&-; __h_rc=$?; '
@@ -185,7 +190,9 @@ class PersistentShell:
         if status is None or not status.startswith("ready"):
             output = out.text()[0]
             self._terminate()
-            raise SandboxError(f"the task's shell did not start (argv {self.argv + ['bash']}); output: {output!r}")
+            raise SandboxError(
+                f"the task's shell did not start (argv {self.argv + ['bash']}); output: {output!r}"
+            )
         self.shell_pid = self._find_shell_pid()
         # the shell and its wrappers (bwrap's processes): never killed by a command timeout
         self._infra = set(_session_members(self.proc.pid)) | {self.proc.pid, self.shell_pid}
@@ -440,7 +447,9 @@ class PersistentShell:
 
 def _ulimit_flags(config) -> list[str]:
     flags = []
-    if config.cpu_seconds is not None:  # soft limit first sends SIGXCPU (exit 152); the hard one a second later
+    if (
+        config.cpu_seconds is not None
+    ):  # soft limit first sends SIGXCPU (exit 152); the hard one a second later
         flags.append(f"-S -t {int(config.cpu_seconds)}")
         flags.append(f"-H -t {int(config.cpu_seconds) + 1}")
     if config.memory_mb is not None:
@@ -460,7 +469,9 @@ class LocalBackend(SandboxBackend):
 
     def __init__(self, workdir, config, env):
         super().__init__(workdir, config, env)
-        self.shell = PersistentShell(self._argv(), workdir, env, _ulimit_flags(config), config.max_output_bytes)
+        self.shell = PersistentShell(
+            self._argv(), workdir, env, _ulimit_flags(config), config.max_output_bytes
+        )
 
     def _argv(self) -> list[str]:
         return []

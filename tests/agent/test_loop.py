@@ -1,0 +1,224 @@
+"""HermesAgentLoop: every branch of the upstream contract, driven by an in-process stub server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from typing import Any
+
+import pytest
+from openai.types.chat import ChatCompletion
+
+from hermes_envs.agent import AgentResult, HermesAgentLoop, final_response, tool_calls, tools_used
+from hermes_envs.tools import ToolRegistry
+
+
+def completion(content: str | None = "", calls: list[tuple[str, str]] | None = None, finish: str | None = None,
+               **extra: Any) -> ChatCompletion:
+    message: dict[str, Any] = {"role": "assistant", "content": content, **extra}
+    if calls:
+        message["tool_calls"] = [
+            {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+            for i, (n, a) in enumerate(calls)
+        ]
+    return ChatCompletion.model_validate({
+        "id": "x", "object": "chat.completion", "created": 0, "model": "fake",
+        "choices": [{"index": 0, "message": message,
+                     "finish_reason": finish or ("tool_calls" if calls else "stop")}],
+    })
+
+
+class StubServer:
+    """Answers each chat_completion with the next scripted response (or raises it when it is an exception)."""
+
+    def __init__(self, *responses: Any) -> None:
+        self.responses = list(responses)
+        self.requests: list[dict[str, Any]] = []
+
+    async def chat_completion(self, **kwargs: Any) -> Any:
+        self.requests.append({**kwargs, "messages": [dict(m) for m in kwargs["messages"]]})
+        response = self.responses.pop(0)
+        if isinstance(response, BaseException):
+            raise response
+        return response
+
+
+@pytest.fixture
+def tools() -> ToolRegistry:
+    reg = ToolRegistry()
+
+    @reg.tool(toolset="t")
+    def add(a: int, b: int) -> str:
+        """Add two integers."""
+        return str(a + b)
+
+    @reg.tool(toolset="t")
+    def boom(reason: str) -> str:
+        """Always fails."""
+        raise ValueError(f"bad {reason}")
+
+    @reg.tool(toolset="t")
+    def where(task_id: str) -> str:
+        """Return the task id it was dispatched for."""
+        return task_id
+
+    return reg
+
+
+def make_loop(server: StubServer, reg: ToolRegistry, **kw: Any) -> HermesAgentLoop:
+    schemas, names = reg.resolve()
+    return HermesAgentLoop(server, schemas, names, registry=reg, **kw)
+
+
+async def test_answer_without_tools_finishes_naturally(tools: ToolRegistry) -> None:
+    server = StubServer(completion("Paris."))
+    messages = [{"role": "user", "content": "Capital of France?"}]
+    result = await make_loop(server, tools).run(messages)
+    assert isinstance(result, AgentResult)
+    assert result.finished_naturally and result.turns_used == 1 and result.termination == "stop"
+    assert result.messages is messages and messages[-1] == {"role": "assistant", "content": "Paris."}
+    assert final_response(result) == "Paris."
+
+
+async def test_request_shape_follows_the_contract(tools: ToolRegistry) -> None:
+    server = StubServer(completion("ok"), completion("ok"))
+    await make_loop(server, tools, temperature=0.3).run([{"role": "user", "content": "q"}])
+    sent = server.requests[0]
+    assert sent["n"] == 1 and sent["temperature"] == 0.3
+    assert {t["function"]["name"] for t in sent["tools"]} == {"add", "boom", "where"}
+    assert "max_tokens" not in sent and "extra_body" not in sent
+    await HermesAgentLoop(server, [], [], max_tokens=50, extra_body={"top_k": 5}).run([{"role": "user", "content": "q"}])
+    sent = server.requests[1]
+    assert "tools" not in sent and sent["max_tokens"] == 50 and sent["extra_body"] == {"top_k": 5}
+
+
+async def test_tool_call_is_dispatched_and_result_appended(tools: ToolRegistry) -> None:
+    server = StubServer(completion(None, [("add", '{"a": 2, "b": 3}')]), completion("5"))
+    result = await make_loop(server, tools).run([{"role": "user", "content": "2+3"}])
+    assistant, tool_msg = result.messages[1], result.messages[2]
+    assert assistant["content"] == ""  # not None when the model said nothing
+    assert assistant["tool_calls"][0] == {"id": "call_0", "type": "function",
+                                          "function": {"name": "add", "arguments": '{"a": 2, "b": 3}'}}
+    assert tool_msg == {"role": "tool", "tool_call_id": "call_0", "content": "5"}
+    assert result.turns_used == 2 and result.finished_naturally and not result.tool_errors
+    assert tools_used(result) == ["add"] and tool_calls(result)[0]["arguments"] == {"a": 2, "b": 3}
+    # the second request carried the tool result back to the model
+    assert server.requests[1]["messages"][-1]["role"] == "tool"
+
+
+async def test_unknown_tool_is_reported_to_model_and_recorded(tools: ToolRegistry) -> None:
+    server = StubServer(completion("", [("rm_rf", "{}")]), completion("sorry"))
+    result = await make_loop(server, tools).run([{"role": "user", "content": "q"}])
+    payload = json.loads(result.messages[2]["content"])
+    assert payload["error"].startswith("Unknown tool 'rm_rf'. Available tools: ")
+    assert "add" in payload["error"]
+    (err,) = result.tool_errors
+    assert (err.turn, err.tool_name) == (1, "rm_rf") and err.tool_result == result.messages[2]["content"]
+
+
+async def test_invalid_json_arguments_are_not_dispatched(tools: ToolRegistry) -> None:
+    calls: list[Any] = []
+    tools.get("add").handler = lambda **kw: calls.append(kw)  # would record a dispatch
+    server = StubServer(completion("", [("add", '{"a": 1, "b": ')]), completion("done"))
+    result = await make_loop(server, tools).run([{"role": "user", "content": "q"}])
+    assert not calls
+    assert "Invalid JSON" in json.loads(result.messages[2]["content"])["error"]
+    assert result.tool_errors[0].arguments == '{"a": 1, "b": '
+
+
+async def test_raising_tool_becomes_error_result(tools: ToolRegistry) -> None:
+    server = StubServer(completion("", [("boom", '{"reason": "x"}')]), completion("ok"))
+    result = await make_loop(server, tools).run([{"role": "user", "content": "q"}])
+    assert json.loads(result.messages[2]["content"]) == {"error": "Tool execution failed: ValueError: bad x"}
+    assert result.tool_errors[0].error == "Tool execution failed: ValueError: bad x"
+
+
+async def test_long_arguments_are_cut_to_200_chars_in_tool_error(tools: ToolRegistry) -> None:
+    args = json.dumps({"reason": "y" * 500})
+    server = StubServer(completion("", [("boom", args)]), completion("ok"))
+    result = await make_loop(server, tools).run([{"role": "user", "content": "q"}])
+    assert len(result.tool_errors[0].arguments) == 200
+
+
+async def test_api_error_returns_at_once(tools: ToolRegistry) -> None:
+    server = StubServer(completion("", [("add", '{"a": 1, "b": 1}')]), RuntimeError("503 from upstream"))
+    result = await make_loop(server, tools).run([{"role": "user", "content": "q"}])
+    assert not result.finished_naturally and result.turns_used == 2
+    assert result.termination == "api_error" and "503 from upstream" in result.error
+    assert result.messages[-1]["role"] == "tool"  # the first turn's work is kept
+
+
+async def test_empty_choices_returns_at_once(tools: ToolRegistry) -> None:
+    empty = ChatCompletion.model_validate({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                                           "choices": []})
+    result = await make_loop(StubServer(empty), tools).run([{"role": "user", "content": "q"}])
+    assert (result.turns_used, result.finished_naturally, result.termination) == (1, False, "empty_response")
+
+
+async def test_max_turns(tools: ToolRegistry) -> None:
+    server = StubServer(*[completion("", [("add", '{"a": 1, "b": 1}')]) for _ in range(3)])
+    result = await make_loop(server, tools, max_turns=3).run([{"role": "user", "content": "q"}])
+    assert (result.turns_used, result.finished_naturally, result.termination) == (3, False, "max_turns")
+    assert sum(m["role"] == "tool" for m in result.messages) == 3
+
+
+async def test_length_finish_reason_is_reported(tools: ToolRegistry) -> None:
+    result = await make_loop(StubServer(completion("The answer is", finish="length")), tools).run(
+        [{"role": "user", "content": "q"}])
+    assert result.termination == "length" and result.finished_naturally
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        ({"reasoning_content": "think A"}, "think A"),
+        ({"reasoning": "think B"}, "think B"),
+        ({"reasoning_details": [{"type": "reasoning.text", "text": "think C"}]}, "think C"),
+        ({}, None),
+    ],
+)
+async def test_reasoning_extraction(tools: ToolRegistry, extra: dict, expected: str | None) -> None:
+    result = await make_loop(StubServer(completion("ok", **extra)), tools).run([{"role": "user", "content": "q"}])
+    assert result.reasoning_per_turn == [expected]
+    assert result.messages[-1].get("reasoning_content") == expected
+
+
+async def test_tool_calls_in_text_are_recovered_by_the_parser(tools: ToolRegistry) -> None:
+    text = 'Let me add.\n<tool_call>\n{"name": "add", "arguments": {"a": 4, "b": 5}}\n</tool_call>'
+    server = StubServer(completion(text), completion("9"))
+    result = await make_loop(server, tools).run([{"role": "user", "content": "q"}])
+    assert result.messages[1]["content"] == "Let me add."
+    assert result.messages[1]["tool_calls"][0]["function"]["name"] == "add"
+    assert result.messages[2]["content"] == "9"
+
+
+async def test_task_id_reaches_the_tool(tools: ToolRegistry) -> None:
+    server = StubServer(completion("", [("where", "{}")]), completion("ok"))
+    result = await make_loop(server, tools, task_id="task-123").run([{"role": "user", "content": "q"}])
+    assert result.messages[2]["content"] == "task-123"
+    assert HermesAgentLoop(server, [], []).task_id != HermesAgentLoop(server, [], []).task_id  # fresh uuid4
+
+
+async def test_slow_tool_does_not_block_the_event_loop() -> None:
+    reg = ToolRegistry()
+
+    @reg.tool(toolset="t")
+    def slow() -> str:
+        """Sleep in the calling thread."""
+        time.sleep(0.4)
+        return threading.current_thread().name
+
+    ticks: list[float] = []
+
+    async def ticker() -> None:
+        for _ in range(8):
+            ticks.append(time.perf_counter())
+            await asyncio.sleep(0.05)
+
+    server = StubServer(completion("", [("slow", "{}")]), completion("ok"))
+    result, _ = await asyncio.gather(make_loop(server, reg).run([{"role": "user", "content": "q"}]), ticker())
+    assert result.messages[2]["content"] != threading.current_thread().name  # ran in the pool
+    gaps = [b - a for a, b in zip(ticks, ticks[1:])]
+    assert max(gaps) < 0.3, f"event loop stalled {max(gaps):.2f}s while a tool slept 0.4s"

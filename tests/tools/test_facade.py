@@ -1,0 +1,27 @@
+import hermes_envs.tools as tools
+
+
+def test_public_names_are_pinned():
+    assert tools.__all__ == sorted(tools.__all__)
+    assert tools.__all__ == [
+        "CommandResult",
+        "Sandbox",
+        "SandboxBackend",
+        "SandboxConfig",
+        "Tool",
+        "ToolContext",
+        "ToolRegistry",
+        "active_sandboxes",
+        "available_backends",
+        "cleanup_all_sandboxes",
+        "cleanup_sandbox",
+        "configure_sandboxes",
+        "get_sandbox",
+        "register_backend",
+        "registry",
+        "sandbox_config",
+        "schema_from_function",
+        "tool",
+    ]
+    for name in tools.__all__:
+        assert getattr(tools, name) is not None
