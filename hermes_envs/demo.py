@@ -4,7 +4,9 @@
 2. A one-step atroposlib ``process`` run of the example against the same kind of fake server (in this process),
    writing the JSONL of scored groups and its HTML view into the output folder.
 
-No API key, no network, no Hub download: the fake model solves the arithmetic with the terminal tool.
+No API key, no network, no Hub download: a fake model per example solves its task with the tools (the arithmetic
+with the terminal, the script fix with write_file + terminal, the snippet explanation with the terminal, and plays
+the judge of the judge example).
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
-EXAMPLES = ("environments.arithmetic_env",)
+EXAMPLES = ("environments.arithmetic_env", "environments.file_task_env", "environments.judge_env")
 _EXPRESSION = re.compile(r"What is ([\d\s*+\-/()]+)\?")
 
 
@@ -52,9 +55,77 @@ def arithmetic_policy(body: dict[str, Any]) -> dict[str, Any]:
     return {"tool_calls": [{"name": "terminal", "arguments": {"command": f"python3 -c 'print({match.group(1)})'"}}]}
 
 
+def _example_items(module: str) -> list[dict[str, Any]]:
+    """The built-in dataset of an example env (``_make_items()`` of its module)."""
+    import importlib
+
+    return importlib.import_module(module)._make_items()
+
+
+def _first_user(body: dict[str, Any]) -> str:
+    messages = body.get("messages") or []
+    content = next((m.get("content") for m in messages if m.get("role") == "user"), "")
+    return content if isinstance(content, str) else ""
+
+
+def _assistant_turns(body: dict[str, Any]) -> int:
+    return sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
+
+
+def file_task_policy() -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A fake model that fixes the script of ``environments.file_task_env``: write the fix, run it, summarise."""
+    fixes = {item["buggy"]: item["solution"] for item in _example_items("environments.file_task_env")}
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        prompt = _first_user(body)
+        solution = next((fix for buggy, fix in fixes.items() if buggy in prompt), None)
+        turn = _assistant_turns(body)
+        if solution is None or not body.get("tools"):
+            return {"content": "I could not find the script."}
+        if turn == 0:
+            return {"tool_calls": [{"name": "write_file", "arguments": {"path": "task.py", "content": solution}}]}
+        if turn == 1:
+            return {"tool_calls": [{"name": "terminal", "arguments": {"command": "python3 task.py"}}]}
+        return {"content": "Fixed the bug; task.py now prints the expected output."}
+
+    return respond
+
+
+def judge_policy() -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A fake model for ``environments.judge_env``: run the snippet, explain it from the reference; as the judge,
+    answer a score."""
+    references = {item["snippet"]: item["reference"] for item in _example_items("environments.judge_env")}
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        prompt = _first_user(body)
+        if prompt.startswith("Snippet:"):  # the env's judge request
+            return {"content": "9"}
+        snippet = next((s for s in references if f"```python\n{s}\n```" in prompt), None)
+        if snippet is None:
+            return {"content": "I don't know."}
+        if _assistant_turns(body) == 0 and body.get("tools"):
+            command = f"python3 - <<'EOF'\n{snippet}\nEOF"
+            return {"tool_calls": [{"name": "terminal", "arguments": {"command": command}}]}
+        return {"content": references[snippet]}
+
+    return respond
+
+
+#: example module -> factory of the fake model that solves it (used by the demo and the example tests)
+POLICIES: dict[str, Callable[[], Callable[[dict[str, Any]], dict[str, Any]]]] = {
+    "environments.arithmetic_env": lambda: arithmetic_policy,
+    "environments.file_task_env": file_task_policy,
+    "environments.judge_env": judge_policy,
+}
+
+
 def run_process(env_file: Path, out_dir: Path, base_url: str, *, steps: int = 1, group_size: int = 2,
-                timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """``python env_file process ...`` against ``base_url`` with the offline tokenizer; output in ``out_dir``."""
+                timeout: float = 300, server_type: str = "openai",
+                extra: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python env_file process ...`` against ``base_url`` with the offline tokenizer; output in ``out_dir``.
+
+    ``server_type`` "vllm" / "sglang" runs Phase 2 (token endpoints, exact tokens) instead of OpenAI tool_calls.
+    """
     from hermes_envs.testing.offline import offline_environ, offline_tokenizer_path
 
     cmd = [
@@ -68,6 +139,9 @@ def run_process(env_file: Path, out_dir: Path, base_url: str, *, steps: int = 1,
         "--openai.model_name", "fake",
         "--openai.api_key", "x",
         "--openai.health_check", "False",
+        "--openai.server_type", server_type,
+        "--openai.tokenizer_name", offline_tokenizer_path(),
+        *(extra or []),
     ]
     env = {**os.environ, **offline_environ()}
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
@@ -95,7 +169,7 @@ def main(out: str | Path = "demo-output") -> int:
     from hermes_envs.conformance import run_conformance
     from hermes_envs.testing.fake_server import FakeOpenAIServer
 
-    console = Console()
+    console = Console(soft_wrap=True)
     out_dir = Path(out).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     ok = True
@@ -111,8 +185,8 @@ def main(out: str | Path = "demo-output") -> int:
     ok &= not report.failed
 
     console.rule("[bold]2. one-step atroposlib `process` run against the fake model server")
-    with FakeOpenAIServer(policy=arithmetic_policy, strict=True) as server:
-        for path in paths:
+    for module, path in zip(EXAMPLES, paths):
+        with FakeOpenAIServer(policy=POLICIES[module](), strict=True) as server:
             for old in out_dir.glob(f"{path.stem}*.jsonl"):
                 old.unlink()
             start = time.perf_counter()

@@ -119,10 +119,19 @@ class HermesAgentBaseEnv(BaseEnv):
             "tool_call_parser": self.config.tool_call_parser,
         }
         if self._is_managed():
-            async with self.server.managed_server(tokenizer=self.tokenizer) as managed:
-                result = await HermesAgentLoop(managed, schemas, names, **kwargs).run(messages)
+            from hermes_envs.env.managed import HermesManagedServer, pick_server
+
+            managed = HermesManagedServer(
+                pick_server(self.server), tokenizer=self.tokenizer, tool_parser=self.config.tool_call_parser
+            )
+            try:
+                # The managed server already parses tool calls; the loop's text fallback must not parse twice.
+                loop = HermesAgentLoop(managed, schemas, names, **{**kwargs, "tool_call_parser": None})
+                result = await loop.run(messages)
                 result.managed_state = managed.get_state()
                 return result
+            finally:
+                managed.reset()
         return await HermesAgentLoop(self.server, schemas, names, **kwargs).run(messages)
 
     async def score_rollout(self, item: Any, result: AgentResult, task_id: str) -> float:

@@ -110,7 +110,9 @@ async def test_token_servers_through_server_manager(server_type):
             model="fake", input_ids=prompt_ids, n=1, max_tokens=64
         )
         assert prompt == prompt_ids
-        assert tok.decode(outs[0]) == "The answer is 42." and len(lps[0]) == len(outs[0])
+        # the model's own end-of-turn token ends the output, as with a real vLLM/SGLang server
+        assert outs[0][-1] == tok.eos_token_id and tok.decode(outs[0][:-1]) == "The answer is 42."
+        assert len(lps[0]) == len(outs[0])
         srv.assert_no_failures()
 
 

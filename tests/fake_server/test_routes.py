@@ -110,7 +110,8 @@ def test_with_the_offline_tokenizer_when_available():
         r = httpx.post(
             srv.url + "/generate", json={"prompt": {"prompt_token_ids": ids}, "logprobs": 0}
         ).json()
-        assert tok.decode(r["token_ids"][0]) == "The answer is 42."
+        assert r["token_ids"][0][-1] == tok.eos_token_id and r["text"] == ["The answer is 42."]
+        assert tok.decode(r["token_ids"][0][:-1]) == "The answer is 42."
         tk = httpx.post(srv.url + "/tokenize", json={"messages": [{"role": "user", "content": "q"}]}).json()
         assert tk["count"] == len(tk["tokens"]) > 0
         json.dumps(r)

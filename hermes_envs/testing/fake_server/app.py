@@ -90,8 +90,10 @@ class FakeModel:
         fault_seed: int = 0,
         assistant_marker: str = "<|im_start|>assistant",
         stream_chunk_chars: int = 16,
+        tool_parser: str = "hermes",
     ) -> None:
         self.script = script
+        self.tool_parser = tool_parser
         self.policy = policy
         self.strict = strict
         self.model = model
@@ -349,10 +351,12 @@ class FakeModel:
         for i in range(n):
             t = turn.choices[i % len(turn.choices)] if turn.choices else turn
             text, finish = self._text_of_turn(t, fault)
-            out_ids = list(self.tokenizer.encode(text, add_special_tokens=False)) if text else []
+            text_ids = list(self.tokenizer.encode(text, add_special_tokens=False)) if text else []
+            out_ids = text_ids + self._end_of_turn(finish)
             if max_toks is not None and len(out_ids) > int(max_toks):
                 out_ids, finish = out_ids[: int(max_toks)], "length"
-            samples.append((self._decode(out_ids), out_ids, [_logprob(t_) for t_ in out_ids], finish))
+            # Like vLLM: token_ids end with the end-of-turn token, `text` does not (special tokens skipped).
+            samples.append((self._decode(out_ids[: len(text_ids)]), out_ids, [_logprob(t_) for t_ in out_ids], finish))
         if sglang:
             results = [
                 {
@@ -626,32 +630,52 @@ class FakeModel:
         return out
 
     def _text_of_turn(self, turn: Turn, fault: Fault | None) -> tuple[str, str]:
-        """A turn rendered as raw model text (Hermes format) for completions and token routes."""
-        parts = []
-        if turn.reasoning_content:
-            parts.append(f"<think>\n{turn.reasoning_content}\n</think>\n")
-        if turn.content:
-            parts.append(turn.content)
+        """A turn rendered as raw model text in the ``tool_parser`` format, for completions and token routes."""
         calls = list(turn.tool_calls)
         if fault is not None and fault.kind == "unknown_tool":
             calls = [ToolCall(fault.tool_name, calls[0].arguments if calls else "{}")] + calls[1:]
-        for c in calls:
-            args = (
-                c.arguments
-                if fault is None or fault.kind != "invalid_tool_json"
-                else _break_json(c.arguments)
-            )
-            try:
-                args_obj = json.loads(args)
-                call_text = json.dumps({"name": c.name, "arguments": args_obj}, ensure_ascii=False)
-            except ValueError:
-                call_text = '{"name": ' + json.dumps(c.name) + ', "arguments": ' + args + "}"
-            parts.append(("\n" if parts else "") + f"<tool_call>\n{call_text}\n</tool_call>")
-        text = "".join(parts)
+        broken = fault is not None and fault.kind == "invalid_tool_json"
+        text = (f"<think>\n{turn.reasoning_content}\n</think>\n" if turn.reasoning_content else "") + self._render(
+            turn.content, calls, broken
+        )
         finish = turn.finish_reason or "stop"
         if fault is not None and fault.kind == "length":
             text, finish = text[: len(text) // 2], "length"
         return text, finish
+
+    def _render(self, content: str | None, calls: list[ToolCall], broken: bool) -> str:
+        """Content and tool calls as the model would write them (the configured parser's ``render``)."""
+        if not calls:
+            return content or ""
+        wire = [
+            {"id": c.id or f"call_{i}", "type": "function",
+             "function": {"name": c.name, "arguments": _break_json(c.arguments) if broken else c.arguments}}
+            for i, c in enumerate(calls)
+        ]
+        if not broken:
+            from hermes_envs.parsers import get_parser  # light: openai types only
+
+            try:
+                return get_parser(self.tool_parser).render(content or None, wire)
+            except (KeyError, ValueError) as exc:  # unknown parser, or a turn the format cannot express
+                raise _Miss(
+                    f"the scripted turn cannot be written in the {self.tool_parser!r} tool-call format: {exc} "
+                    "Fix: change the turn (e.g. drop its content) or the server's tool_parser.",
+                    500,
+                    "fake_server_render",
+                ) from None
+        # Deliberately invalid JSON cannot go through a renderer that re-encodes it: write the hermes form by hand.
+        parts = [content] if content else []
+        for w in wire:
+            fn = w["function"]
+            parts.append('<tool_call>\n{"name": ' + json.dumps(fn["name"]) + ', "arguments": ' + fn["arguments"]
+                         + "}\n</tool_call>")
+        return "\n".join(parts)
+
+    def _end_of_turn(self, finish: str) -> list[int]:
+        """The end-of-turn token a real model emits when it stops on its own (none when cut by length)."""
+        eos = getattr(self.tokenizer, "eos_token_id", None)
+        return [int(eos)] if finish != "length" and isinstance(eos, int) else []
 
     # --------------------------------------------------------------------------------------------- faults
     def _transport_fault(self, fault: Fault | None, call: Call) -> Reply | None:

@@ -35,6 +35,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fault-seed", type=int, default=0, help="seed for fault rates (default 0)")
     parser.add_argument("--model", default="fake", help="model id served by /v1/models (default: fake)")
     parser.add_argument("--lenient", action="store_true", help="do not count misses as failures on exit")
+    parser.add_argument(
+        "--tokenizer",
+        metavar="PATH",
+        help="tokenizer folder for the token routes (/generate, /tokenize, usage); 'offline' = the shipped one "
+        "(default: offline when installed)",
+        default="offline",
+    )
+    parser.add_argument(
+        "--tool-parser",
+        default="hermes",
+        metavar="NAME",
+        help="format of tool calls in raw text on /generate and /v1/completions (default: hermes)",
+    )
+
+
+def _load_tokenizer(spec: str | None) -> Any:
+    """The tokenizer for token routes: None for 'none', the shipped offline one for 'offline', else a folder."""
+    if not spec or spec == "none":
+        return None
+    if spec == "offline":
+        from hermes_envs.testing.offline import load_offline_tokenizer
+
+        return load_offline_tokenizer()
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(spec)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,11 +81,13 @@ def run(args: argparse.Namespace) -> int:
             model=args.model,
             faults=faults,
             fault_seed=args.fault_seed,
+            tokenizer=_load_tokenizer(getattr(args, "tokenizer", None)),
+            tool_parser=getattr(args, "tool_parser", "hermes"),
         )
     except ScriptError as e:
         print(str(e), file=sys.stderr, flush=True)
         return 2
-    except ValueError as e:
+    except (ValueError, OSError) as e:
         print(f"fake-server: {e}", file=sys.stderr, flush=True)
         return 2
 

@@ -54,6 +54,7 @@ class FakeOpenAIServer:
         fault_seed: int = 0,
         tokenizer: Any = None,
         assistant_marker: str = "<|im_start|>assistant",
+        tool_parser: str = "hermes",
         stream_chunk_chars: int = 16,
     ) -> None:
         self.host = host
@@ -67,6 +68,7 @@ class FakeOpenAIServer:
             faults=[fault_from_obj(f) for f in (faults or [])],
             fault_seed=fault_seed,
             assistant_marker=assistant_marker,
+            tool_parser=tool_parser,
             stream_chunk_chars=stream_chunk_chars,
         )
         self._thread: threading.Thread | None = None

@@ -17,6 +17,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -528,8 +529,23 @@ class BwrapBackend(LocalBackend):
         wd = str(self.workdir)
         root = str(self.workdir.parent)
         argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        # A private /tmp would also hide a Python (a venv, a checkout) that lives under /tmp: keep it visible,
+        # read-only, so tools can still run the trainer's own interpreter.
+        for keep in _python_dirs_under_tmp():
+            argv += ["--ro-bind", keep, keep]
         argv += ["--tmpfs", root]  # other tasks' folders are not visible
         argv += ["--bind", wd, wd, "--chdir", wd, "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
         if not self.config.network:
             argv += ["--unshare-net"]
         return argv
+
+
+def _python_dirs_under_tmp() -> list[str]:
+    """Folders of the running Python (prefix, base prefix, executable's folder) that lie under /tmp."""
+
+    found: list[str] = []
+    for path in (sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))):
+        real = os.path.realpath(path)
+        if real.startswith("/tmp/") and not any(real == f or real.startswith(f + "/") for f in found):
+            found.append(real)
+    return found

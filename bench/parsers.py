@@ -1,0 +1,159 @@
+"""Tool-call parser throughput, and the cost of adversarial input relative to ordinary input.
+
+Run: ``.venv/bin/python bench/parsers.py [--size-mb 1.0] [--repeat 3]``
+
+For every format it builds, from a fixed seed, about 1 MB of ordinary model output (prose and well-formed calls,
+parsed one message at a time, and also as one 1 MB text) and several 1 MB adversarial texts: every prefix of a
+rendered call (thousands of unclosed markers of each shape), markers followed by deeply nested brackets, the
+GLM shape that made upstream's regex parser quadratic, and every format's markers salted together. It prints
+MB/s for the ordinary corpus and, per format, the worst ratio adversarial-time / ordinary-1MB-time measured in
+this same run (the target is < 10: linear time whatever the model emits).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import string
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hermes_envs.parsers import get_parser, list_parsers  # noqa: E402
+
+FORMATS = [n for n in list_parsers() if n not in ("qwen", "deepseek_v31", "llama4_json")]
+MARKERS = [
+    "<tool_call>", "</tool_call>", "<longcat_tool_call>", "[TOOL_CALLS]", "<|python_tag|>", "<function=f>",
+    "<parameter=k>", "</parameter>", "</function>", "<arg_key>k</arg_key>", "<arg_value>", "</arg_value>",
+    "<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>",
+    "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>",
+    "```\n", '{"name": "f", "arguments": {"a": "', "[", "{", '"',
+]  # fmt: skip
+
+
+def _words(rng: random.Random, n: int) -> str:
+    return " ".join("".join(rng.choices(string.ascii_lowercase, k=rng.randint(2, 9))) for _ in range(n))
+
+
+def _calls(rng: random.Random) -> list[tuple[str, dict]]:
+    calls = []
+    for _ in range(rng.randint(1, 3)):
+        args = {
+            "path": f"/work/{_words(rng, 1)}.py",
+            "content": "\n".join(_words(rng, rng.randint(3, 12)) for _ in range(rng.randint(1, 20))),
+            "limit": rng.randint(0, 1000),
+            "options": {"recursive": rng.random() < 0.5, "tags": [_words(rng, 1) for _ in range(3)]},
+        }
+        calls.append((rng.choice(["write_file", "read_file", "search"]), args))
+    return calls
+
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": name,
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "content": {"type": "string"},
+                    "limit": {"type": "integer"},
+                    "options": {"type": "object"},
+                },
+            },
+        },
+    }
+    for name in ("write_file", "read_file", "search")
+]
+
+
+def ordinary_messages(name: str, size: int) -> list[str]:
+    rng = random.Random(1234)
+    parser = get_parser(name)
+    out, total = [], 0
+    while total < size:
+        if rng.random() < 0.3:
+            text = "\n\n".join(_words(rng, 40) for _ in range(rng.randint(1, 6)))  # a plain answer
+        else:
+            content = None if name.startswith("llama") else _words(rng, rng.randint(0, 40))
+            text = parser.render(content, _calls(rng))
+        out.append(text)
+        total += len(text)
+    return out
+
+
+def ordinary_text(name: str, size: int) -> str:
+    """One ~size text of well-formed calls (the same work per byte as the adversarial texts)."""
+    rng = random.Random(99)
+    parser = get_parser(name)
+    calls: list[tuple[str, dict]] = []
+    text = ""
+    while len(text) < size:
+        calls += _calls(rng) * 8
+        text = parser.render(None if name.startswith("llama") else "Let me do all of this.", calls)
+    return text
+
+
+def adversarial_texts(name: str, size: int) -> dict[str, str]:
+    parser = get_parser(name)
+    one = parser.render(None, [("write_file", {"path": "a", "content": "x\ny", "limit": 3})])
+    texts = {}
+    cuts = sorted({max(1, len(one) * k // 12) for k in range(1, 12)})
+    for cut in cuts:  # thousands of calls cut at the same point
+        piece = one[:cut]
+        texts[f"prefix{cut:03d}"] = piece * (size // len(piece) + 1)
+    marker = one[: max(1, len(one) // 6)]
+    texts["nested"] = (marker + "[" * 5000 + "{" * 5000) * (size // 10_000 + 1)
+    texts["deep1"] = marker + "[" * size
+    texts["glm-shape"] = "<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>" * (size // 44 + 1)
+    texts["qwen-shape"] = "<tool_call>\n<function=f>\n<parameter=k>\nv\n</parameter>\n</function>\nx" * (size // 70 + 1)
+    rng = random.Random(7)
+    texts["salted"] = "".join(rng.choice(MARKERS) + _words(rng, rng.randint(0, 3)) for _ in range(size // 12))
+    texts["fences"] = ("```\n" + marker + "\n") * (size // (len(marker) + 5) + 1)
+    return {k: v[:size] for k, v in texts.items()}
+
+
+def best_time(fn: Callable[[], object], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_known_args(argv)[1]
+    opts = argparse.ArgumentParser()
+    opts.add_argument("--size-mb", type=float, default=1.0)
+    opts.add_argument("--repeat", type=int, default=3)
+    ns = opts.parse_args(args)
+    size = int(ns.size_mb * 1_000_000)
+    print(f"tool-call parsers, {ns.size_mb:g} MB per corpus, best of {ns.repeat}\n")
+    print(f"{'format':<14}{'msgs MB/s':>10}{'1MB MB/s':>10}{'worst adversarial':>26}{'ratio':>8}")
+    worst_overall = 0.0
+    for name in FORMATS:
+        parser = get_parser(name)
+        messages = ordinary_messages(name, size)
+        mb = sum(len(m) for m in messages) / 1e6
+        t_msgs = best_time(lambda p=parser, ms=messages: [p.parse(m, TOOLS) for m in ms], ns.repeat)
+        big = ordinary_text(name, size)
+        t_big = best_time(lambda p=parser, t=big: p.parse(t, TOOLS), ns.repeat)
+        worst_label, worst = "", 0.0
+        for label, text in adversarial_texts(name, size).items():
+            t_adv = best_time(lambda p=parser, t=text: p.parse(t, TOOLS), ns.repeat)
+            ratio = (t_adv / len(text)) / (t_big / len(big))
+            if ratio > worst:
+                worst_label, worst = label, ratio
+        worst_overall = max(worst_overall, worst)
+        print(f"{name:<14}{mb / t_msgs:>10.1f}{len(big) / 1e6 / t_big:>10.1f}{worst_label:>26}{worst:>8.2f}")
+    print(f"\nworst adversarial/ordinary ratio: {worst_overall:.2f} (target < 10)")
+    return 0 if worst_overall < 10 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

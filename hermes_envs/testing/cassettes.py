@@ -1,0 +1,592 @@
+"""Cassettes: real provider episodes recorded once (vcrpy), replayed offline with LLM-aware matching.
+
+* :func:`use_cassette` — record or replay every HTTP request made inside the block (httpx2 / openai 3.x, httpx,
+  aiohttp, requests ... whatever vcrpy patches). Replay by default (record mode ``none``): a request the cassette
+  does not hold raises :class:`CassetteMissError` naming the host, the nearest recorded request's differing fields
+  and the flag that records; it is also kept in :attr:`CassetteSession.misses` (clients often swallow errors).
+* Matching: method + endpoint + normalized JSON body (:mod:`hermes_envs.testing.cassette_matching`).
+* Secrets: :class:`~hermes_envs.testing.redaction.Redactor` scrubs what is written; the lint runs on what is
+  written and on what is read.
+* Readable files: JSON bodies are stored as YAML structures and SSE bodies as one entry per event (``sse:``), so a
+  review shows the messages, tool calls and each streamed chunk; they are turned back into bytes on replay.
+* Re-recording over a cassette produces a drift summary (:attr:`CassetteSession.drift`).
+* :func:`cassette_responder` — a recorded cassette as a fake-server policy ``(request_body) -> turn``, so the
+  conformance probes (and :class:`FakeOpenAIServer`) can answer with a real model's replies.
+
+Record modes are vcrpy's (``none``, ``once``, ``new_episodes``, ``all``) plus pytest-recording's ``rewrite``
+(delete, then record everything again).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from hermes_envs.errors import HermesEnvsError
+from hermes_envs.testing import cassette_matching as matching
+
+__all__ = [
+    "RECORD_FLAG",
+    "RECORD_MODES",
+    "CassetteError",
+    "CassetteMissError",
+    "CassetteSession",
+    "Interaction",
+    "cassette_responder",
+    "drift_summary",
+    "load_cassette",
+    "reply_of",
+    "use_cassette",
+]
+
+RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
+RECORD_FLAG = "pytest --hermes-record"
+_SERIALIZER = "hermes-yaml"
+
+
+class CassetteError(HermesEnvsError, ValueError):
+    """A cassette cannot be used (unreadable file, a secret in it, a bad record mode)."""
+
+
+class CassetteMissError(HermesEnvsError, LookupError):
+    """A request made during replay is not in the cassette (nothing was sent over the network)."""
+
+
+# ================================================================================================ serializer
+def _sse_events(text: str) -> list[Any]:
+    events: list[Any] = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        if not block.strip():
+            continue
+        if block.startswith("data: ") and "\n" not in block:
+            try:
+                value = json.loads(block[6:])
+            except ValueError:
+                value = None
+            if isinstance(value, (dict, list)):
+                events.append(value)
+                continue
+        events.append(block)
+    return events
+
+
+def _sse_text(events: list[Any]) -> str:
+    blocks = [
+        "data: " + json.dumps(e, ensure_ascii=False, separators=(",", ":")) if isinstance(e, (dict, list)) else e
+        for e in events
+    ]
+    return "".join(b + "\n\n" for b in blocks)
+
+
+def _content_type(headers: dict[str, Any]) -> str:
+    for name, value in (headers or {}).items():
+        if name.lower() == "content-type":
+            return str(value[0] if isinstance(value, list) and value else value).lower()
+    return ""
+
+
+def _readable_body(text: Any, content_type: str = "") -> Any:
+    if not isinstance(text, str):
+        return text
+    if "text/event-stream" in content_type or text.startswith("data: "):
+        return {"sse": _sse_events(text)}
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            return {"json": json.loads(stripped)}
+        except ValueError:
+            pass
+    return text
+
+
+def _raw_body(body: Any) -> Any:
+    if isinstance(body, dict) and set(body) == {"json"}:
+        return json.dumps(body["json"], ensure_ascii=False, separators=(",", ":"))
+    if isinstance(body, dict) and set(body) == {"sse"}:
+        return _sse_text(body["sse"])
+    return body
+
+
+def _set_length(headers: dict[str, Any], body: Any) -> None:
+    for name in list(headers or {}):
+        if name.lower() == "content-length" and isinstance(body, str):
+            n = str(len(body.encode("utf-8")))
+            headers[name] = [n] if isinstance(headers[name], list) else n
+
+
+class HermesYamlSerializer:
+    """vcrpy serializer: YAML with JSON bodies as structures and SSE bodies as a list of events."""
+
+    @staticmethod
+    def serialize(cassette_dict: dict[str, Any]) -> str:
+        import yaml
+
+        data = json.loads(json.dumps(cassette_dict, default=str))  # plain containers, own copy
+        for it in data.get("interactions", []):
+            req, resp = it["request"], it["response"]
+            req["body"] = _readable_body(req.get("body"))
+            body = resp.get("body") or {}
+            if "string" in body:
+                body["string"] = _readable_body(body["string"], _content_type(resp.get("headers") or {}))
+        return yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=120)
+
+    @staticmethod
+    def deserialize(cassette_string: str) -> dict[str, Any]:
+        import yaml
+
+        data = yaml.load(cassette_string, Loader=_loader()) or {}
+        for it in data.get("interactions", []):
+            req, resp = it["request"], it["response"]
+            req["body"] = _raw_body(req.get("body"))
+            body = resp.get("body") or {}
+            if "string" in body:
+                body["string"] = _raw_body(body["string"])
+                _set_length(resp.get("headers") or {}, body["string"])
+        return data
+
+
+def _loader() -> Any:
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _make_dumper() -> Any:
+    import yaml
+
+    base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+    class Dumper(base):  # type: ignore[misc, valid-type]
+        pass
+
+    def str_rep(dumper: Any, value: str) -> Any:
+        style = "|" if "\n" in value and len(value) < 20000 and value == value.strip(" ") else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    Dumper.add_representer(str, str_rep)
+    return Dumper
+
+
+_DUMPER: Any = None
+
+
+def _dumper() -> Any:
+    global _DUMPER
+    if _DUMPER is None:
+        _DUMPER = _make_dumper()
+    return _DUMPER
+
+
+# ================================================================================================ reading
+@dataclass
+class Interaction:
+    """One recorded request and its response, bodies parsed (JSON value, list of SSE events, or text)."""
+
+    method: str
+    uri: str
+    request: Any
+    status: int
+    response: Any
+    headers: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def endpoint(self) -> str:
+        return matching.endpoint(self.uri)
+
+    @property
+    def raw_request(self) -> str | None:
+        body = _raw_body(self.request)
+        return body if isinstance(body, str) or body is None else str(body)
+
+
+def load_cassette(path: str | Path) -> tuple[list[Interaction], dict[str, Any]]:
+    """The interactions and metadata of a cassette written by hermes-envs (or a plain vcrpy YAML cassette)."""
+    import yaml
+
+    p = Path(path)
+    try:
+        data = yaml.load(p.read_text(encoding="utf-8"), Loader=_loader()) or {}
+    except FileNotFoundError:
+        raise CassetteError(
+            f"cassette {p} should exist; it does not. Fix: record it once with `{RECORD_FLAG}` (or "
+            "`hermes-envs record ENV_FILE ...`), or check the path."
+        ) from None
+    except yaml.YAMLError as exc:
+        raise CassetteError(f"cassette {p} should be YAML; got a parse error: {exc}") from None
+    out = []
+    for it in data.get("interactions") or []:
+        req, resp = it.get("request") or {}, it.get("response") or {}
+        body = (resp.get("body") or {}).get("string")
+        headers = resp.get("headers") or {}
+        out.append(
+            Interaction(
+                method=str(req.get("method", "")),
+                uri=str(req.get("uri", "")),
+                request=_readable_body(req.get("body")) if isinstance(req.get("body"), str) else req.get("body"),
+                status=int((resp.get("status") or {}).get("code", 0)),
+                response=_readable_body(body, _content_type(headers)) if isinstance(body, str) else body,
+                headers=headers,
+            )
+        )
+    return out, dict(data.get("metadata") or {})
+
+
+def _request_value(body: Any) -> Any:
+    if isinstance(body, dict) and set(body) == {"json"}:
+        return body["json"]
+    return body
+
+
+def reply_of(response: Any) -> dict[str, Any] | None:
+    """The first choice of a recorded chat response (JSON or SSE) as a fake-server turn
+    (``content``, ``tool_calls`` [{id, name, arguments}], ``finish_reason``, ``reasoning_content``), plus ``usage``."""
+    if isinstance(response, dict) and "json" in response:
+        data = response["json"]
+        if not isinstance(data, dict) or not data.get("choices"):
+            return None
+        choice = data["choices"][0]
+        msg = choice.get("message") or {}
+        calls = [
+            {
+                "id": tc.get("id"),
+                "name": (tc.get("function") or {}).get("name"),
+                "arguments": (tc.get("function") or {}).get("arguments"),
+            }
+            for tc in msg.get("tool_calls") or []
+        ]
+        turn = {"content": msg.get("content"), "tool_calls": calls, "finish_reason": choice.get("finish_reason")}
+        if msg.get("reasoning_content"):
+            turn["reasoning_content"] = msg["reasoning_content"]
+        turn["usage"] = data.get("usage")
+        return turn
+    if isinstance(response, dict) and "sse" in response:
+        content: list[str] = []
+        reasoning: list[str] = []
+        calls_by_index: dict[int, dict[str, Any]] = {}
+        finish = None
+        usage = None
+        for event in response["sse"]:
+            if not isinstance(event, dict):
+                continue
+            usage = event.get("usage") or usage
+            for choice in event.get("choices") or []:
+                if choice.get("index", 0) != 0:
+                    continue
+                delta = choice.get("delta") or {}
+                if delta.get("content"):
+                    content.append(delta["content"])
+                if delta.get("reasoning_content"):
+                    reasoning.append(delta["reasoning_content"])
+                for tc in delta.get("tool_calls") or []:
+                    slot = calls_by_index.setdefault(tc.get("index", 0), {"id": None, "name": "", "arguments": ""})
+                    slot["id"] = tc.get("id") or slot["id"]
+                    fn = tc.get("function") or {}
+                    slot["name"] += fn.get("name") or ""
+                    slot["arguments"] += fn.get("arguments") or ""
+                finish = choice.get("finish_reason") or finish
+        turn = {
+            "content": "".join(content) if content else (None if calls_by_index else ""),
+            "tool_calls": [calls_by_index[i] for i in sorted(calls_by_index)],
+            "finish_reason": finish,
+            "usage": usage,
+        }
+        if reasoning:
+            turn["reasoning_content"] = "".join(reasoning)
+        return turn
+    return None
+
+
+# ================================================================================================ drift
+def _conversation_key(body: Any) -> tuple[str, int]:
+    value = _request_value(body)
+    if not isinstance(value, dict):
+        return ("<non-json>", 0)
+    messages = value.get("messages") or []
+    first_user = next((m.get("content") for m in messages if isinstance(m, dict) and m.get("role") == "user"), "")
+    turn = 1 + sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+    return (str(first_user)[:60], turn)
+
+
+def _describe_reply(it: Interaction) -> str:
+    if it.status >= 400:
+        return f"HTTP {it.status}"
+    turn = reply_of(it.response)
+    if turn is None:
+        return "<non-chat response>"
+    parts = []
+    for tc in turn["tool_calls"]:
+        args = tc["arguments"] if isinstance(tc["arguments"], str) else json.dumps(tc["arguments"])
+        parts.append(f"{tc['name']}({args[:40]})")
+    if turn.get("content"):
+        text = " ".join(str(turn["content"]).split())
+        parts.append(repr(text[:50] + ("…" if len(text) > 50 else "")))
+    return " + ".join(parts) or "<empty>"
+
+
+def _tokens(items: Iterable[Interaction]) -> int:
+    total = 0
+    for it in items:
+        turn = reply_of(it.response)
+        usage = (turn or {}).get("usage") or {}
+        total += int(usage.get("total_tokens") or 0)
+    return total
+
+
+def drift_summary(old: list[Interaction], new: list[Interaction], limit: int = 12) -> list[str]:
+    """What changed between two recordings of the same cassette, one line per change (empty: no drift)."""
+    lines: list[str] = []
+    if len(old) != len(new):
+        lines.append(f"requests: {len(old)} -> {len(new)}")
+    models_old = Counter(str((_request_value(i.request) or {}).get("model")) for i in old if _is_json(i))
+    models_new = Counter(str((_request_value(i.request) or {}).get("model")) for i in new if _is_json(i))
+    if set(models_old) != set(models_new):
+        lines.append(f"model: {sorted(models_old)} -> {sorted(models_new)}")
+    t_old, t_new = _tokens(old), _tokens(new)
+    if t_old != t_new:
+        lines.append(f"tokens: {t_old} -> {t_new}")
+    by_old: dict[tuple[str, int], list[str]] = defaultdict(list)
+    by_new: dict[tuple[str, int], list[str]] = defaultdict(list)
+    for it in old:
+        by_old[_conversation_key(it.request)].append(_describe_reply(it))
+    for it in new:
+        by_new[_conversation_key(it.request)].append(_describe_reply(it))
+    changes = []
+    for key in sorted(set(by_old) | set(by_new)):
+        a, b = Counter(by_old.get(key, [])), Counter(by_new.get(key, []))
+        if a == b:
+            continue
+        gone, came = sorted((a - b).elements()), sorted((b - a).elements())
+        where = f"{key[0]!r} turn {key[1]}"
+        if not a:
+            changes.append(f"{where}: new request(s), replies {came}")
+        elif not b:
+            changes.append(f"{where}: no longer requested (was {gone})")
+        else:
+            changes.append(f"{where}: replies {gone} -> {came}")
+    lines.extend(changes[:limit])
+    if len(changes) > limit:
+        lines.append(f"... and {len(changes) - limit} more changed turn(s)")
+    return lines
+
+
+def _is_json(it: Interaction) -> bool:
+    return isinstance(_request_value(it.request), dict)
+
+
+# ================================================================================================ the session
+@dataclass
+class CassetteSession:
+    """What happened in a :func:`use_cassette` block: misses, what was recorded, drift, lint findings."""
+
+    path: Path
+    record_mode: str
+    old: list[Interaction] = field(default_factory=list)
+    new: list[Interaction] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)
+    drift: list[str] = field(default_factory=list)
+    findings: list[Any] = field(default_factory=list)
+    played: int = 0
+    recorded: int = 0
+    cassette: Any = None
+
+    @property
+    def recording(self) -> bool:
+        return self.record_mode != "none"
+
+    def assert_ok(self) -> None:
+        """Raise :class:`CassetteMissError` listing the misses, or :class:`CassetteError` for secrets found."""
+        if self.misses:
+            body = "\n\n".join(f"[{i + 1}] {m}" for i, m in enumerate(self.misses))
+            raise CassetteMissError(f"{len(self.misses)} request(s) were not in the cassette:\n\n{body}")
+        if self.findings:
+            raise CassetteError("secret lint failed:\n" + "\n".join(str(f) for f in self.findings))
+
+
+def _build_vcr(record_mode: str, redactor: Any) -> Any:
+    import vcr
+
+    v = vcr.VCR(
+        serializer=_SERIALIZER,
+        record_mode=record_mode,
+        match_on=("llm_endpoint", "llm_body"),
+        before_record_request=redactor.request,
+        before_record_response=redactor.response,
+        decode_compressed_response=True,
+    )
+    v.register_serializer(_SERIALIZER, _SerializerAdapter)
+    v.register_matcher("llm_endpoint", matching.llm_endpoint_matcher)
+    v.register_matcher("llm_body", matching.llm_body_matcher)
+    return v
+
+
+class _SerializerAdapter:
+    serialize = staticmethod(HermesYamlSerializer.serialize)
+    deserialize = staticmethod(HermesYamlSerializer.deserialize)
+
+
+def miss_message(method: str, url: str, body: Any, path: Path, old: list[Interaction], mode: str) -> str:
+    """The explanation of a replay miss: the request, its host, the nearest recording's differences, the fix."""
+    host = urlsplit(url).hostname or "?"
+    lines = [
+        f"request {method} {url} (host {host}) should be in cassette {path}; it is not, and record mode "
+        f"{mode!r} sends nothing to the network."
+    ]
+    if not old:
+        lines.append("The cassette is empty or missing.")
+    else:
+        near = matching.nearest(method, url, body, [(i.method, i.uri, i.raw_request) for i in old])
+        if near is not None:
+            index, diffs = near
+            if diffs:
+                lines.append(f"Nearest recorded request (#{index + 1} of {len(old)}) differs in:")
+                lines.extend(f"  - {d}" for d in diffs)
+            else:
+                lines.append(f"Recorded request #{index + 1} matches, but all its recorded replies were used up "
+                             "(the env sent it more often than when recording).")
+    lines.append(
+        f"Fix: record it with `{RECORD_FLAG}` (or `hermes-envs record ...`) against {host}, or make the env "
+        "deterministic (seeded item order, no time or random values in prompts)."
+    )
+    return "\n".join(lines)
+
+
+@contextlib.contextmanager
+def use_cassette(
+    path: str | Path,
+    record_mode: str = "none",
+    *,
+    secrets: Iterable[str] = (),
+    metadata: dict[str, Any] | None = None,
+    block_network: bool | None = None,
+    lint: bool = True,
+) -> Iterator[CassetteSession]:
+    """Record or replay the HTTP traffic of the block in the cassette at ``path`` (see the module docstring).
+
+    ``secrets``: extra values to scrub (the provider key is scrubbed by header anyway). ``metadata``: stored in the
+    cassette when recording (``hermes:`` section). ``block_network``: refuse connections beyond loopback (default:
+    on when replaying). ``lint``: run the secret lint on the cassette after recording and before replay.
+    """
+    from hermes_envs.testing.redaction import Redactor
+    from hermes_envs.testing.secret_lint import lint_paths
+
+    if record_mode not in RECORD_MODES:
+        raise CassetteError(f"record mode should be one of {', '.join(RECORD_MODES)}; got {record_mode!r}.")
+    p = Path(path)
+    secrets = list(secrets)
+    session = CassetteSession(path=p, record_mode=record_mode)
+    if p.exists():
+        session.old = load_cassette(p)[0]
+        if lint and record_mode != "rewrite":
+            session.findings = lint_paths([p], secrets)
+            if session.findings:
+                session.assert_ok()
+    vcr_mode = record_mode
+    if record_mode == "rewrite":
+        if p.exists():
+            p.unlink()
+        vcr_mode = "all"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    redactor = Redactor(secrets)
+    guard: Any = contextlib.nullcontext()
+    if block_network or (block_network is None and record_mode == "none"):
+        from hermes_envs.testing.offline import block_network as _block
+
+        guard = _block()
+    with guard, _build_vcr(vcr_mode, redactor).use_cassette(str(p)) as cassette:
+        session.cassette = cassette
+        _watch_misses(cassette, session)
+        if metadata and vcr_mode != "none":
+            cassette.get_metadata("hermes", metadata)
+        try:
+            yield session
+        finally:
+            session.played = cassette.play_count
+            session.recorded = len(cassette.data) - cassette._loaded_count if vcr_mode != "none" else 0
+    if session.recording and p.exists():
+        session.new = load_cassette(p)[0]
+        if session.old:
+            session.drift = drift_summary(session.old, session.new)
+        if lint:
+            session.findings = lint_paths([p], secrets)
+
+
+def _watch_misses(cassette: Any, session: CassetteSession) -> None:
+    """Turn vcrpy's write-protected miss into a :class:`CassetteMissError` with our explanation (and keep it)."""
+    original = cassette.can_play_response_for
+
+    def can_play_response_for(request: Any) -> Any:
+        ok = original(request)
+        if not ok and cassette.write_protected:
+            message = miss_message(
+                request.method, request.uri, request.body, session.path, session.old, session.record_mode
+            )
+            session.misses.append(message)
+            raise CassetteMissError(message)
+        return ok
+
+    cassette.can_play_response_for = can_play_response_for
+
+
+# ================================================================================================ responder
+def cassette_responder(
+    path: str | Path | Iterable[str | Path], *, strict: bool = True, endpoint: str = "chat/completions"
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A recorded cassette (or several) as a fake-server policy / conformance responder.
+
+    ``responder(request_body) -> turn`` answers with the recorded reply whose request matches ``request_body``
+    (LLM-aware matching; identical requests get their recorded replies in turn, cycling). With ``strict=False`` a
+    request that matches nothing gets the reply of the nearest recorded request — a real model's reply shapes
+    (``content: null`` with tool calls, reasoning fields, odd formatting) for probes the recording never saw.
+    Use as ``FakeOpenAIServer(policy=cassette_responder(path))`` or hand it to the conformance kit.
+    """
+    paths = [path] if isinstance(path, (str, Path)) else list(path)
+    recorded: list[tuple[Interaction, dict[str, Any]]] = []
+    for p in paths:
+        for it in load_cassette(p)[0]:
+            if it.endpoint != endpoint or it.status >= 400:
+                continue
+            turn = reply_of(it.response)
+            if turn is not None:
+                recorded.append((it, turn))
+    if not recorded:
+        raise CassetteError(f"cassette(s) {', '.join(map(str, paths))} should hold {endpoint} replies; found none.")
+    by_key: dict[str, list[int]] = defaultdict(list)
+    for i, (it, _) in enumerate(recorded):
+        by_key[matching.body_key(it.raw_request)].append(i)
+    served: Counter[str] = Counter()
+
+    def _turn(index: int) -> dict[str, Any]:
+        turn = dict(recorded[index][1])
+        turn.pop("usage", None)
+        if not turn.get("reasoning_content"):
+            turn.pop("reasoning_content", None)
+        if not turn.get("finish_reason"):
+            turn.pop("finish_reason", None)
+        turn["tool_calls"] = [{k: v for k, v in tc.items() if v is not None} for tc in turn["tool_calls"]]
+        return turn
+
+    def responder(body: dict[str, Any]) -> dict[str, Any]:
+        raw = json.dumps(body)
+        key = matching.body_key(raw)
+        hits = by_key.get(key)
+        if hits:
+            index = hits[served[key] % len(hits)]
+            served[key] += 1
+            return _turn(index)
+        near = matching.nearest("POST", endpoint, raw, [(it.method, it.uri, it.raw_request) for it, _ in recorded])
+        assert near is not None
+        if strict:
+            diffs = "\n".join(f"  - {d}" for d in near[1])
+            raise CassetteMissError(
+                f"request should match a recorded {endpoint} request; nearest (#{near[0] + 1}) differs in:\n{diffs}"
+            )
+        return _turn(near[0])
+
+    responder.__name__ = responder.__qualname__ = "cassette_responder"
+    return responder
