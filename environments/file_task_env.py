@@ -216,7 +216,7 @@ class FileTaskEnv(HermesAgentBaseEnv):
         if len(got) > len(expected):  # extra lines dilute the match, so printing everything is not a strategy
             matching -= len(got) - len(expected)
         score += W_OUTPUT * max(0, matching) / len(expected)
-        return max(0.0, min(1.0, score))
+        return max(0.0, min(1.0, round(score, 6)))
 
     async def evaluate(self, *args, **kwargs) -> None:
         start = time.time()

@@ -43,6 +43,18 @@ def _fake_server(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _record(args: argparse.Namespace) -> int:
+    from hermes_envs.testing.recording import record_main
+
+    return record_main(args)
+
+
+def _lint_cassettes(args: argparse.Namespace) -> int:
+    from hermes_envs.testing.secret_lint import main as lint_main
+
+    return lint_main(args.paths)
+
+
 def _tokenizer_path(args: argparse.Namespace) -> int:
     from hermes_envs.testing.offline import offline_tokenizer_path
 
@@ -71,6 +83,16 @@ def build_parser() -> argparse.ArgumentParser:
     fake = sub.add_parser("fake-server", help="serve a fake OpenAI-compatible model from a script until interrupted")
     add_arguments(fake)
     fake.set_defaults(func=_fake_server)
+
+    from hermes_envs.testing.recording import add_record_arguments
+
+    rec = sub.add_parser("record", help="run real rollouts of an env against a provider and write a cassette")
+    add_record_arguments(rec)
+    rec.set_defaults(func=_record)
+
+    lint = sub.add_parser("lint-cassettes", help="fail (exit 1) when a cassette holds a key-like string")
+    lint.add_argument("paths", nargs="+", metavar="PATH", help="cassette files or folders")
+    lint.set_defaults(func=_lint_cassettes)
 
     tok = sub.add_parser("tokenizer-path", help="print the folder of the offline tokenizer (for --env.tokenizer_name)")
     tok.set_defaults(func=_tokenizer_path)

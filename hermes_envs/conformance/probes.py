@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from hermes_envs.agent.result import AgentResult
@@ -197,3 +198,98 @@ class StrictAgentResult(AgentResult):
 
         fields = {f.name: copy.deepcopy(getattr(result, f.name)) for f in dataclasses.fields(AgentResult)}
         return cls(**fields)
+
+
+# ----------------------------------------------------------------------------------------------- positives
+def play(script: list[dict[str, Any]]) -> Responder:
+    """Play a scripted transcript: the n-th model turn answers ``script[n]`` (the last turn repeats)."""
+    if not script:
+        raise ValueError("a conformance transcript should hold at least one model turn; got an empty list")
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        return dict(script[min(_assistant_turns(body), len(script) - 1)])
+
+    return respond
+
+
+#: How a gold value is written in an answer: rewards parse answers in these common shapes.
+ANSWER_FORMATS: tuple[tuple[str, str], ...] = (
+    ("bare", "{v}"),
+    ("answer-line", "Answer: {v}"),
+    ("boxed", "The answer is \\boxed{{{v}}}."),
+    ("answer-tag", "<answer>{v}</answer>"),
+    ("gsm8k", "#### {v}"),
+    ("sentence", "The answer is {v}."),
+)
+
+#: Field names that usually hold the expected answer: tried first, and their failure is an error (not a doubt).
+ANSWER_FIELDS = ("answer", "answers", "solution", "target", "label", "gold", "expected", "ground_truth",
+                 "reference", "output", "result", "correct", "final_answer")
+
+
+@dataclass(frozen=True)
+class Positive:
+    """A transcript that should score above the controls: a gold-answer probe or the env's own good transcript."""
+
+    name: str  # e.g. "answer field 'answer' as 'Answer: {v}'", "tool write_file(path, content)", "env good #0"
+    responder: Responder
+    source: str  # "field", "tool" or "env"
+    field: str | None = None
+    value: str | None = None
+
+
+def _scalar_fields(item: Any) -> list[tuple[str, str]]:
+    """(name, text) of the item's string / number fields, answer-like names first."""
+    if not isinstance(item, dict):
+        return []
+    out = []
+    for key, value in item.items():
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            continue
+        text = str(value).strip()
+        if text and len(text) <= 2000:
+            out.append((str(key), text))
+    rank = {name: i for i, name in enumerate(ANSWER_FIELDS)}
+    return sorted(out, key=lambda kv: rank.get(kv[0].lower(), len(rank)))
+
+
+def gold_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
+    """Gold-answer probes for ``item``: tool calls built from its fields, then each field in each answer shape."""
+    fields = _scalar_fields(item)
+    positives: list[Positive] = []
+    raw = item if isinstance(item, dict) else {}
+    for tool in tools:
+        function = tool.get("function", tool)
+        params = (function.get("parameters") or {}).get("properties") or {}
+        shared = [p for p in params if p in raw]
+        required = (function.get("parameters") or {}).get("required") or []
+        if not shared or any(r not in raw for r in required):
+            continue
+        arguments = {p: raw[p] for p in shared}
+        call = {"name": function.get("name", ""), "arguments": arguments}
+        done = next((v for k, v in fields if k.lower() in ANSWER_FIELDS), "Done.")
+        positives.append(Positive(f"tool {call['name']}({', '.join(shared)}) from the item's fields",
+                                  play([{"content": "", "tool_calls": [call]}, {"content": done}]), "tool"))
+    for name, text in fields:
+        for _shape, template in ANSWER_FORMATS:
+            positives.append(Positive(f"field {name!r} answered as {template!r}", say(template.format(v=text)),
+                                      "field", field=name, value=text))
+    return positives
+
+
+def env_transcripts(env: Any, item: Any) -> dict[str, list[list[dict[str, Any]]]]:
+    """The env's own example transcripts for ``item``: ``env.conformance_transcripts(item)``, when it has one.
+
+    The hook returns ``{"good": [script, ...], "bad": [script, ...]}``; a script is a list of model turns in the
+    fake server's format (``{"content": str, "tool_calls": [{"name", "arguments"}]}``), played in order through
+    the real agent loop. Good transcripts must score above every control; bad ones are extra negative controls.
+    """
+    hook = getattr(env, "conformance_transcripts", None)
+    if hook is None:
+        return {}
+    returned = hook(item) or {}
+    if not isinstance(returned, dict) or set(returned) - {"good", "bad"}:
+        raise TypeError(
+            f"conformance_transcripts(item) should return {{'good': [...], 'bad': [...]}}; got {returned!r:.200}"
+        )
+    return {k: [list(s) for s in v or []] for k, v in returned.items()}

@@ -14,7 +14,7 @@ from typing import Any
 
 from hermes_envs.conformance.findings import Outcome, Status
 from hermes_envs.conformance.loader import looks_like_env_file
-from hermes_envs.conformance.registry import CHECKS
+from hermes_envs.conformance.registry import CHECKS, all_checks
 from hermes_envs.conformance.session import EnvSession, Settings
 from hermes_envs.errors import ConfigError
 
@@ -59,7 +59,12 @@ def load_settings(start: Path | None = None, **overrides: Any) -> Settings:
                 raise ConfigError(f"{pyproject} should be valid TOML; {exc}. Fix: correct the file.") from None
             data = dict(doc.get("tool", {}).get("hermes-conformance", {}))
             break
+    if "forced" in data:
+        raise ConfigError("[tool.hermes-conformance] should not set `forced`; it holds the ids named on the "
+                          "command line. Fix: use `select`.")
     data.update({k: v for k, v in overrides.items() if v is not None})
+    if overrides.get("select"):
+        data["forced"] = list(overrides["select"])
     known = set(Settings.__dataclass_fields__)
     unknown = sorted(set(data) - known)
     if unknown:
@@ -67,7 +72,7 @@ def load_settings(start: Path | None = None, **overrides: Any) -> Settings:
                           "Fix: remove or rename those keys.")
     for key in ("select", "ignore"):
         ids = data.get(key) or []
-        bad = [i for i in ids if not any(c.startswith(i) for c in CHECKS)]
+        bad = [i for i in ids if not any(c.id.startswith(i) for c in all_checks())]
         if bad:
             raise ConfigError(f"[tool.hermes-conformance] {key} should name check ids (e.g. HC401) or prefixes "
                               f"(e.g. HC4); got {bad}. Fix: see docs/checks.md for the ids.")

@@ -23,12 +23,15 @@ from typing import Any, TypeVar
 from hermes_envs.conformance.findings import Finding, NotApplicable, Outcome, Skip, Status
 from hermes_envs.conformance.probes import PROBES, Responder
 from hermes_envs.conformance.registry import CHECKS, all_checks
+from hermes_envs.conformance.watchdog import LoopWatchdog
 from hermes_envs.errors import EnvLoadError
 
 T = TypeVar("T")
 
 #: How many get_next_item calls we make at most while looking for the end of the training cycle.
 MAX_ITEMS_SCANNED = 2000
+#: The metric the wandb_log spy passes in, to see whether an override hands it on to the base class.
+PROBE_METRIC = "hermes_conformance/probe"
 
 
 @dataclass
@@ -39,8 +42,20 @@ class Settings:
     ignore: list[str] = field(default_factory=list)
     group_size: int = 2
     probe_items: int = 2
+    #: HC406: the highest mean score a negative control (do nothing, refuse, echo, spam tools) may get.
     control_ceiling: float = 0.2
-    setup_seconds: float = 60.0
+    #: HC205: setup() taking longer than this is reported (a warning).
+    setup_seconds: float = 30.0
+    #: setup() is abandoned after this long (HC201 then reports the timeout).
+    setup_timeout: float = 300.0
+    #: HC408: the event loop blocked longer than this by the env's code is reported.
+    blocking_seconds: float = 0.5
+    #: HC601: how many different items run concurrently against one at a time.
+    concurrency_items: int = 3
+    #: Run the slow checks too (HC503: a one-step ``process`` run in a subprocess, a few seconds).
+    slow: bool = False
+    #: Ids named on the command line (--hermes-select / --select): they run even if the env ignores them.
+    forced: list[str] = field(default_factory=list)
 
 
 class RoutingPolicy:
@@ -79,6 +94,12 @@ class EnvSession:
         self.module: Any = None
         self.env_cls: type | None = None
         self.load_error: str | None = None
+        #: Connections the network guard refused: (phase, attempt).
+        self.blocked: list[tuple[str, Any]] = []
+        #: Seconds spent per phase (import, construct, setup, items, evaluate, probes, rewards, ...).
+        self.timings: dict[str, float] = {}
+        self.phase = "import"
+        self._watchdog: Any = None
 
     @property
     def label(self) -> str:
@@ -91,8 +112,30 @@ class EnvSession:
         """Hub/datasets offline, wandb off, and every connection beyond loopback refused with a message."""
         from hermes_envs.testing.offline import block_network, offline_mode
 
-        with offline_mode(), block_network():
+        guard = block_network()
+        try:
+            with offline_mode(), guard:
+                yield
+        finally:
+            self.blocked.extend((self.phase, attempt) for attempt in guard.blocked)
+
+    @contextlib.contextmanager
+    def timed(self, phase: str) -> Iterator[None]:
+        """Account the block's wall time to ``phase`` (and name the phase in network / stall records)."""
+        previous, self.phase = self.phase, phase
+        start = time.perf_counter()
+        try:
             yield
+        finally:
+            self.timings[phase] = self.timings.get(phase, 0.0) + time.perf_counter() - start
+            self.phase = previous
+
+    @property
+    def watchdog(self) -> Any:
+        """The event-loop watchdog (HC408): stalls longer than ``blocking_seconds`` caused by the env's code."""
+        if self._watchdog is None:
+            self._watchdog = LoopWatchdog(self.settings.blocking_seconds)
+        return self._watchdog
 
     def run_async(self, make: Callable[[], Awaitable[T]], timeout: float | None = None) -> T:
         """Run a coroutine on the session's private event loop, offline."""
@@ -163,7 +206,7 @@ class EnvSession:
         from hermes_envs.conformance.loader import find_env_classes, import_env_module
 
         try:
-            with self.offline():
+            with self.timed("import"), self.offline():
                 self.module = import_env_module(self.path)
             classes = find_env_classes(self.module)
             if self.class_name:
@@ -226,18 +269,22 @@ class EnvSession:
                 timeout=60,
             )
         ]
-        with self.offline():
+        with self.timed("construct"), self.offline():
             self._env = env_cls(config, server_configs, slurm=False, testing=False)
         disable_client_retries(getattr(self._env, "server", None))
         return self._env
 
-    def run_env(self, make: Callable[[Any], Awaitable[T]], timeout: float = 120.0) -> T:
-        """Run ``make(env)`` on the loop with atroposlib's retries made fast."""
+    def run_env(self, make: Callable[[Any], Awaitable[T]], timeout: float = 120.0, phase: str | None = None) -> T:
+        """Run ``make(env)`` on the loop with atroposlib's retries made fast, timed under ``phase``.
+
+        The event loop is watched meanwhile (HC408), so a stall by the env's code is recorded with its phase.
+        """
         from hermes_envs.testing.retries import fast_retries
 
         env = self.env()
-        with fast_retries():
-            return self.run_async(lambda: make(env), timeout=timeout)
+        phase = phase or self.phase
+        with self.timed(phase), fast_retries():
+            return self.run_async(lambda: self.watchdog.watch(phase, make(env)), timeout=timeout)
 
     def is_hermes_env(self) -> bool:
         """True when the env follows the agent contract (format_prompt + compute_reward(item, result, ctx))."""
@@ -249,7 +296,11 @@ class EnvSession:
         """Run ``setup()`` once; returns the seconds it took (raises what setup raised)."""
         if "setup_seconds" not in self.facts:
             start = time.perf_counter()
-            self.run_env(lambda env: env.setup(), timeout=self.settings.setup_seconds)
+            try:
+                self.run_env(lambda env: env.setup(), timeout=self.settings.setup_timeout, phase="setup")
+            except (asyncio.TimeoutError, TimeoutError):
+                raise TimeoutError(f"setup() did not finish within {self.settings.setup_timeout:g} s "
+                                   "(setup_timeout)") from None
             self.facts["setup_seconds"] = time.perf_counter() - start
         return self.facts["setup_seconds"]
 
@@ -283,36 +334,98 @@ class EnvSession:
                 items.append(item)
                 keys.append(key)
 
-        self.run_env(scan)
+        self.run_env(scan, phase="items")
         self.facts["training"] = {"items": items, "cycled": cycled, "error": error, "calls": len(items) + cycled}
         return self.facts["training"]
 
     def eval_observation(self) -> dict[str, Any]:
-        """Run ``evaluate()`` against a fake model that answers at once; record what it sent. Cached.
+        """Run ``evaluate()`` against a fake model; record what it sent, logged and returned. Cached.
 
-        Returns ``{"prompts": [first user message of each conversation], "requests": [...], "error": str|None,
-        "returned": Any}``.
+        The fake model calls every offered tool on its first turn, then answers "I don't know.", so an agent loop
+        shows up as a follow-up request carrying the tool results. Returns ``{"prompts": [first user message of
+        each conversation], "requests": [...], "error": str|None, "returned": Any, "logged": [metrics dicts
+        given to evaluate_log]}``.
         """
         if "eval" in self.facts:
             return self.facts["eval"]
+        from hermes_envs.conformance.probes import call_each_tool_then
+
         self.setup_done()
+        self.check_rollouts_possible()
+        env = self.env()
         error = None
         returned = None
-        with self.responding(lambda body: {"content": "I don't know."}) as made:
+        logged: list[Any] = []
+        original_log = getattr(env, "evaluate_log", None)
+        if original_log is not None:
+
+            async def spy_log(*args: Any, **kwargs: Any) -> Any:
+                logged.append(kwargs.get("metrics", args[0] if args else None))
+                return await original_log(*args, **kwargs)
+
+            env.evaluate_log = spy_log
+        with self.responding(call_each_tool_then("I don't know.")) as made:
             try:
-                returned = self.run_env(lambda env: env.evaluate(), timeout=300)
+                returned = self.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
             except Exception as exc:
                 error = f"{type(exc).__name__}: {exc}"
+            finally:
+                if original_log is not None:
+                    del env.evaluate_log
         prompts: list[str] = []
         for call in made:
             users = [m.get("content") for m in call.body.get("messages", []) if m.get("role") == "user"]
             if users and isinstance(users[0], str) and users[0] not in prompts:
                 prompts.append(users[0])
-        self.facts["eval"] = {"prompts": prompts, "requests": made, "error": error, "returned": returned}
+        self.facts["eval"] = {"prompts": prompts, "requests": made, "error": error, "returned": returned,
+                              "logged": logged}
         return self.facts["eval"]
+
+    def wandb_observation(self) -> dict[str, Any]:
+        """Call ``env.wandb_log({PROBE_METRIC: 1.0})`` with a spy on atroposlib's ``BaseEnv.wandb_log``. Cached.
+
+        Returns ``{"calls": [metrics dicts that reached BaseEnv.wandb_log], "error": str|None}``. Runs after
+        ``evaluate()`` so metrics an env keeps for its next wandb_log are included.
+        """
+        if "wandb" in self.facts:
+            return self.facts["wandb"]
+        from atroposlib.envs.base import BaseEnv
+
+        self.eval_observation()
+        calls: list[dict[str, Any]] = []
+        original = BaseEnv.__dict__["wandb_log"]
+
+        async def spy(env_self: Any, wandb_metrics: dict | None = None, *args: Any, **kwargs: Any) -> Any:
+            calls.append(dict(wandb_metrics or {}))
+            return await original(env_self, wandb_metrics, *args, **kwargs)
+
+        error = None
+        BaseEnv.wandb_log = spy  # type: ignore[method-assign]
+        try:
+            self.run_env(lambda env: env.wandb_log({PROBE_METRIC: 1.0}), phase="wandb_log")
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+        finally:
+            BaseEnv.wandb_log = original  # type: ignore[method-assign]
+        self.facts["wandb"] = {"calls": calls, "error": error}
+        return self.facts["wandb"]
+
+    def check_rollouts_possible(self) -> None:
+        """Skip rollout-based checks when the env's configured tool-call parser does not exist (HC801 says so)."""
+        name = getattr(getattr(self.env(), "config", None), "tool_call_parser", None)
+        if not name:
+            return
+        from hermes_envs.parsers import get_parser
+
+        try:
+            get_parser(name)
+        except KeyError:
+            raise Skip(f"the env's tool_call_parser {name!r} does not exist, so every rollout with text would "
+                       "crash (see HC801)") from None
 
     def probe_items(self) -> list[Any]:
         """A few training items to run probes on (the first ones of the cycle)."""
+        self.check_rollouts_possible()
         items = self.training_items()["items"]
         if not items:
             raise Skip("no training item could be obtained from get_next_item (see HC202/HC203)")
@@ -334,24 +447,33 @@ class EnvSession:
         """
         if "probes" in self.facts:
             return self.facts["probes"]
+        out: list[dict[str, Any]] = []
+        for item in self.probe_items():
+            for probe, (factory, max_turns, _about) in PROBES.items():
+                result, task_id = self.run_probe(item, factory(), max_turns, probe)
+                out.append({"probe": probe, "item": item, "result": result, "task_id": task_id})
+        self.facts["probes"] = out
+        return out
+
+    def run_probe(self, item: Any, responder: Responder, max_turns: int, name: str,
+                  phase: str = "probes") -> tuple[Any, str]:
+        """One rollout of ``item`` through the real agent loop, the fake model answering with ``responder``.
+
+        Returns ``(AgentResult, task_id)``; the task's sandbox is left for the reward to inspect (clean it up).
+        """
         from hermes_envs.agent import HermesAgentLoop
 
         env = self.env()
         schemas, names = self.tools()
-        out: list[dict[str, Any]] = []
-        for item in self.probe_items():
-            for probe, (factory, max_turns, _about) in PROBES.items():
-                messages = self._initial_messages(env, item)
-                task_id = f"probe-{probe}-{uuid.uuid4().hex[:8]}"
-                loop = HermesAgentLoop(
-                    env.server, schemas, names, max_turns=max_turns, task_id=task_id, temperature=1.0,
-                    tool_call_parser=getattr(env.config, "tool_call_parser", "hermes"),
-                )
-                with self.responding(factory()):
-                    result = self.run_env(lambda _env, loop=loop, messages=messages: loop.run(messages))
-                out.append({"probe": probe, "item": item, "result": result, "task_id": task_id})
-        self.facts["probes"] = out
-        return out
+        messages = self._initial_messages(env, item)
+        task_id = f"probe-{name}-{uuid.uuid4().hex[:8]}"
+        loop = HermesAgentLoop(
+            env.server, schemas, names, max_turns=max_turns, task_id=task_id, temperature=1.0,
+            tool_call_parser=getattr(env.config, "tool_call_parser", "hermes"),
+        )
+        with self.responding(responder):
+            result = self.run_env(lambda _env: loop.run(messages), phase=phase)
+        return result, task_id
 
     @staticmethod
     def _initial_messages(env: Any, item: Any) -> list[dict[str, Any]]:
@@ -378,9 +500,14 @@ class EnvSession:
         if check_id in self.outcomes:
             return self.outcomes[check_id]
         info = CHECKS[check_id]
+        ignored = self.env_ignores().get(check_id)
+        if ignored is not None and not any(check_id.startswith(f) for f in self.settings.forced):
+            outcome = Outcome(check_id, Status.SKIPPED, note=f"ignored by the env's conformance_ignore: {ignored}")
+            self.outcomes[check_id] = outcome
+            return outcome
         for req in info.requires:
             prior = self.run(req)
-            if prior.status not in (Status.PASSED, Status.WARNED):
+            if prior.status not in (Status.PASSED, Status.WARNED, Status.NOT_APPLICABLE):
                 outcome = Outcome(check_id, Status.SKIPPED, note=f"needs {req}, which did not pass")
                 self.outcomes[check_id] = outcome
                 return outcome
@@ -407,6 +534,21 @@ class EnvSession:
         outcome.seconds = time.perf_counter() - start
         self.outcomes[check_id] = outcome
         return outcome
+
+    def env_ignores(self) -> dict[str, str]:
+        """``conformance_ignore`` of the env class or module: ``{"HC302": "why"}`` or ``["HC302"]``.
+
+        The env-level "marker": it beats pyproject's select, and an id named on the command line (--hermes-select)
+        beats it. See docs/checks.md, "Configuration".
+        """
+        if self.env_cls is None:
+            return {}
+        raw = getattr(self.env_cls, "conformance_ignore", None) or getattr(self.module, "conformance_ignore", None)
+        if not raw:
+            return {}
+        if isinstance(raw, dict):
+            return {str(k): str(v) for k, v in raw.items()}
+        return {str(k): "no reason given" for k in raw}
 
     def run_all(self) -> list[Outcome]:
         """Run every selected check; one failure never hides the others."""

@@ -90,18 +90,37 @@ def skip_ws(text: str, pos: int) -> int:
     return _WS.match(text, pos).end()
 
 
+_FIRST_WINDOW = 512
+
+
 def decode_json_at(text: str, pos: int) -> tuple[Any, int]:
     """Decode one JSON value starting exactly at ``pos``; return it and the position just after it.
 
     Raw control characters inside strings are accepted (models often write literal newlines in code arguments);
     NaN/Infinity are not (they are not JSON). Raises ``ValueError`` with a short reason.
+
+    The decoder is run on a window of the text that grows geometrically, never on the whole rest of the text:
+    ``json.JSONDecodeError`` counts the newlines from the start of the string it was given, so decoding at
+    offset ``pos`` of a long text costs O(pos) per failure, and thousands of broken calls would cost O(n^2).
+    A window only grows when its result could differ from the full text's (a value or an error touching the
+    window's end, or an unterminated string).
     """
-    try:
-        return _DECODER.raw_decode(text, pos)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{exc.msg} at offset {exc.pos}") from None
-    except RecursionError:
-        raise ValueError(f"JSON nested too deeply at offset {pos}") from None
+    window = _FIRST_WINDOW
+    while True:
+        end = min(len(text), pos + window)
+        chunk = text[pos:end]
+        at_end = end == len(text)
+        try:
+            value, stop = _DECODER.raw_decode(chunk)
+        except json.JSONDecodeError as exc:
+            if at_end or not (exc.pos >= len(chunk) - 6 or exc.msg.startswith("Unterminated string")):
+                raise ValueError(f"{exc.msg} at offset {pos + exc.pos}") from None
+        except RecursionError:
+            raise ValueError(f"JSON nested too deeply at offset {pos}") from None
+        else:
+            if at_end or stop < len(chunk):
+                return value, pos + stop
+        window *= 8
 
 
 def loads_strict(raw: str) -> Any:

@@ -12,6 +12,15 @@ from pathlib import Path
 import pytest
 
 from hermes_envs.testing.fixtures import fake_http, fake_openai, fake_openai_session  # noqa: F401  (fixtures)
+from hermes_envs.testing.replay_fixtures import (  # noqa: F401  (fixtures)
+    hermes_cassette,
+    hermes_cassette_path,
+    hermes_provider,
+    hermes_record_mode,
+    recorded_rollouts,
+    reward_snapshot,
+    transcript_snapshot,
+)
 
 TARGETS = pytest.StashKey[dict]()
 OUTCOMES = pytest.StashKey[list]()
@@ -36,6 +45,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="comma-separated check ids or prefixes to run (e.g. HC1,HC401); overrides pyproject.")
     group.addoption("--hermes-ignore", default=None, metavar="IDS",
                     help="comma-separated check ids or prefixes to skip; overrides pyproject.")
+    from hermes_envs.testing.replay_fixtures import add_options
+
+    add_options(group)
 
 
 def _ids(value: str | None) -> list[str] | None:
@@ -45,6 +57,8 @@ def _ids(value: str | None) -> list[str] | None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fake_openai(script=None, policy=None, ...): configure the fake_openai fixture.")
     config.addinivalue_line("markers", "hermes_conformance: a conformance check item (one per check id).")
+    config.addinivalue_line("markers", "hermes_cassette(path=None, record_mode=None): cassette of this test "
+                            "(default cassettes/<module>/<test>.yaml beside the test file).")
     targets = config.getoption("hermes_conformance", default=None)
     if not targets:
         return
@@ -97,3 +111,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     from hermes_envs.testing.conformance_items import finish_report
 
     finish_report(config, config.stash[OUTCOMES], config.getoption("hermes_report"))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    from hermes_envs.testing.replay_fixtures import terminal_summary
+
+    terminal_summary(terminalreporter, config)

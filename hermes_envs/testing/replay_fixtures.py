@@ -1,0 +1,206 @@
+"""pytest fixtures for recorded episodes (cassettes) and reward/transcript snapshots.
+
+Settings, one precedence order for all (CLI > fixture override > marker):
+
+* record mode — ``--hermes-record`` (= ``rewrite``: record every cassette the run uses afresh) or
+  ``--hermes-record-mode MODE`` > the ``hermes_record_mode`` fixture > ``@pytest.mark.hermes_cassette(record_mode=...)``
+  > ``none`` (replay only; nothing leaves the machine).
+* cassette path — ``@pytest.mark.hermes_cassette("path.yaml")`` (relative to the test file) > the default
+  ``<test folder>/cassettes/<test module>/<test name>.yaml`` (pytest-recording's layout).
+* provider (recording only) — ``--hermes-base-url`` / ``--hermes-model`` / ``--hermes-api-key-env`` > the
+  ``hermes_provider`` fixture (override it to start your own server).
+
+Fixtures: ``hermes_cassette`` (a :class:`CassetteSession` around the test: record/replay all its HTTP traffic),
+``recorded_rollouts`` (callable: run an env's rollouts through the test's cassette; returns a ``RolloutRun``),
+``reward_snapshot`` and ``transcript_snapshot`` (syrupy, see :mod:`hermes_envs.testing.snapshots`).
+Only ``pytest`` is imported at module import; everything else inside the fixtures.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+__all__ = [
+    "CASSETTES",
+    "hermes_cassette",
+    "hermes_cassette_path",
+    "hermes_provider",
+    "hermes_record_mode",
+    "recorded_rollouts",
+    "reward_snapshot",
+    "transcript_snapshot",
+]
+
+MARKER = "hermes_cassette"
+#: Cassette sessions of the run, for the terminal summary (in config.stash).
+CASSETTES = pytest.StashKey[list]()
+
+
+def add_options(group: Any) -> None:
+    """The recording options of the ``--hermes-*`` group."""
+    group.addoption("--hermes-record", action="store_true", default=False, dest="hermes_record",
+                    help="record cassettes against the real provider (record mode 'rewrite': each cassette the "
+                    "run uses is recorded afresh, with a drift summary). Default: replay only, offline.")
+    group.addoption("--hermes-record-mode", default=None, dest="hermes_record_mode",
+                    choices=["none", "once", "new_episodes", "all", "rewrite"],
+                    help="vcrpy record mode for cassettes (overrides --hermes-record).")
+    group.addoption("--hermes-base-url", default=None, metavar="URL",
+                    help="OpenAI-compatible base URL to record against (with --hermes-record).")
+    group.addoption("--hermes-model", default=None, metavar="NAME", help="model name to record with.")
+    group.addoption("--hermes-api-key-env", default="OPENAI_API_KEY", metavar="VAR",
+                    help="environment variable holding the provider key (default: %(default)s).")
+
+
+def _marker(request: pytest.FixtureRequest) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    mark = request.node.get_closest_marker(MARKER)
+    return (tuple(mark.args), dict(mark.kwargs)) if mark else ((), {})
+
+
+def _cli_record_mode(config: pytest.Config) -> str | None:
+    mode = config.getoption("hermes_record_mode", default=None)
+    if mode:
+        return mode
+    return "rewrite" if config.getoption("hermes_record", default=False) else None
+
+
+@pytest.fixture
+def hermes_record_mode(request: pytest.FixtureRequest) -> str:
+    """The record mode of this test (override the fixture to change the default; the CLI still wins)."""
+    return _marker(request)[1].get("record_mode", "none")
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^\w.\-\[\]]+", "_", name)
+
+
+@pytest.fixture
+def hermes_cassette_path(request: pytest.FixtureRequest) -> Path:
+    """``<test folder>/cassettes/<module>/<test name>.yaml``, or the marker's path (relative to the test file)."""
+    args, kwargs = _marker(request)
+    test_file = Path(str(request.node.path))
+    given = kwargs.get("path") or (args[0] if args else None)
+    if given:
+        p = Path(given)
+        return p if p.is_absolute() else test_file.parent / p
+    name = request.node.name
+    if request.cls is not None:
+        name = f"{request.cls.__name__}.{name}"
+    return test_file.parent / "cassettes" / test_file.stem / f"{_safe(name)}.yaml"
+
+
+@pytest.fixture
+def hermes_provider(request: pytest.FixtureRequest) -> Any:
+    """The provider to record against (from ``--hermes-base-url`` etc.), or None (replay: from the cassette)."""
+    config = request.config
+    base_url = config.getoption("hermes_base_url", default=None)
+    if not base_url:
+        return None
+    from hermes_envs.testing.recording import Provider
+
+    model = config.getoption("hermes_model", default=None) or "default"
+    return Provider.from_env(base_url, model, config.getoption("hermes_api_key_env", default="OPENAI_API_KEY"))
+
+
+def _mode(request: pytest.FixtureRequest, fixture_value: str) -> str:
+    return _cli_record_mode(request.config) or fixture_value or "none"
+
+
+def _remember(config: pytest.Config, session: Any, nodeid: str) -> None:
+    config.stash.setdefault(CASSETTES, []).append((nodeid, session))
+
+
+def _fail_on(session: Any) -> None:
+    if session.misses:
+        body = "\n\n".join(f"[{i + 1}] {m}" for i, m in enumerate(session.misses))
+        pytest.fail(f"{len(session.misses)} request(s) were not in the cassette:\n\n{body}", pytrace=False)
+    if session.findings:
+        pytest.fail("secret lint failed on the cassette:\n" + "\n".join(map(str, session.findings)), pytrace=False)
+
+
+@pytest.fixture
+def hermes_cassette(
+    request: pytest.FixtureRequest, hermes_cassette_path: Path, hermes_record_mode: str, hermes_provider: Any
+) -> Iterator[Any]:
+    """Record or replay all HTTP traffic of the test in its cassette; fails on misses and on secrets found."""
+    from hermes_envs.testing.cassettes import use_cassette
+
+    secrets = [hermes_provider.api_key] if hermes_provider is not None else []
+    with use_cassette(hermes_cassette_path, _mode(request, hermes_record_mode), secrets=secrets) as session:
+        yield session
+    _remember(request.config, session, request.node.nodeid)
+    _fail_on(session)
+
+
+@pytest.fixture
+def recorded_rollouts(
+    request: pytest.FixtureRequest, hermes_cassette_path: Path, hermes_record_mode: str, hermes_provider: Any
+) -> Callable[..., Any]:
+    """``recorded_rollouts(env_file, items=1, group_size=None, cassette=None, ...) -> RolloutRun``.
+
+    Replays the test's cassette through the env's own ``collect_trajectories`` (or records it with
+    ``--hermes-record``) and returns the rewards per item (``.rewards``), transcripts, tool errors, turns and tokens.
+    A relative ``env_file`` resolves from the rootdir, then from the test's folder. A request the cassette lacks
+    fails the test with the nearest recorded request's differing fields.
+    """
+    from hermes_envs.testing.recording import run_rollouts
+
+    mode = _mode(request, hermes_record_mode)
+    test_dir = Path(str(request.node.path)).parent
+
+    def run(env_file: str | Path, *, items: int = 1, cassette: str | Path | None = None, **kwargs: Any) -> Any:
+        env_path = Path(env_file)
+        if not env_path.is_absolute():
+            root = Path(str(request.config.rootpath)) / env_path
+            env_path = root if root.exists() else test_dir / env_path
+        path = Path(cassette) if cassette else hermes_cassette_path
+        if not path.is_absolute() and cassette:
+            path = test_dir / path
+        if mode != "none" and hermes_provider is None:
+            pytest.fail("recording needs a provider: pass --hermes-base-url URL --hermes-model NAME "
+                        "(key in $OPENAI_API_KEY or --hermes-api-key-env VAR), or override the hermes_provider "
+                        "fixture.", pytrace=False)
+        result = run_rollouts(env_path, items=items, provider=hermes_provider if mode != "none" else None,
+                              cassette=path, record_mode=mode, **kwargs)
+        if result.cassette is not None:
+            _remember(request.config, result.cassette, request.node.nodeid)
+            _fail_on(result.cassette)
+        return result
+
+    return run
+
+
+@pytest.fixture
+def reward_snapshot(snapshot: Any) -> Any:
+    """syrupy ``snapshot`` with the reward extension: ``assert run.rewards == reward_snapshot``."""
+    from hermes_envs.testing.snapshots import RewardSnapshotExtension
+
+    return snapshot.use_extension(RewardSnapshotExtension)
+
+
+@pytest.fixture
+def transcript_snapshot(snapshot: Any) -> Any:
+    """syrupy ``snapshot`` with the transcript extension: ``assert run.transcripts == transcript_snapshot``."""
+    from hermes_envs.testing.snapshots import TranscriptSnapshotExtension
+
+    return snapshot.use_extension(TranscriptSnapshotExtension)
+
+
+def terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Recorded cassettes and their drift, at the end of the run."""
+    sessions = config.stash.get(CASSETTES, [])
+    recorded = [(nodeid, s) for nodeid, s in sessions if s.recording]
+    if not recorded:
+        return
+    terminalreporter.section("hermes-envs cassettes")
+    for nodeid, s in recorded:
+        terminalreporter.write_line(f"{s.path} ({s.record_mode}, {s.recorded} request(s)) — {nodeid}")
+        if s.old:
+            for line in s.drift or ["no drift"]:
+                terminalreporter.write_line(f"    {line}")
+        for f in s.findings:
+            terminalreporter.write_line(f"    SECRET {f}")

@@ -1,0 +1,54 @@
+"""environments/arithmetic_env.py: scripted transcripts, conformance, and the documented process/evaluate commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hermes_envs.conformance import run_conformance
+from hermes_envs.testing.fake_server import FakeOpenAIServer
+
+from .conftest import ENVIRONMENTS, SCRIPTS, atropos_command, build, example, run_command
+
+ENV_FILE = ENVIRONMENTS / "arithmetic_env.py"
+mod = example("arithmetic_env")
+ITEM = mod._make_items()[0]
+
+
+async def scores(server: FakeOpenAIServer, script: list[dict]) -> list[float]:
+    server.script = script
+    env = build(mod.ArithmeticTerminalEnv, server.base_url)
+    await env.setup()
+    group, _ = await env.collect_trajectories(ITEM)
+    return group["scores"]
+
+
+async def test_right_answer_beats_wrong_answer(fake_openai: FakeOpenAIServer) -> None:
+    expression = ITEM["expression"]
+    terminal = {"tool_calls": [{"name": "terminal", "arguments": {"command": f"python3 -c 'print({expression})'"}}]}
+    good = await scores(fake_openai, [terminal, {"content": f"Answer: {ITEM['answer']}"}])
+    wrong_with_tool = await scores(fake_openai, [terminal, {"content": "Answer: 7"}])
+    wrong = await scores(fake_openai, [{"content": "Answer: 7"}])
+    assert good == [1.0, 1.0] and wrong_with_tool == [0.1, 0.1] and wrong == [0.0, 0.0]
+
+
+def test_conformance_passes() -> None:
+    report = run_conformance([str(ENV_FILE)])
+    assert not report.failed, report.to_text()
+
+
+@pytest.mark.slow
+def test_process_and_evaluate_commands(tmp_path: Path) -> None:
+    """README command: fake-server with environments/scripts/arithmetic.yaml, then `process`; then `evaluate`."""
+    with FakeOpenAIServer(script=SCRIPTS / "arithmetic.yaml", strict=True) as server:
+        done = run_command(atropos_command(ENV_FILE, "process", server.base_url, tmp_path))
+        assert done.returncode == 0, done.stderr[-3000:]
+        done = run_command(atropos_command(ENV_FILE, "evaluate", server.base_url, tmp_path))
+        assert done.returncode == 0, done.stderr[-3000:]
+        server.assert_no_failures()
+    groups = [json.loads(line) for line in (tmp_path / "arithmetic_env.jsonl").read_text().splitlines()]
+    assert len(groups) == 1 and (tmp_path / "arithmetic_env.html").exists()
+    samples = (tmp_path / "evals" / "samples.jsonl").read_text().splitlines()
+    assert len(samples) == 20
