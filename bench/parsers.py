@@ -145,8 +145,12 @@ def main(argv: list[str] | None = None) -> int:
         t_big = best_time(lambda p=parser, t=big: p.parse(t, TOOLS), ns.repeat)
         worst_label, worst = "", 0.0
         for label, text in adversarial_texts(name, size).items():
-            t_adv = best_time(lambda p=parser, t=text: p.parse(t, TOOLS), ns.repeat)
-            ratio = (t_adv / len(text)) / (t_big / len(big))
+            # interleave with the ordinary text so that load from other processes hits both alike
+            t_adv, t_ord = float("inf"), float("inf")
+            for _ in range(ns.repeat):
+                t_adv = min(t_adv, best_time(lambda p=parser, t=text: p.parse(t, TOOLS), 1))
+                t_ord = min(t_ord, best_time(lambda p=parser, t=big: p.parse(t, TOOLS), 1))
+            ratio = (t_adv / len(text)) / (min(t_ord, t_big) / len(big))
             if ratio > worst:
                 worst_label, worst = label, ratio
         worst_overall = max(worst_overall, worst)

@@ -45,81 +45,114 @@ def _make_items() -> list[dict]:
     """Built-in dataset: buggy scripts (five kinds of bug, many parameters) with a reference fix each."""
     items = []
     for n in range(3, 15):
-        items.append(_task(
-            "off_by_one",
-            f"print the squares of 1 to {n} inclusive, one per line",
-            f"""
+        items.append(
+            _task(
+                "off_by_one",
+                f"print the squares of 1 to {n} inclusive, one per line",
+                f"""
             n = {n}
             for i in range(1, n):
                 print(i * i)
             """,
-            f"""
+                f"""
             n = {n}
             for i in range(1, n + 1):
                 print(i * i)
             """,
-            [i * i for i in range(1, n + 1)],
-        ))
+                [i * i for i in range(1, n + 1)],
+            )
+        )
     for start in range(2, 14):
         values = list(range(start, start + 4))
-        items.append(_task(
-            "wrong_operator",
-            f"print the running total of {values}, one line per step",
-            f"""
+        items.append(
+            _task(
+                "wrong_operator",
+                f"print the running total of {values}, one line per step",
+                f"""
             total = 0
             for x in {values}:
                 total = total - x
                 print(total)
             """,
-            f"""
+                f"""
             total = 0
             for x in {values}:
                 total = total + x
                 print(total)
             """,
-            [sum(values[: i + 1]) for i in range(len(values))],
-        ))
-    for word in ["search", "python", "sandbox", "reward", "atropos", "hermes", "kernel", "lambda", "tensor", "vector",
-                 "gradient", "rollout"]:
-        items.append(_task(
-            "slicing",
-            f"print the word {word!r} reversed, then its length",
-            f"""
+                [sum(values[: i + 1]) for i in range(len(values))],
+            )
+        )
+    for word in [
+        "search",
+        "python",
+        "sandbox",
+        "reward",
+        "atropos",
+        "hermes",
+        "kernel",
+        "lambda",
+        "tensor",
+        "vector",
+        "gradient",
+        "rollout",
+    ]:
+        items.append(
+            _task(
+                "slicing",
+                f"print the word {word!r} reversed, then its length",
+                f"""
             word = {word!r}
             print(word[1::-1])
             print(len(word) - 1)
             """,
-            f"""
+                f"""
             word = {word!r}
             print(word[::-1])
             print(len(word))
             """,
-            [word[::-1], len(word)],
-        ))
-    for a, b in [(3, 4), (10, 20), (7, 8), (12, 30), (5, 95), (41, 1), (19, 23), (60, 6), (2, 2), (33, 44), (8, 15),
-                 (100, 250)]:
-        items.append(_task(
-            "type_error",
-            f"read two numbers from strings and print their sum ({a} and {b}), then their product",
-            f"""
+                [word[::-1], len(word)],
+            )
+        )
+    for a, b in [
+        (3, 4),
+        (10, 20),
+        (7, 8),
+        (12, 30),
+        (5, 95),
+        (41, 1),
+        (19, 23),
+        (60, 6),
+        (2, 2),
+        (33, 44),
+        (8, 15),
+        (100, 250),
+    ]:
+        items.append(
+            _task(
+                "type_error",
+                f"read two numbers from strings and print their sum ({a} and {b}), then their product",
+                f"""
             a = "{a}"
             b = "{b}"
             print(a + b)
             print(a * b)
             """,
-            f"""
+                f"""
             a = int("{a}")
             b = int("{b}")
             print(a + b)
             print(a * b)
             """,
-            [a + b, a * b],
-        ))
+                [a + b, a * b],
+            )
+        )
     for limit in range(15, 27):
-        items.append(_task(
-            "fizzbuzz",
-            f"print FizzBuzz from 1 to {limit} (Fizz for multiples of 3, Buzz of 5, FizzBuzz of both)",
-            f"""
+        items.append(
+            _task(
+                "fizzbuzz",
+                f"print FizzBuzz from 1 to {limit} (Fizz for multiples of 3, Buzz of 5, FizzBuzz of both)",
+                f"""
             for i in range(1, {limit} + 1):
                 if i % 3 == 0:
                     print("Fizz")
@@ -130,7 +163,7 @@ def _make_items() -> list[dict]:
                 else:
                     print(i)
             """,
-            f"""
+                f"""
             for i in range(1, {limit} + 1):
                 if i % 15 == 0:
                     print("FizzBuzz")
@@ -141,9 +174,12 @@ def _make_items() -> list[dict]:
                 else:
                     print(i)
             """,
-            ["FizzBuzz" if i % 15 == 0 else "Fizz" if i % 3 == 0 else "Buzz" if i % 5 == 0 else i
-             for i in range(1, limit + 1)],
-        ))
+                [
+                    "FizzBuzz" if i % 15 == 0 else "Fizz" if i % 3 == 0 else "Buzz" if i % 5 == 0 else i
+                    for i in range(1, limit + 1)
+                ],
+            )
+        )
     return items
 
 
@@ -202,6 +238,9 @@ class FileTaskEnv(HermesAgentBaseEnv):
         )
 
     async def compute_reward(self, item: dict, result: AgentResult, ctx: ToolContext) -> float:
+        # The sandbox starts empty: without a tool call there is no file to run.
+        if not any(msg.get("role") == "tool" for msg in result.messages):
+            return 0.0
         # The verdict comes from the sandbox, not from what the model claims: run the file it left behind.
         check = await ctx.aterminal(f"test -f {SCRIPT_NAME}", timeout=10)
         if check["exit_code"] != 0:
@@ -217,6 +256,21 @@ class FileTaskEnv(HermesAgentBaseEnv):
             matching -= len(got) - len(expected)
         score += W_OUTPUT * max(0, matching) / len(expected)
         return max(0.0, min(1.0, round(score, 6)))
+
+    def conformance_transcripts(self, item: dict) -> dict:
+        """Model turns the conformance kit plays through the agent loop (check HC407): a good rollout must score
+        above doing nothing; a bad one (claiming a fix without saving it) is one more negative control."""
+        good = [
+            {
+                "tool_calls": [
+                    {"name": "write_file", "arguments": {"path": SCRIPT_NAME, "content": item["solution"]}}
+                ]
+            },
+            {"tool_calls": [{"name": "terminal", "arguments": {"command": f"python3 {SCRIPT_NAME}"}}]},
+            {"content": "Fixed the bug; the script prints the expected output now."},
+        ]
+        bad = [{"content": "I fixed the script; it works now."}]
+        return {"good": [good], "bad": [bad]}
 
     async def evaluate(self, *args, **kwargs) -> None:
         start = time.time()
@@ -244,8 +298,14 @@ class FileTaskEnv(HermesAgentBaseEnv):
                 ctx.cleanup()
             solved += score == 1.0
             total += score
-            samples.append({"kind": item["kind"], "description": item["description"], "score": score,
-                            "turns": result.turns_used})
+            samples.append(
+                {
+                    "kind": item["kind"],
+                    "description": item["description"],
+                    "score": score,
+                    "turns": result.turns_used,
+                }
+            )
         n = max(1, len(self._eval_items))
         metrics = {"eval/solved_rate": solved / n, "eval/mean_score": total / n}
         self._eval_metrics.extend(metrics.items())

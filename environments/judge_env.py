@@ -40,63 +40,161 @@ _SCORE = re.compile(r"^\s*(?:score\s*[:=]\s*)?(\d+(?:\.\d+)?)\s*(?:/\s*10)?\s*\.
 
 # (snippet, reference explanation, keywords a good explanation mentions that the question does not contain)
 _DATA = [
-    ("print(0.1 + 0.2 == 0.3)", "It prints False: 0.1 and 0.2 have no exact binary floating point representation, "
-     "so their sum is 0.30000000000000004, not 0.3.", ["False", "floating", "binary"]),
-    ("print([1, 2, 3] * 2)", "It prints [1, 2, 3, 1, 2, 3]: multiplying a list by an integer repeats it.",
-     ["[1, 2, 3, 1, 2, 3]", "repeat"]),
-    ("print('3' * 3)", "It prints 333: multiplying a string by an integer repeats the string.", ["333", "repeat"]),
-    ("x = [1, 2]\ny = x\ny.append(3)\nprint(x)", "It prints [1, 2, 3]: y is another name for the same list object, "
-     "so appending through y changes x.", ["[1, 2, 3]", "same", "object"]),
-    ("print(7 // 2, 7 % 2)", "It prints 3 1: // is floor division and % the remainder.", ["3 1", "floor", "remainder"]),
-    ("print(-7 // 2)", "It prints -4: floor division rounds toward negative infinity, not toward zero.",
-     ["-4", "negative infinity", "floor"]),
-    ("print(bool([]), bool([0]))", "It prints False True: an empty list is falsy, a non-empty list is truthy even "
-     "if it holds 0.", ["False True", "empty", "falsy"]),
-    ("print(sorted('banana'))", "It prints ['a', 'a', 'a', 'b', 'n', 'n']: sorted turns the string into a list of "
-     "its characters in order.", ["['a', 'a', 'a', 'b', 'n', 'n']", "characters", "list"]),
-    ("print(len({1, 1, 2, 3, 3}))", "It prints 3: a set keeps only distinct elements.", ["3", "distinct", "duplicates"]),
-    ("print({'a': 1, 'a': 2})", "It prints {'a': 2}: a repeated key in a dict literal keeps the last value.",
-     ["{'a': 2}", "key", "last"]),
-    ("def f(x, acc=[]):\n    acc.append(x)\n    return acc\nf(1)\nprint(f(2))", "It prints [1, 2]: the default list "
-     "is created once, when the function is defined, and shared between calls.", ["[1, 2]", "once", "shared"]),
-    ("print('a,b,,c'.split(','))", "It prints ['a', 'b', '', 'c']: split keeps an empty string between two commas.",
-     ["['a', 'b', '', 'c']", "empty string"]),
-    ("print(round(2.5), round(3.5))", "It prints 2 4: round uses banker's rounding, to the nearest even integer on "
-     "a tie.", ["2 4", "even", "banker"]),
-    ("print(list(range(10, 0, -3)))", "It prints [10, 7, 4, 1]: range counts down by 3 and stops before 0.",
-     ["[10, 7, 4, 1]", "step", "stop"]),
-    ("print('hello'[1:4])", "It prints ell: the slice takes indexes 1, 2 and 3; the end index is excluded.",
-     ["ell", "excluded", "index"]),
-    ("print(type(1 / 2).__name__)", "It prints float: true division always returns a float in Python 3.",
-     ["float", "true division"]),
-    ("a, *b = [1, 2, 3]\nprint(b)", "It prints [2, 3]: the starred name collects the remaining items as a list.",
-     ["[2, 3]", "remaining", "starred"]),
-    ("print(any([]), all([]))", "It prints False True: any of nothing is False, all of nothing is vacuously True.",
-     ["False True", "vacuous", "empty"]),
-    ("print(1 < 2 < 3 < 2)", "It prints False: comparisons chain, so this means 1 < 2 and 2 < 3 and 3 < 2, and the "
-     "last is false.", ["False", "chain", "and"]),
-    ("print('abc' < 'abd', 'Z' < 'a')", "It prints True True: strings compare character by character by code "
-     "point, and uppercase letters come before lowercase ones.", ["True True", "code point", "uppercase"]),
-    ("t = (1, [2])\nt[1].append(3)\nprint(t)", "It prints (1, [2, 3]): the tuple is immutable but the list inside "
-     "it is mutable and can change.", ["(1, [2, 3])", "immutable", "mutable"]),
-    ("print([i * i for i in range(4) if i % 2])", "It prints [1, 9]: the comprehension keeps the odd numbers 1 and "
-     "3 and squares them.", ["[1, 9]", "odd", "squares"]),
-    ("print(int('0x1f', 16))", "It prints 31: int parses the hexadecimal string in base 16, and the 0x prefix is "
-     "allowed.", ["31", "hexadecimal", "prefix"]),
-    ("print(' a b '.strip().split(' '))", "It prints ['a', 'b']: strip removes the outer spaces, then split on a "
-     "space separates the two letters.", ["['a', 'b']", "whitespace", "outer"]),
-    ("print(divmod(17, 5))", "It prints (3, 2): divmod returns the quotient and the remainder as a tuple.",
-     ["(3, 2)", "quotient", "remainder"]),
-    ("print(max('apple', 'fig', key=len))", "It prints apple: with key=len, max compares lengths, and apple is the "
-     "longest.", ["apple", "length", "longest"]),
-    ("print(2 ** 3 ** 2)", "It prints 512: exponentiation is right-associative, so it is 2 ** 9.",
-     ["512", "right-associative", "2 ** 9"]),
-    ("print(None or 0 or 'x')", "It prints x: `or` returns the first truthy operand, and None and 0 are falsy.",
-     ["x", "truthy", "falsy"]),
-    ("s = 'hi'\ns.upper()\nprint(s)", "It prints hi: strings are immutable; upper returns a new string that is "
-     "discarded.", ["hi", "immutable", "new string"]),
-    ("print(list(zip('ab', [1, 2, 3])))", "It prints [('a', 1), ('b', 2)]: zip stops at the shortest input.",
-     ["[('a', 1), ('b', 2)]", "shortest", "stops"]),
+    (
+        "print(0.1 + 0.2 == 0.3)",
+        "It prints False: 0.1 and 0.2 have no exact binary floating point representation, "
+        "so their sum is 0.30000000000000004, not 0.3.",
+        ["False", "floating", "binary"],
+    ),
+    (
+        "print([1, 2, 3] * 2)",
+        "It prints [1, 2, 3, 1, 2, 3]: multiplying a list by an integer repeats it.",
+        ["[1, 2, 3, 1, 2, 3]", "repeat"],
+    ),
+    (
+        "print('3' * 3)",
+        "It prints 333: multiplying a string by an integer repeats the string.",
+        ["333", "repeat"],
+    ),
+    (
+        "x = [1, 2]\ny = x\ny.append(3)\nprint(x)",
+        "It prints [1, 2, 3]: y is another name for the same list object, so appending through y changes x.",
+        ["[1, 2, 3]", "same", "object"],
+    ),
+    (
+        "print(7 // 2, 7 % 2)",
+        "It prints 3 1: // is floor division and % the remainder.",
+        ["3 1", "floor", "remainder"],
+    ),
+    (
+        "print(-7 // 2)",
+        "It prints -4: floor division rounds toward negative infinity, not toward zero.",
+        ["-4", "negative infinity", "floor"],
+    ),
+    (
+        "print(bool([]), bool([0]))",
+        "It prints False True: an empty list is falsy, a non-empty list is truthy even if it holds 0.",
+        ["False True", "empty", "falsy"],
+    ),
+    (
+        "print(sorted('banana'))",
+        "It prints ['a', 'a', 'a', 'b', 'n', 'n']: sorted turns the string into a list of "
+        "its characters in order.",
+        ["['a', 'a', 'a', 'b', 'n', 'n']", "characters", "list"],
+    ),
+    (
+        "print(len({1, 1, 2, 3, 3}))",
+        "It prints 3: a set keeps only distinct elements.",
+        ["3", "distinct", "duplicates"],
+    ),
+    (
+        "print({'a': 1, 'a': 2})",
+        "It prints {'a': 2}: a repeated key in a dict literal keeps the last value.",
+        ["{'a': 2}", "key", "last"],
+    ),
+    (
+        "def f(x, acc=[]):\n    acc.append(x)\n    return acc\nf(1)\nprint(f(2))",
+        "It prints [1, 2]: the default list "
+        "is created once, when the function is defined, and shared between calls.",
+        ["[1, 2]", "once", "shared"],
+    ),
+    (
+        "print('a,b,,c'.split(','))",
+        "It prints ['a', 'b', '', 'c']: split keeps an empty string between two commas.",
+        ["['a', 'b', '', 'c']", "empty string"],
+    ),
+    (
+        "print(round(2.5), round(3.5))",
+        "It prints 2 4: round uses banker's rounding, to the nearest even integer on a tie.",
+        ["2 4", "even", "banker"],
+    ),
+    (
+        "print(list(range(10, 0, -3)))",
+        "It prints [10, 7, 4, 1]: range counts down by 3 and stops before 0.",
+        ["[10, 7, 4, 1]", "step", "stop"],
+    ),
+    (
+        "print('hello'[1:4])",
+        "It prints ell: the slice takes indexes 1, 2 and 3; the end index is excluded.",
+        ["ell", "excluded", "index"],
+    ),
+    (
+        "print(type(1 / 2).__name__)",
+        "It prints float: true division always returns a float in Python 3.",
+        ["float", "true division"],
+    ),
+    (
+        "a, *b = [1, 2, 3]\nprint(b)",
+        "It prints [2, 3]: the starred name collects the remaining items as a list.",
+        ["[2, 3]", "remaining", "starred"],
+    ),
+    (
+        "print(any([]), all([]))",
+        "It prints False True: any of nothing is False, all of nothing is vacuously True.",
+        ["False True", "vacuous", "empty"],
+    ),
+    (
+        "print(1 < 2 < 3 < 2)",
+        "It prints False: comparisons chain, so this means 1 < 2 and 2 < 3 and 3 < 2, and the last is false.",
+        ["False", "chain", "and"],
+    ),
+    (
+        "print('abc' < 'abd', 'Z' < 'a')",
+        "It prints True True: strings compare character by character by code "
+        "point, and uppercase letters come before lowercase ones.",
+        ["True True", "code point", "uppercase"],
+    ),
+    (
+        "t = (1, [2])\nt[1].append(3)\nprint(t)",
+        "It prints (1, [2, 3]): the tuple is immutable but the list inside it is mutable and can change.",
+        ["(1, [2, 3])", "immutable", "mutable"],
+    ),
+    (
+        "print([i * i for i in range(4) if i % 2])",
+        "It prints [1, 9]: the comprehension keeps the odd numbers 1 and 3 and squares them.",
+        ["[1, 9]", "odd", "squares"],
+    ),
+    (
+        "print(int('0x1f', 16))",
+        "It prints 31: int parses the hexadecimal string in base 16, and the 0x prefix is allowed.",
+        ["31", "hexadecimal", "prefix"],
+    ),
+    (
+        "print(' a b '.strip().split(' '))",
+        "It prints ['a', 'b']: strip removes the outer spaces, then split on a "
+        "space separates the two letters.",
+        ["['a', 'b']", "whitespace", "outer"],
+    ),
+    (
+        "print(divmod(17, 5))",
+        "It prints (3, 2): divmod returns the quotient and the remainder as a tuple.",
+        ["(3, 2)", "quotient", "remainder"],
+    ),
+    (
+        "print(max('apple', 'fig', key=len))",
+        "It prints apple: with key=len, max compares lengths, and apple is the longest.",
+        ["apple", "length", "longest"],
+    ),
+    (
+        "print(2 ** 3 ** 2)",
+        "It prints 512: exponentiation is right-associative, so it is 2 ** 9.",
+        ["512", "right-associative", "2 ** 9"],
+    ),
+    (
+        "print(None or 0 or 'x')",
+        "It prints x: `or` returns the first truthy operand, and None and 0 are falsy.",
+        ["x", "truthy", "falsy"],
+    ),
+    (
+        "s = 'hi'\ns.upper()\nprint(s)",
+        "It prints hi: strings are immutable; upper returns a new string that is discarded.",
+        ["hi", "immutable", "new string"],
+    ),
+    (
+        "print(list(zip('ab', [1, 2, 3])))",
+        "It prints [('a', 1), ('b', 2)]: zip stops at the shortest input.",
+        ["[('a', 1), ('b', 2)]", "shortest", "stops"],
+    ),
 ]
 
 
@@ -182,7 +280,9 @@ class JudgeEnv(HermesAgentBaseEnv):
             },
         ]
         try:
-            completion = await self.server.chat_completion(messages=messages, n=1, temperature=0.0, max_tokens=8)
+            completion = await self.server.chat_completion(
+                messages=messages, n=1, temperature=0.0, max_tokens=8
+            )
             reply = completion.choices[0].message.content or ""
         except Exception as exc:  # the judge is best effort: fall back to keywords, but say so
             logger.warning("judge call failed (%s: %s); using the keyword score", type(exc).__name__, exc)

@@ -17,7 +17,7 @@ def _check(args: argparse.Namespace) -> int:
 
     ids = lambda v: [x.strip() for x in v.split(",") if x.strip()] if v else None  # noqa: E731
     try:
-        settings = load_settings(select=ids(args.select), ignore=ids(args.ignore))
+        settings = load_settings(select=ids(args.select), ignore=ids(args.ignore), slow=args.slow or None)
         report = run_conformance(args.paths, settings)
     except HermesEnvsError as exc:
         print(f"hermes-envs check: {exc}", file=sys.stderr)
@@ -75,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("paths", nargs="+", metavar="PATH", help="env files or folders (PATH::Class picks one class)")
     chk.add_argument("--select", help="comma-separated check ids or prefixes to run")
     chk.add_argument("--ignore", help="comma-separated check ids or prefixes to skip")
+    chk.add_argument("--slow", action="store_true", help="also run the slow checks (HC503: a `process` run)")
     chk.add_argument("--report", metavar="FILE", help="also write the report (.json or Markdown)")
     chk.set_defaults(func=_check)
 

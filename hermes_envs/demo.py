@@ -18,8 +18,8 @@ import re
 import subprocess
 import sys
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 EXAMPLES = ("environments.arithmetic_env", "environments.file_task_env", "environments.judge_env")

@@ -48,3 +48,13 @@ def test_errors_inherit_the_builtin_a_user_would_catch() -> None:
     assert issubclass(hermes_envs.PathEscapeError, PermissionError)
     assert issubclass(hermes_envs.EnvLoadError, ImportError)
     assert all(issubclass(e, hermes_envs.HermesEnvsError) for e in (hermes_envs.ConfigError, hermes_envs.SandboxError))
+
+
+def test_testing_facade_names_resolve() -> None:
+    import hermes_envs.testing as testing
+
+    for name in testing.__all__:
+        assert getattr(testing, name) is not None, name
+    assert {"FakeOpenAIServer", "offline_tokenizer_path", "use_cassette", "RewardSnapshotExtension"} <= set(
+        testing.__all__
+    )

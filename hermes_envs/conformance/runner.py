@@ -86,6 +86,8 @@ class EnvReport:
     label: str
     outcomes: list[Outcome]
     seconds: float = 0.0
+    #: Wall time per phase (import, construct, setup, items, evaluate, probes, rewards, gold, trajectories, ...).
+    timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
@@ -106,6 +108,8 @@ class ConformanceReport:
         lines = []
         for env in self.envs:
             lines.append(f"{env.label}  ({env.seconds:.1f} s)")
+            if env.timings:
+                lines.append("  time: " + ", ".join(f"{k} {v:.2f} s" for k, v in env.timings.items()))
             for o in env.outcomes:
                 title = CHECKS[o.check_id].title if o.check_id in CHECKS else ""
                 lines.append(f"  {o.status.value.upper():<14} {o.check_id} {title}" + (f" — {o.note}" if o.note else ""))
@@ -120,6 +124,7 @@ class ConformanceReport:
                 {
                     "env": e.label,
                     "seconds": round(e.seconds, 3),
+                    "timings": {k: round(v, 3) for k, v in e.timings.items()},
                     "checks": [
                         {
                             "id": o.check_id,
@@ -168,7 +173,7 @@ def run_conformance(targets: list[str], settings: Settings | None = None) -> Con
         start = time.perf_counter()
         with EnvSession(path, class_name, settings) as session:
             outcomes = session.run_all()
-            report.envs.append(EnvReport(session.label, outcomes, time.perf_counter() - start))
+            report.envs.append(EnvReport(session.label, outcomes, time.perf_counter() - start, dict(session.timings)))
     return report
 
 

@@ -3,11 +3,14 @@
 A ticker coroutine wakes every few milliseconds; the gap between two ticks is how long the loop was blocked. A
 helper thread samples the loop thread's stack while a stall is in progress, so a finding can name the function and
 line of the author's code that held the loop (``time.sleep``, a synchronous HTTP call, ``ctx.terminal`` ...).
+Garbage-collection pauses are measured (``gc.callbacks``) and subtracted, and a stall with no author frame on the
+stack, or inside a finalizer, is not counted: neither is the env's doing.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
 import sysconfig
 import threading
@@ -56,6 +59,8 @@ def _describe(frame: FrameType | None) -> tuple[str, str]:
         text = f"{name} ({Path(code.co_filename).name}:{frame.f_lineno})"
         if not inner:
             inner = text
+        if code.co_name == "__del__" or code.co_filename.endswith("gc.py"):
+            return "", inner  # garbage collection ran finalizers here: not the env's code
         if not author and not is_library_file(code.co_filename):
             author = text
             break
@@ -73,6 +78,15 @@ class LoopWatchdog:
         self._sample: tuple[str, str] | None = None
         self._stop = threading.Event()
         self._thread_id = 0
+        self._gc_started = 0.0
+        self._gc_seconds = 0.0  # time the collector ran since the last tick: a GC pause is not the env's doing
+
+    def _on_gc(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        elif self._gc_started:
+            self._gc_seconds += time.perf_counter() - self._gc_started
+            self._gc_started = 0.0
 
     def _sampler(self) -> None:
         while not self._stop.wait(_TICK * 2):
@@ -90,6 +104,7 @@ class LoopWatchdog:
             self._last = now
 
     def _record(self, phase: str, gap: float) -> None:
+        gap, self._gc_seconds = gap - self._gc_seconds, 0.0
         if gap > self.threshold:
             where, inner = self._sample or ("", "")
             if where:  # a stall with no author frame on the stack is not the env's doing
@@ -99,6 +114,9 @@ class LoopWatchdog:
     async def watch(self, phase: str, coro: object) -> object:
         """Await ``coro`` while measuring the loop's stalls."""
         self._thread_id = threading.get_ident()
+        self._last = time.perf_counter()
+        self._gc_seconds = 0.0
+        gc.callbacks.append(self._on_gc)
         self._stop.clear()
         self._sample = None
         sampler = threading.Thread(target=self._sampler, name="hermes-loop-watchdog", daemon=True)
@@ -110,6 +128,7 @@ class LoopWatchdog:
             # A stall right before the end is seen here: the ticker would be cancelled before it could run.
             self._record(phase, time.perf_counter() - self._last - _TICK)
             ticker.cancel()
+            gc.callbacks.remove(self._on_gc)
             self._stop.set()
             sampler.join()
             try:

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import functools
 import json
 import re
 import secrets
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
-from openai.types.chat.chat_completion_message_function_tool_call import Function
 
 from hermes_envs.errors import HermesEnvsError
 
@@ -74,6 +72,31 @@ class ParseResult:
         return not self.errors
 
 
+MAX_ERRORS = 50
+
+
+class Problems(list):
+    """The ``errors`` list being built: after :data:`MAX_ERRORS` messages, further ones are only counted.
+
+    ``add`` takes a zero-argument callable so that degenerate output (thousands of broken markers) does not pay
+    for formatting messages nobody will read.
+    """
+
+    dropped = 0
+
+    def add(self, make: Callable[[], str]) -> None:
+        if len(self) < MAX_ERRORS:
+            self.append(make())
+        else:
+            self.dropped += 1
+
+    def final(self) -> list[str]:
+        out = list(self)
+        if self.dropped:
+            out.append(f"{self.dropped} more problems of the same kind were not listed.")
+        return out
+
+
 # --------------------------------------------------------------------------------------------------- JSON helpers
 
 
@@ -82,11 +105,14 @@ def _reject_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(strict=False, parse_constant=_reject_constant)
+_SCAN = _DECODER.scan_once
 _WS = re.compile(r"\s*")
 
 
 def skip_ws(text: str, pos: int) -> int:
     """Return the first position at or after ``pos`` that is not whitespace."""
+    if pos < len(text) and not text[pos].isspace():
+        return pos
     return _WS.match(text, pos).end()
 
 
@@ -111,7 +137,10 @@ def decode_json_at(text: str, pos: int) -> tuple[Any, int]:
         chunk = text[pos:end]
         at_end = end == len(text)
         try:
-            value, stop = _DECODER.raw_decode(chunk)
+            value, stop = _SCAN(chunk, 0)
+        except StopIteration as exc:  # what the C scanner raises when a value cannot start (even nested)
+            if at_end or exc.value < len(chunk) - 6:
+                raise ValueError(f"Expecting value at offset {pos + exc.value}") from None
         except json.JSONDecodeError as exc:
             if at_end or not (exc.pos >= len(chunk) - 6 or exc.msg.startswith("Unterminated string")):
                 raise ValueError(f"{exc.msg} at offset {pos + exc.pos}") from None
@@ -132,9 +161,12 @@ def loads_strict(raw: str) -> Any:
     return value
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False) builds one per call
+
+
 def dumps(value: Any) -> str:
     """The JSON spelling used for ``function.arguments`` and in rendered text (UTF-8 kept as is)."""
-    return json.dumps(value, ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
 def arguments_to_json(value: Any) -> str:
@@ -192,10 +224,9 @@ def new_call_id() -> str:
 
 def make_tool_call(name: str, arguments: str, call_id: str | None = None) -> ChatCompletionMessageToolCall:
     """Build the OpenAI object for one call (``arguments`` already a JSON string)."""
-    return ChatCompletionMessageToolCall(
-        id=call_id or new_call_id(),
-        type="function",
-        function=Function(name=name, arguments=arguments),
+    # one validation of a plain dict is the fastest way in (openai's model_construct is several times slower)
+    return ChatCompletionMessageToolCall.model_validate(
+        {"id": call_id or new_call_id(), "type": "function", "function": {"name": name, "arguments": arguments}}
     )
 
 
@@ -258,12 +289,61 @@ class Finder:
         return at
 
 
-_FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
+class _Fence(NamedTuple):
+    start: int
+    char: str
+    length: int
+    line_end: int  # index of the newline ending the opening line, or -1
 
 
-@functools.lru_cache(maxsize=32)
-def _fence_close(char: str, length: int) -> re.Pattern[str]:
-    return re.compile(r"^[ \t]{0,3}" + re.escape(char) + "{" + str(length) + r",}[ \t]*$", re.MULTILINE)
+def _at_line_start(text: str, i: int) -> bool:
+    """True when only up to 3 spaces/tabs separate ``i`` from the start of its line (checked in O(1))."""
+    k = i
+    while k > 0 and i - k < 3 and text[k - 1] in " \t":
+        k -= 1
+    return k == 0 or text[k - 1] == "\n"
+
+
+def _find_fence_open(text: str, pos: int, ticks: Finder, tildes: Finder) -> _Fence | None:
+    """The next Markdown fence opening (```` ``` ```` or ``~~~`` at a line start) at or after ``pos``."""
+    while True:
+        a, b = ticks.find(pos), tildes.find(pos)
+        if a == -1 and b == -1:
+            return None
+        i = b if a == -1 else a if b == -1 else min(a, b)
+        char = text[i]
+        j = i + 3
+        while j < len(text) and text[j] == char:
+            j += 1
+        if (i == 0 or text[i - 1] != char) and _at_line_start(text, i):
+            return _Fence(i, char, j - i, text.find("\n", j))
+        pos = j
+
+
+def _find_fence_close(text: str, fence: _Fence) -> int:
+    """End of the line closing ``fence`` (same char, at least as long, nothing else on the line), or -1."""
+    if fence.line_end == -1:
+        return -1
+    mark = fence.char * 3
+    pos = fence.line_end + 1
+    while True:
+        i = text.find(mark, pos)
+        if i == -1:
+            return -1
+        j = i + 3
+        while j < len(text) and text[j] == fence.char:
+            j += 1
+        k = j
+        while k < len(text) and text[k] in " \t":
+            k += 1
+        if (
+            j - i >= fence.length
+            and (i == 0 or text[i - 1] != fence.char)
+            and _at_line_start(text, i)
+            and (k == len(text) or text[k] in "\r\n")
+        ):
+            return k
+        pos = j
 
 
 class MarkerScanner:
@@ -272,15 +352,20 @@ class MarkerScanner:
     A marker does not count when it sits inside a *closed* Markdown code fence (```` ``` ```` or ``~~~``) or
     directly after a backtick (inline code such as ```<tool_call>```): those are examples the model is showing,
     not calls. An unclosed fence is ignored (the model most likely forgot to close it before calling a tool).
+    Queries must not go backwards; the next fence opening is cached like :class:`Finder` answers.
     """
 
-    __slots__ = ("_fences_from", "_finder", "_no_more_fences", "text")
+    __slots__ = ("_fence", "_finder", "_ticks", "_tildes", "text")
 
     def __init__(self, text: str, marker: str) -> None:
         self.text = text
         self._finder = Finder(text, marker)
-        self._fences_from = 0
-        self._no_more_fences = False
+        self._ticks = Finder(text, "```")
+        self._tildes = Finder(text, "~~~")
+        self._fence = self._open(0)  # next fence opening not yet passed (None: no more)
+
+    def _open(self, pos: int) -> _Fence | None:
+        return _find_fence_open(self.text, pos, self._ticks, self._tildes)
 
     def next(self, pos: int) -> int:
         text = self.text
@@ -288,21 +373,17 @@ class MarkerScanner:
             p = self._finder.find(pos)
             if p == -1:
                 return -1
-            if not self._no_more_fences:
-                start = max(pos, self._fences_from)
-                fence = _FENCE_OPEN.search(text, start, p) if start < p else None
-                if fence is not None:
-                    line_end = text.find("\n", fence.end())
-                    closing = None
-                    if line_end != -1:
-                        mark = fence.group(1)
-                        closing = _fence_close(mark[0], len(mark)).search(text, line_end + 1)
-                    if closing is None:
-                        self._no_more_fences = True
-                    else:
-                        self._fences_from = closing.end()
-                        pos = max(pos, closing.end())
-                        continue
+            fence = self._fence
+            if fence is not None and fence.start < pos:
+                fence = self._fence = self._open(pos)  # the caller moved past it (a call held it)
+            if fence is not None and fence.start < p:
+                closing = _find_fence_close(text, fence)
+                if closing == -1:
+                    self._fence = None  # unclosed: it hides nothing, and no later fence can close either
+                else:
+                    pos = max(pos, closing)
+                    self._fence = self._open(closing)
+                    continue
             if p > 0 and text[p - 1] == "`":
                 pos = p + 1
                 continue
@@ -334,7 +415,9 @@ class ToolCallParser:
         try:
             result = self._parse(text, tools)
         except Exception as exc:  # noqa: BLE001 - parse must never raise; the failure is reported instead
-            return ParseResult(text, None, [f"{self.name} parser failed unexpectedly: {type(exc).__name__}: {exc}"])
+            return ParseResult(
+                text, None, [f"{self.name} parser failed unexpectedly: {type(exc).__name__}: {exc}"]
+            )
         return result
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
@@ -348,8 +431,12 @@ class ToolCallParser:
         return f"<{type(self).__name__} {self.name!r}>"
 
 
-def finish(text: str, first_marker: int, calls: list[ChatCompletionMessageToolCall], errors: list[str]) -> ParseResult:
+def finish(
+    text: str, first_marker: int, calls: list[ChatCompletionMessageToolCall], errors: list[str]
+) -> ParseResult:
     """Build the result: content before the first marker when calls were read, else the whole text."""
+    if isinstance(errors, Problems):
+        errors = errors.final()
     if not calls:
         return ParseResult(text, None, errors)
     content = text[:first_marker].rstrip()
@@ -392,7 +479,7 @@ class SectionedJsonParser(ToolCallParser):
         ends = Finder(text, self.call_end)
         begins = Finder(text, self.call_begin)
         calls: list[ChatCompletionMessageToolCall] = []
-        errors: list[str] = []
+        errors = Problems()
         index = 0
         while True:
             pos = skip_ws(text, pos)
@@ -400,7 +487,11 @@ class SectionedJsonParser(ToolCallParser):
                 break
             if not text.startswith(self.call_begin, pos):
                 nxt = begins.find(pos)
-                errors.append(f"text inside the tool-call section should be a call; got {excerpt(text, pos)} (ignored).")
+                errors.add(
+                    lambda: (
+                        f"text inside the tool-call section should be a call; got {excerpt(text, pos)} (ignored)."
+                    )
+                )
                 if nxt == -1:
                     break
                 pos = nxt
@@ -410,7 +501,7 @@ class SectionedJsonParser(ToolCallParser):
             try:
                 name, args, call_id, end = self._read_call(text, start, index)
             except ValueError as exc:
-                errors.append(f"tool call #{index} should be well formed; {exc}.")
+                errors.add(lambda: f"tool call #{index} should be well formed; {exc}.")
                 stop = ends.find(start)
                 nxt = begins.find(start)
                 if stop != -1 and (nxt == -1 or stop < nxt):
@@ -427,12 +518,18 @@ class SectionedJsonParser(ToolCallParser):
             elif end >= len(text):
                 pos = end  # cut off after a complete call: keep it
             else:
-                errors.append(
-                    f"tool call #{index} should end with {self.call_end}; got {excerpt(text, end)} (call kept)."
+                errors.add(
+                    lambda: (
+                        f"tool call #{index} should end with {self.call_end}; got {excerpt(text, end)} (call kept)."
+                    )
                 )
                 stop = ends.find(end)
                 nxt = begins.find(end)
-                pos = stop + len(self.call_end) if stop != -1 and (nxt == -1 or stop < nxt) else (nxt if nxt != -1 else len(text))
+                pos = (
+                    stop + len(self.call_end)
+                    if stop != -1 and (nxt == -1 or stop < nxt)
+                    else (nxt if nxt != -1 else len(text))
+                )
         return finish(text, first, calls, errors)
 
     def _json_arguments(self, text: str, pos: int) -> tuple[str, int]:
@@ -463,7 +560,9 @@ def register_parser(*names: str) -> Callable[[_P], _P]:
 
     def decorate(cls: _P) -> _P:
         if not (isinstance(cls, type) and issubclass(cls, ToolCallParser)):
-            raise ParserRegistrationError(f"register_parser should decorate a ToolCallParser subclass; got {cls!r}.")
+            raise ParserRegistrationError(
+                f"register_parser should decorate a ToolCallParser subclass; got {cls!r}."
+            )
         for n in names:
             owner = _REGISTRY.get(n)
             if owner is not None:

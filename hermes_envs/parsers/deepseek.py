@@ -31,7 +31,9 @@ CALL_BEGIN = "<｜tool▁call▁begin｜>"
 CALL_END = "<｜tool▁call▁end｜>"
 SEP = "<｜tool▁sep｜>"
 
-_V3_HEAD = re.compile(r"[ \t]*([^<\n]*?)[ \t]*" + re.escape(SEP) + r"[ \t]*([^\n<`]*?)[ \t]*(?:\n|(?=`)|(?=\{))")
+_V3_HEAD = re.compile(
+    r"[ \t]*([^<\n]*?)[ \t]*" + re.escape(SEP) + r"[ \t]*([^\n<`]*?)[ \t]*(?:\n|(?=`)|(?=\{))"
+)
 _V31_HEAD = re.compile(r"\s*([^<\n]*?)\s*" + re.escape(SEP))
 _FENCE_OPEN = re.compile(r"```[A-Za-z]*")
 
@@ -61,7 +63,9 @@ class DeepSeekV3Parser(_DeepSeekBase):
             if text.startswith("```", close):
                 end = close + 3
             elif close < len(text):
-                raise ValueError(f"the ```json block of {head.group(2)!r} should close after the JSON; got {excerpt(text, close)}")
+                raise ValueError(
+                    f"the ```json block of {head.group(2)!r} should close after the JSON; got {excerpt(text, close)}"
+                )
         return head.group(2), args, None, end
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:

@@ -33,8 +33,10 @@ PYTHON_TAG = "<|python_tag|>"
 
 
 def _is_call_shaped(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("name"), str) and (
-        "parameters" in value or "arguments" in value
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("name"), str)
+        and ("parameters" in value or "arguments" in value)
     )
 
 
@@ -48,7 +50,11 @@ class Llama3JsonParser(ToolCallParser):
         if tagged:
             pos = skip_ws(text, pos + len(PYTHON_TAG))
         if pos >= len(text) or text[pos] != "{":
-            errors = [f"{PYTHON_TAG} should be followed by a JSON tool call; got {excerpt(text, pos)}."] if tagged else []
+            errors = (
+                [f"{PYTHON_TAG} should be followed by a JSON tool call; got {excerpt(text, pos)}."]
+                if tagged
+                else []
+            )
             return ParseResult(text, None, errors)
         calls: list[ChatCompletionMessageToolCall] = []
         errors: list[str] = []
@@ -59,7 +65,9 @@ class Llama3JsonParser(ToolCallParser):
                 value, end = decode_json_at(text, pos)
             except ValueError as exc:
                 if index > 1 or tagged or '"name"' in text[pos : pos + 200]:
-                    errors.append(f"tool call #{index} should be valid JSON; got {excerpt(text, pos)} ({exc}).")
+                    errors.append(
+                        f"tool call #{index} should be valid JSON; got {excerpt(text, pos)} ({exc})."
+                    )
                 break
             if not _is_call_shaped(value):
                 if index > 1 or tagged:
@@ -78,7 +86,9 @@ class Llama3JsonParser(ToolCallParser):
             if pos >= len(text):
                 break
             if text[pos] != "{":
-                errors.append(f"text after the last tool call should be empty; got {excerpt(text, pos)} (ignored).")
+                errors.append(
+                    f"text after the last tool call should be empty; got {excerpt(text, pos)} (ignored)."
+                )
                 break
         if not calls:
             return ParseResult(text, None, errors)

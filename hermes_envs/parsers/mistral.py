@@ -16,6 +16,7 @@ from openai.types.chat import ChatCompletionMessageToolCall
 from hermes_envs.parsers.base import (
     MarkerScanner,
     ParseResult,
+    Problems,
     ParserError,
     ToolCallParser,
     arguments_to_json,
@@ -52,7 +53,7 @@ class MistralParser(ToolCallParser):
         if first == -1:
             return ParseResult(text, None)
         calls: list[ChatCompletionMessageToolCall] = []
-        errors: list[str] = []
+        errors = Problems()
         index = 0
         pos = first
         while pos != -1:
@@ -69,7 +70,9 @@ class MistralParser(ToolCallParser):
                         try:
                             name, args = call_from_object(item)
                         except ValueError as exc:
-                            errors.append(f"tool call #{index} (item {item_no}) should be a call object; {exc}.")
+                            errors.add(
+                                lambda: f"tool call #{index} (item {item_no}) should be a call object; {exc}."
+                            )
                             continue
                         calls.append(make_tool_call(name, args))
                 else:
@@ -82,12 +85,16 @@ class MistralParser(ToolCallParser):
                     value, end = decode_json_at(text, start)
                     calls.append(make_tool_call(match.group(1), arguments_to_json(value)))
             except ValueError as exc:
-                errors.append(f"tool call #{index} should be well formed; {exc}.")
+                errors.add(lambda: f"tool call #{index} should be well formed; {exc}.")
             pos = markers.next(max(end, body))
             if pos == -1:
                 rest = skip_ws(text, end)
                 if calls and rest < len(text) and end > body:
-                    errors.append(f"text after the last tool call should be empty; got {excerpt(text, rest)} (ignored).")
+                    errors.add(
+                        lambda: (
+                            f"text after the last tool call should be empty; got {excerpt(text, rest)} (ignored)."
+                        )
+                    )
         return finish(text, first, calls, errors)
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
@@ -98,5 +105,7 @@ class MistralParser(ToolCallParser):
         sep = "[ARGS]" if self.style == "args" else ""
         for _, n, _ in parts:
             if _NAME.fullmatch(n) is None or "[" in n:
-                raise ParserError(f"a mistral {self.style} tool name should match [A-Za-z0-9_.-]+; got {n!r}.")
+                raise ParserError(
+                    f"a mistral {self.style} tool name should match [A-Za-z0-9_.-]+; got {n!r}."
+                )
         return prefix + "".join(f"{TOOL_CALLS}{n}{sep}{dumps(a)}" for _, n, a in parts)

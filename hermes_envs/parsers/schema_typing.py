@@ -168,4 +168,3 @@ def lookup(properties: Mapping[str, Any] | None, key: str) -> Any:
     if properties is None:
         return None
     return properties.get(key)
-

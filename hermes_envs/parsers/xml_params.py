@@ -35,6 +35,7 @@ from hermes_envs.parsers.base import (
     Finder,
     MarkerScanner,
     ParseResult,
+    Problems,
     ParserError,
     ToolCallParser,
     arguments_to_json,
@@ -70,7 +71,9 @@ class _Scan:
         self.closes = Finder(text, value_close)
         self.later_closes = Finder(text, value_close)
         # a later call start only counts when a function head follows it (not a mere mention of the tag)
-        self.later_calls = Finder(text, TOOL_CALL, lambda at: head.match(text, at + len(TOOL_CALL)) is not None)
+        self.later_calls = Finder(
+            text, TOOL_CALL, lambda at: head.match(text, at + len(TOOL_CALL)) is not None
+        )
         self.call_ends = Finder(text, TOOL_CALL_END)
 
 
@@ -94,7 +97,7 @@ class XmlParamsParser(ToolCallParser):
         schemas = ToolSchemas(tools)
         scan = _Scan(text, self.value_close, self.start_check)
         calls: list[ChatCompletionMessageToolCall] = []
-        errors: list[str] = []
+        errors = Problems()
         index = 0
         pos = first
         while pos != -1:
@@ -102,7 +105,7 @@ class XmlParamsParser(ToolCallParser):
             try:
                 name, args, end = self._read_call(text, pos + len(TOOL_CALL), index, schemas, scan, errors)
             except _Broken as exc:
-                errors.append(f"tool call #{index} should be complete and well formed; {exc}.")
+                errors.add(lambda: f"tool call #{index} should be complete and well formed; {exc}.")
                 end = exc.resume
             else:
                 calls.append(make_tool_call(name, arguments_to_json(args)))
@@ -114,7 +117,9 @@ class XmlParamsParser(ToolCallParser):
     ) -> tuple[str, dict[str, Any], int]:
         head = self.head.match(text, pos)
         if head is None:
-            raise _Broken(f"expected the function name; got {excerpt(text, pos)}", self._recover(text, pos, scan))
+            raise _Broken(
+                f"expected the function name; got {excerpt(text, pos)}", self._recover(text, pos, scan)
+            )
         name = head.group(1).strip()
         pos = head.end()
         props = schemas.properties(name)
@@ -137,7 +142,7 @@ class XmlParamsParser(ToolCallParser):
                     raw = raw[:-1] if raw.endswith("\n") else raw
                 value, problem = convert_value(raw, lookup(props, key))
                 if problem:
-                    errors.append(f"tool call #{index} ({name}) parameter {key!r} {problem}.")
+                    errors.add(lambda: f"tool call #{index} ({name}) parameter {key!r} {problem}.")
                 args[key] = value
                 pos = close + len(self.value_close)
                 continue
@@ -156,7 +161,9 @@ class XmlParamsParser(ToolCallParser):
             value, end = decode_json_at(text, pos)
             args = arguments_to_json(value)
         except ValueError as exc:
-            raise _Broken(f"the JSON arguments of {name!r} are invalid ({exc})", self._recover(text, pos, scan)) from None
+            raise _Broken(
+                f"the JSON arguments of {name!r} are invalid ({exc})", self._recover(text, pos, scan)
+            ) from None
         end = skip_ws(text, end)
         if end >= len(text):
             return name, json.loads(args), end
@@ -271,4 +278,3 @@ class Glm47Parser(Glm45Parser):
     """GLM-4.7: the GLM-4.5 layout without the newlines (the parser accepts either)."""
 
     newline = ""
-

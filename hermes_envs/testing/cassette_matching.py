@@ -230,6 +230,9 @@ def llm_endpoint_matcher(r1: Any, r2: Any) -> None:
 
 
 def llm_body_matcher(r1: Any, r2: Any) -> None:
-    """vcrpy matcher: same normalized JSON body (raises AssertionError listing the first differing fields)."""
+    """vcrpy matcher: same normalized JSON body.
+
+    vcrpy runs matchers against every recorded request, so a mismatch only says so; the field-by-field explanation
+    is computed once, on a real miss, against the nearest recorded request (:func:`nearest`)."""
     if body_key(r1.body) != body_key(r2.body):
-        raise AssertionError("; ".join(diff_bodies(r1.body, r2.body)) or "bodies differ")
+        raise AssertionError("normalized JSON bodies differ")

@@ -20,6 +20,7 @@ Record modes are vcrpy's (``none``, ``once``, ``new_episodes``, ``all``) plus py
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -78,7 +79,9 @@ def _sse_events(text: str) -> list[Any]:
 
 def _sse_text(events: list[Any]) -> str:
     blocks = [
-        "data: " + json.dumps(e, ensure_ascii=False, separators=(",", ":")) if isinstance(e, (dict, list)) else e
+        "data: " + json.dumps(e, ensure_ascii=False, separators=(",", ":"))
+        if isinstance(e, (dict, list))
+        else e
         for e in events
     ]
     return "".join(b + "\n\n" for b in blocks)
@@ -138,17 +141,33 @@ class HermesYamlSerializer:
 
     @staticmethod
     def deserialize(cassette_string: str) -> dict[str, Any]:
-        import yaml
-
-        data = yaml.load(cassette_string, Loader=_loader()) or {}
-        for it in data.get("interactions", []):
-            req, resp = it["request"], it["response"]
+        parsed = parse_yaml(cassette_string)
+        interactions = []
+        for it in parsed.get("interactions") or []:  # new containers: the parsed cache stays pristine
+            req = dict(it["request"])
+            resp = dict(it["response"])
             req["body"] = _raw_body(req.get("body"))
-            body = resp.get("body") or {}
+            resp["headers"] = {
+                k: list(v) if isinstance(v, list) else v for k, v in (resp.get("headers") or {}).items()
+            }
+            body = dict(resp.get("body") or {})
             if "string" in body:
                 body["string"] = _raw_body(body["string"])
-                _set_length(resp.get("headers") or {}, body["string"])
-        return data
+                _set_length(resp["headers"], body["string"])
+            resp["body"] = body
+            interactions.append({"request": req, "response": resp})
+        return {**parsed, "interactions": interactions}
+
+
+@functools.lru_cache(maxsize=16)
+def parse_yaml(text: str) -> dict[str, Any]:
+    """The parsed YAML of a cassette, cached by content (treat as read-only): a replayed run parses it once."""
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=_loader()) or {}
+    except yaml.YAMLError as exc:
+        raise CassetteError(f"cassette should be YAML; got a parse error: {exc}") from None
 
 
 def _loader() -> Any:
@@ -207,18 +226,16 @@ class Interaction:
 
 def load_cassette(path: str | Path) -> tuple[list[Interaction], dict[str, Any]]:
     """The interactions and metadata of a cassette written by hermes-envs (or a plain vcrpy YAML cassette)."""
-    import yaml
-
     p = Path(path)
     try:
-        data = yaml.load(p.read_text(encoding="utf-8"), Loader=_loader()) or {}
+        data = parse_yaml(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CassetteError(
             f"cassette {p} should exist; it does not. Fix: record it once with `{RECORD_FLAG}` (or "
             "`hermes-envs record ENV_FILE ...`), or check the path."
         ) from None
-    except yaml.YAMLError as exc:
-        raise CassetteError(f"cassette {p} should be YAML; got a parse error: {exc}") from None
+    except CassetteError as exc:
+        raise CassetteError(f"{p}: {exc}") from None
     out = []
     for it in data.get("interactions") or []:
         req, resp = it.get("request") or {}, it.get("response") or {}
@@ -228,7 +245,9 @@ def load_cassette(path: str | Path) -> tuple[list[Interaction], dict[str, Any]]:
             Interaction(
                 method=str(req.get("method", "")),
                 uri=str(req.get("uri", "")),
-                request=_readable_body(req.get("body")) if isinstance(req.get("body"), str) else req.get("body"),
+                request=_readable_body(req.get("body"))
+                if isinstance(req.get("body"), str)
+                else req.get("body"),
                 status=int((resp.get("status") or {}).get("code", 0)),
                 response=_readable_body(body, _content_type(headers)) if isinstance(body, str) else body,
                 headers=headers,
@@ -260,7 +279,11 @@ def reply_of(response: Any) -> dict[str, Any] | None:
             }
             for tc in msg.get("tool_calls") or []
         ]
-        turn = {"content": msg.get("content"), "tool_calls": calls, "finish_reason": choice.get("finish_reason")}
+        turn = {
+            "content": msg.get("content"),
+            "tool_calls": calls,
+            "finish_reason": choice.get("finish_reason"),
+        }
         if msg.get("reasoning_content"):
             turn["reasoning_content"] = msg["reasoning_content"]
         turn["usage"] = data.get("usage")
@@ -284,7 +307,9 @@ def reply_of(response: Any) -> dict[str, Any] | None:
                 if delta.get("reasoning_content"):
                     reasoning.append(delta["reasoning_content"])
                 for tc in delta.get("tool_calls") or []:
-                    slot = calls_by_index.setdefault(tc.get("index", 0), {"id": None, "name": "", "arguments": ""})
+                    slot = calls_by_index.setdefault(
+                        tc.get("index", 0), {"id": None, "name": "", "arguments": ""}
+                    )
                     slot["id"] = tc.get("id") or slot["id"]
                     fn = tc.get("function") or {}
                     slot["name"] += fn.get("name") or ""
@@ -308,7 +333,9 @@ def _conversation_key(body: Any) -> tuple[str, int]:
     if not isinstance(value, dict):
         return ("<non-json>", 0)
     messages = value.get("messages") or []
-    first_user = next((m.get("content") for m in messages if isinstance(m, dict) and m.get("role") == "user"), "")
+    first_user = next(
+        (m.get("content") for m in messages if isinstance(m, dict) and m.get("role") == "user"), ""
+    )
     turn = 1 + sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
     return (str(first_user)[:60], turn)
 
@@ -447,8 +474,10 @@ def miss_message(method: str, url: str, body: Any, path: Path, old: list[Interac
                 lines.append(f"Nearest recorded request (#{index + 1} of {len(old)}) differs in:")
                 lines.extend(f"  - {d}" for d in diffs)
             else:
-                lines.append(f"Recorded request #{index + 1} matches, but all its recorded replies were used up "
-                             "(the env sent it more often than when recording).")
+                lines.append(
+                    f"Recorded request #{index + 1} matches, but all its recorded replies were used up "
+                    "(the env sent it more often than when recording)."
+                )
     lines.append(
         f"Fix: record it with `{RECORD_FLAG}` (or `hermes-envs record ...`) against {host}, or make the env "
         "deterministic (seeded item order, no time or random values in prompts)."
@@ -555,7 +584,9 @@ def cassette_responder(
             if turn is not None:
                 recorded.append((it, turn))
     if not recorded:
-        raise CassetteError(f"cassette(s) {', '.join(map(str, paths))} should hold {endpoint} replies; found none.")
+        raise CassetteError(
+            f"cassette(s) {', '.join(map(str, paths))} should hold {endpoint} replies; found none."
+        )
     by_key: dict[str, list[int]] = defaultdict(list)
     for i, (it, _) in enumerate(recorded):
         by_key[matching.body_key(it.raw_request)].append(i)
@@ -579,7 +610,9 @@ def cassette_responder(
             index = hits[served[key] % len(hits)]
             served[key] += 1
             return _turn(index)
-        near = matching.nearest("POST", endpoint, raw, [(it.method, it.uri, it.raw_request) for it, _ in recorded])
+        near = matching.nearest(
+            "POST", endpoint, raw, [(it.method, it.uri, it.raw_request) for it, _ in recorded]
+        )
         assert near is not None
         if strict:
             diffs = "\n".join(f"  - {d}" for d in near[1])

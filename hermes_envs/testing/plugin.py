@@ -45,6 +45,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="comma-separated check ids or prefixes to run (e.g. HC1,HC401); overrides pyproject.")
     group.addoption("--hermes-ignore", default=None, metavar="IDS",
                     help="comma-separated check ids or prefixes to skip; overrides pyproject.")
+    group.addoption("--hermes-slow", action="store_true", default=None,
+                    help="also run the slow conformance checks (HC503: a one-step `process` run).")
     from hermes_envs.testing.replay_fixtures import add_options
 
     add_options(group)
@@ -67,7 +69,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
     try:
         settings = load_settings(Path(str(config.rootpath)), select=_ids(config.getoption("hermes_select")),
-                                 ignore=_ids(config.getoption("hermes_ignore")))
+                                 ignore=_ids(config.getoption("hermes_ignore")),
+                                 slow=config.getoption("hermes_slow", default=None))
         found = discover(targets)
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None

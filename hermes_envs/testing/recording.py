@@ -22,7 +22,14 @@ from typing import Any
 
 from hermes_envs.errors import ConfigError
 
-__all__ = ["Provider", "RolloutRun", "arun_rollouts", "default_cassette_for_env", "record_main", "run_rollouts"]
+__all__ = [
+    "Provider",
+    "RolloutRun",
+    "arun_rollouts",
+    "default_cassette_for_env",
+    "record_main",
+    "run_rollouts",
+]
 
 _REPLAY_BASE_URL = "http://replay.invalid/v1"
 
@@ -79,7 +86,8 @@ class RolloutRun:
         lines = [
             f"{self.env}: {len(self.rewards)} item(s), {self.rollouts} rollout(s) in {self.seconds:.1f} s; "
             f"mean reward {self.mean_reward:.3f}; turns {self.turns}; tool errors {self.tool_errors}; "
-            f"tokens {self.tokens}" + (f"; failed requests {self.failed_requests}" if self.failed_requests else "")
+            f"tokens {self.tokens}"
+            + (f"; failed requests {self.failed_requests}" if self.failed_requests else "")
         ]
         c = self.cassette
         if c is not None:
@@ -151,7 +159,9 @@ def _load_env_class(env_path: Path, class_name: str | None) -> type:
     if class_name:
         classes = [c for c in classes if c.__name__ == class_name]
     if not classes:
-        raise EnvLoadError(f"{env_path} should define an environment class{f' named {class_name}' if class_name else ''}.")
+        raise EnvLoadError(
+            f"{env_path} should define an environment class{f' named {class_name}' if class_name else ''}."
+        )
     return classes[0]
 
 
@@ -208,12 +218,16 @@ async def arun_rollouts(
     recording = record_mode != "none"
     if provider is None:
         if recording:
-            raise ConfigError("recording needs a provider (base URL and model). Fix: pass --openai.base_url and "
-                              "--openai.model_name (CLI) or --hermes-base-url and --hermes-model (pytest).")
+            raise ConfigError(
+                "recording needs a provider (base URL and model). Fix: pass --openai.base_url and "
+                "--openai.model_name (CLI) or --hermes-base-url and --hermes-model (pytest)."
+            )
         meta: dict[str, Any] = {}
         if cassette is not None and Path(cassette).exists():
             meta = load_cassette(cassette)[1].get("hermes") or {}
-        provider = Provider(base_url=meta.get("base_url") or _REPLAY_BASE_URL, model=meta.get("model") or "replay")
+        provider = Provider(
+            base_url=meta.get("base_url") or _REPLAY_BASE_URL, model=meta.get("model") or "replay"
+        )
     if cassette is None and recording:
         raise CassetteError("recording needs a cassette path.")
 
@@ -336,8 +350,12 @@ def print_summary(run: RolloutRun, console: Any = None) -> None:
     for i, (item, rewards) in enumerate(zip(run.items, run.rewards)):
         label = _item_label(item)
         mean = f"{sum(rewards) / len(rewards):.3f}" if rewards else "-"
-        table.add_row(str(i), label[:60] + ("…" if len(label) > 60 else ""),
-                      " ".join(f"{r:g}" for r in rewards) or "(no rollout)", mean)
+        table.add_row(
+            str(i),
+            label[:60] + ("…" if len(label) > 60 else ""),
+            " ".join(f"{r:g}" for r in rewards) or "(no rollout)",
+            mean,
+        )
     console.print(table)
     for line in run.summary_lines():
         console.print(line, markup=False, highlight=False)
@@ -349,15 +367,34 @@ def add_record_arguments(parser: Any) -> None:
     parser.add_argument("--items", type=int, default=1, help="items (groups) to run (default: %(default)s)")
     parser.add_argument("--group-size", type=int, default=None, help="rollouts per item (default: the env's)")
     parser.add_argument("--max-turns", type=int, default=None, help="cap on agent turns per rollout")
-    parser.add_argument("--openai.base_url", dest="base_url", required=True, help="OpenAI-compatible base URL")
-    parser.add_argument("--openai.model_name", dest="model", required=True, help="model name sent to the provider")
-    parser.add_argument("--openai.api_key-env", dest="api_key_env", default="OPENAI_API_KEY", metavar="VAR",
-                        help="environment variable holding the API key (default: %(default)s)")
-    parser.add_argument("--cassette", default=None, metavar="PATH",
-                        help="cassette to write (default: <env folder>/cassettes/<env stem>/<name>.yaml)")
-    parser.add_argument("--name", default="rollouts", help="cassette name in the default folder (default: %(default)s)")
-    parser.add_argument("--record-mode", default="rewrite", choices=["rewrite", "all", "new_episodes", "once"],
-                        help="vcrpy record mode; rewrite starts the cassette afresh (default: %(default)s)")
+    parser.add_argument(
+        "--openai.base_url", dest="base_url", required=True, help="OpenAI-compatible base URL"
+    )
+    parser.add_argument(
+        "--openai.model_name", dest="model", required=True, help="model name sent to the provider"
+    )
+    parser.add_argument(
+        "--openai.api_key-env",
+        dest="api_key_env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="environment variable holding the API key (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--cassette",
+        default=None,
+        metavar="PATH",
+        help="cassette to write (default: <env folder>/cassettes/<env stem>/<name>.yaml)",
+    )
+    parser.add_argument(
+        "--name", default="rollouts", help="cassette name in the default folder (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--record-mode",
+        default="rewrite",
+        choices=["rewrite", "all", "new_episodes", "once"],
+        help="vcrpy record mode; rewrite starts the cassette afresh (default: %(default)s)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -370,8 +407,14 @@ def record_main(args: Any) -> int:
     try:
         provider = Provider.from_env(args.base_url, args.model, args.api_key_env)
         run = run_rollouts(
-            env, items=args.items, provider=provider, cassette=cassette, record_mode=args.record_mode,
-            group_size=args.group_size, max_turns=args.max_turns, class_name=class_name or None,
+            env,
+            items=args.items,
+            provider=provider,
+            cassette=cassette,
+            record_mode=args.record_mode,
+            group_size=args.group_size,
+            max_turns=args.max_turns,
+            class_name=class_name or None,
             progress=not args.no_progress,
         )
     except HermesEnvsError as exc:

@@ -105,7 +105,9 @@ class Redactor:
         if not parts.query and netloc == parts.netloc:
             return url
         pairs = parse_qsl(parts.query, keep_blank_values=True)
-        query = urlencode([(k, self.placeholder if SECRET_QUERY.match(k) else self.text(v)) for k, v in pairs])
+        query = urlencode(
+            [(k, self.placeholder if SECRET_QUERY.match(k) else self.text(v)) for k, v in pairs]
+        )
         return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
     # ------------------------------------------------------------------------------------------ vcrpy hooks

@@ -43,17 +43,34 @@ CASSETTES = pytest.StashKey[list]()
 
 def add_options(group: Any) -> None:
     """The recording options of the ``--hermes-*`` group."""
-    group.addoption("--hermes-record", action="store_true", default=False, dest="hermes_record",
-                    help="record cassettes against the real provider (record mode 'rewrite': each cassette the "
-                    "run uses is recorded afresh, with a drift summary). Default: replay only, offline.")
-    group.addoption("--hermes-record-mode", default=None, dest="hermes_record_mode",
-                    choices=["none", "once", "new_episodes", "all", "rewrite"],
-                    help="vcrpy record mode for cassettes (overrides --hermes-record).")
-    group.addoption("--hermes-base-url", default=None, metavar="URL",
-                    help="OpenAI-compatible base URL to record against (with --hermes-record).")
+    group.addoption(
+        "--hermes-record",
+        action="store_true",
+        default=False,
+        dest="hermes_record",
+        help="record cassettes against the real provider (record mode 'rewrite': each cassette the "
+        "run uses is recorded afresh, with a drift summary). Default: replay only, offline.",
+    )
+    group.addoption(
+        "--hermes-record-mode",
+        default=None,
+        dest="hermes_record_mode",
+        choices=["none", "once", "new_episodes", "all", "rewrite"],
+        help="vcrpy record mode for cassettes (overrides --hermes-record).",
+    )
+    group.addoption(
+        "--hermes-base-url",
+        default=None,
+        metavar="URL",
+        help="OpenAI-compatible base URL to record against (with --hermes-record).",
+    )
     group.addoption("--hermes-model", default=None, metavar="NAME", help="model name to record with.")
-    group.addoption("--hermes-api-key-env", default="OPENAI_API_KEY", metavar="VAR",
-                    help="environment variable holding the provider key (default: %(default)s).")
+    group.addoption(
+        "--hermes-api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="environment variable holding the provider key (default: %(default)s).",
+    )
 
 
 def _marker(request: pytest.FixtureRequest) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -103,7 +120,9 @@ def hermes_provider(request: pytest.FixtureRequest) -> Any:
     from hermes_envs.testing.recording import Provider
 
     model = config.getoption("hermes_model", default=None) or "default"
-    return Provider.from_env(base_url, model, config.getoption("hermes_api_key_env", default="OPENAI_API_KEY"))
+    return Provider.from_env(
+        base_url, model, config.getoption("hermes_api_key_env", default="OPENAI_API_KEY")
+    )
 
 
 def _mode(request: pytest.FixtureRequest, fixture_value: str) -> str:
@@ -119,7 +138,9 @@ def _fail_on(session: Any) -> None:
         body = "\n\n".join(f"[{i + 1}] {m}" for i, m in enumerate(session.misses))
         pytest.fail(f"{len(session.misses)} request(s) were not in the cassette:\n\n{body}", pytrace=False)
     if session.findings:
-        pytest.fail("secret lint failed on the cassette:\n" + "\n".join(map(str, session.findings)), pytrace=False)
+        pytest.fail(
+            "secret lint failed on the cassette:\n" + "\n".join(map(str, session.findings)), pytrace=False
+        )
 
 
 @pytest.fixture
@@ -152,7 +173,9 @@ def recorded_rollouts(
     mode = _mode(request, hermes_record_mode)
     test_dir = Path(str(request.node.path)).parent
 
-    def run(env_file: str | Path, *, items: int = 1, cassette: str | Path | None = None, **kwargs: Any) -> Any:
+    def run(
+        env_file: str | Path, *, items: int = 1, cassette: str | Path | None = None, **kwargs: Any
+    ) -> Any:
         env_path = Path(env_file)
         if not env_path.is_absolute():
             root = Path(str(request.config.rootpath)) / env_path
@@ -161,11 +184,20 @@ def recorded_rollouts(
         if not path.is_absolute() and cassette:
             path = test_dir / path
         if mode != "none" and hermes_provider is None:
-            pytest.fail("recording needs a provider: pass --hermes-base-url URL --hermes-model NAME "
-                        "(key in $OPENAI_API_KEY or --hermes-api-key-env VAR), or override the hermes_provider "
-                        "fixture.", pytrace=False)
-        result = run_rollouts(env_path, items=items, provider=hermes_provider if mode != "none" else None,
-                              cassette=path, record_mode=mode, **kwargs)
+            pytest.fail(
+                "recording needs a provider: pass --hermes-base-url URL --hermes-model NAME "
+                "(key in $OPENAI_API_KEY or --hermes-api-key-env VAR), or override the hermes_provider "
+                "fixture.",
+                pytrace=False,
+            )
+        result = run_rollouts(
+            env_path,
+            items=items,
+            provider=hermes_provider if mode != "none" else None,
+            cassette=path,
+            record_mode=mode,
+            **kwargs,
+        )
         if result.cassette is not None:
             _remember(request.config, result.cassette, request.node.nodeid)
             _fail_on(result.cassette)

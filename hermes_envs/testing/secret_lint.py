@@ -51,7 +51,12 @@ def secret_values_from_env(environ: Mapping[str, str] | None = None) -> dict[str
     env = os.environ if environ is None else environ
     out: dict[str, str] = {}
     for name, value in env.items():
-        if _SECRET_VARS.search(name.upper()) and value and len(value) >= _MIN_SECRET_LEN and value != "REDACTED":
+        if (
+            _SECRET_VARS.search(name.upper())
+            and value
+            and len(value) >= _MIN_SECRET_LEN
+            and value != "REDACTED"
+        ):
             out.setdefault(value, name)
     return out
 
@@ -110,7 +115,9 @@ def _files(paths: Iterable[str | Path]) -> list[Path]:
         elif p.is_file():
             out.append(p)
         else:
-            raise FileNotFoundError(f"{p} should be a cassette file or folder; it does not exist. Fix: check the path.")
+            raise FileNotFoundError(
+                f"{p} should be a cassette file or folder; it does not exist. Fix: check the path."
+            )
     return out
 
 
@@ -138,5 +145,9 @@ def main(paths: list[str]) -> int:
     for f in findings:
         print(f)
     n = len(_files(paths))
-    print(f"lint-cassettes: {len(findings)} secret(s) in {n} file(s)" if findings else f"lint-cassettes: {n} file(s) clean")
+    print(
+        f"lint-cassettes: {len(findings)} secret(s) in {n} file(s)"
+        if findings
+        else f"lint-cassettes: {n} file(s) clean"
+    )
     return 1 if findings else 0

@@ -58,7 +58,9 @@ def _rows(data: Any) -> list[tuple[str, list[float]]]:
         )
     rows = []
     for label, value in items:
-        values = list(value) if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) else [value]
+        values = (
+            list(value) if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) else [value]
+        )
         rows.append((label, [float(v) for v in values]))
     return rows
 

@@ -19,7 +19,9 @@ SCRIPTS = ENVIRONMENTS / "scripts"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "fake_openai(script=None, policy=None, **kw): configure the fake_openai fixture")
+    config.addinivalue_line(
+        "markers", "fake_openai(script=None, policy=None, **kw): configure the fake_openai fixture"
+    )
 
 
 def example(module: str) -> Any:
@@ -44,8 +46,16 @@ def build(env_cls: type, base_url: str, tmp_path: Path | None = None, **override
         **overrides,
     }
     config = config.model_copy(update=settings)
-    servers = [APIServerConfig(base_url=base_url, api_key="x", model_name="fake", server_type="openai",
-                               health_check=False, timeout=30)]
+    servers = [
+        APIServerConfig(
+            base_url=base_url,
+            api_key="x",
+            model_name="fake",
+            server_type="openai",
+            health_check=False,
+            timeout=30,
+        )
+    ]
     env = env_cls(config, servers, slurm=False, testing=False)
     disable_client_retries(env.server)
     return env
@@ -55,16 +65,32 @@ def atropos_command(env_file: Path, mode: str, base_url: str, out: Path, *extra:
     """The documented ``python ENV_FILE process|evaluate ...`` command against a fake server at ``base_url``."""
     from hermes_envs.testing.offline import offline_tokenizer_path
 
-    cmd = [sys.executable, str(env_file), mode,
-           "--env.use_wandb", "False",
-           "--env.tokenizer_name", offline_tokenizer_path(),
-           "--openai.base_url", base_url,
-           "--openai.model_name", "fake",
-           "--openai.api_key", "x",
-           "--openai.health_check", "False"]
+    cmd = [
+        sys.executable,
+        str(env_file),
+        mode,
+        "--env.use_wandb",
+        "False",
+        "--env.tokenizer_name",
+        offline_tokenizer_path(),
+        "--openai.base_url",
+        base_url,
+        "--openai.model_name",
+        "fake",
+        "--openai.api_key",
+        "x",
+        "--openai.health_check",
+        "False",
+    ]
     if mode == "process":
-        cmd += ["--env.total_steps", "1", "--env.group_size", "2",
-                "--env.data_path_to_save_groups", str(out / f"{env_file.stem}.jsonl")]
+        cmd += [
+            "--env.total_steps",
+            "1",
+            "--env.group_size",
+            "2",
+            "--env.data_path_to_save_groups",
+            str(out / f"{env_file.stem}.jsonl"),
+        ]
     else:
         cmd += ["--env.data_dir_to_save_evals", str(out / "evals")]
     return cmd + list(extra)
@@ -75,4 +101,6 @@ def run_command(cmd: list[str], timeout: float = 240) -> subprocess.CompletedPro
     from hermes_envs.testing.offline import offline_environ
 
     env = {**os.environ, **offline_environ()}
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT, check=False)
+    return subprocess.run(
+        cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT, check=False
+    )

@@ -27,7 +27,9 @@ async def scores(server: FakeOpenAIServer, script: list[dict]) -> list[float]:
 
 async def test_right_answer_beats_wrong_answer(fake_openai: FakeOpenAIServer) -> None:
     expression = ITEM["expression"]
-    terminal = {"tool_calls": [{"name": "terminal", "arguments": {"command": f"python3 -c 'print({expression})'"}}]}
+    terminal = {
+        "tool_calls": [{"name": "terminal", "arguments": {"command": f"python3 -c 'print({expression})'"}}]
+    }
     good = await scores(fake_openai, [terminal, {"content": f"Answer: {ITEM['answer']}"}])
     wrong_with_tool = await scores(fake_openai, [terminal, {"content": "Answer: 7"}])
     wrong = await scores(fake_openai, [{"content": "Answer: 7"}])

@@ -27,10 +27,19 @@ def transcript(answer: str, judge: dict[str, Any] | str) -> dict[str, Any]:
     judge_turn = judge if isinstance(judge, dict) else {"content": judge}
     return {
         "scripts": {
-            "^What does this Python snippet print": {"turns": [
-                {"tool_calls": [{"name": "terminal", "arguments": {"command": "python3 -c 'print(7 // 2, 7 % 2)'"}}]},
-                {"content": answer},
-            ]},
+            "^What does this Python snippet print": {
+                "turns": [
+                    {
+                        "tool_calls": [
+                            {
+                                "name": "terminal",
+                                "arguments": {"command": "python3 -c 'print(7 // 2, 7 % 2)'"},
+                            }
+                        ]
+                    },
+                    {"content": answer},
+                ]
+            },
             "^Snippet:": {"turns": [judge_turn]},
         }
     }
@@ -64,7 +73,10 @@ async def test_judge_is_called_once_per_rollout_at_temperature_zero(fake_openai:
     calls = judge_calls(fake_openai)
     assert len(calls) == 2  # group_size rollouts, one judge call each
     assert all(c.body["temperature"] == 0.0 and "tools" not in c.body for c in calls)
-    assert GOOD in calls[0].body["messages"][1]["content"] and ITEM["reference"] in calls[0].body["messages"][1]["content"]
+    assert (
+        GOOD in calls[0].body["messages"][1]["content"]
+        and ITEM["reference"] in calls[0].body["messages"][1]["content"]
+    )
 
 
 @pytest.mark.parametrize("reply", ["Great explanation!", "11", "-3", "", "7 out of 10, maybe 8"])
@@ -77,9 +89,10 @@ async def test_garbage_judge_reply_falls_back_to_keywords(fake_openai: FakeOpenA
 @pytest.mark.parametrize("fault", [500, "drop", "empty_choices"])
 async def test_failing_judge_falls_back_to_keywords(fake_openai: FakeOpenAIServer, fault: Any) -> None:
     half = "It prints 3 1 because of floor division."  # 2 of 3 keywords
-    assert await scores(fake_openai, half, {"content": "10", "fault": {"kind": fault, "times": 100}}) == [
-        pytest.approx(2 / 3)
-    ] * 2
+    assert (
+        await scores(fake_openai, half, {"content": "10", "fault": {"kind": fault, "times": 100}})
+        == [pytest.approx(2 / 3)] * 2
+    )
 
 
 async def test_score_is_clamped_and_weighted(fake_openai: FakeOpenAIServer) -> None:
@@ -111,7 +124,9 @@ async def test_evaluate_uses_the_agent_loop_with_tools(tmp_path: Path) -> None:
         server.assert_no_failures()
         assert set(server.temperatures()) == {0.0}
         rollouts = [c for c in server.chat_calls if c.body["messages"][0]["content"] == mod.SYSTEM_PROMPT]
-        assert rollouts and all("terminal" in tools for tools in server.tools_offered()[: len(rollouts)] if tools)
+        assert rollouts and all(
+            "terminal" in tools for tools in server.tools_offered()[: len(rollouts)] if tools
+        )
         assert len(judge_calls(server)) == len(env._eval_items)  # one judge call per eval item
     metrics = json.loads((tmp_path / "evals" / "metrics.json").read_text())["results"]["all"]
     assert metrics["eval/tool_use_rate"] == 1.0 and metrics["eval/mean_score"] > 0.9

@@ -78,7 +78,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--key", required=True)
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--answer-offset", type=int, default=0, help="answer wrong by this much (drift tests)")
+    parser.add_argument(
+        "--answer-offset", type=int, default=0, help="answer wrong by this much (drift tests)"
+    )
     args = parser.parse_args()
     asyncio.run(serve(args.key, args.port, args.answer_offset))
     return 0

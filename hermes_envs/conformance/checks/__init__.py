@@ -1,3 +1,13 @@
 """The check catalogue: importing this package registers every check (one module per area)."""
 
-from hermes_envs.conformance.checks import data, prompt, reward, structure, trajectory  # noqa: F401
+from hermes_envs.conformance.checks import (  # noqa: F401
+    data,
+    evaluate,
+    isolation,
+    parsers,
+    prompt,
+    reward,
+    security,
+    structure,
+    trajectory,
+)

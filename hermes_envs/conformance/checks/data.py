@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import traceback
+from typing import Any
 
-from hermes_envs.conformance.findings import Finding
+from hermes_envs.conformance.findings import Finding, Severity
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import MAX_ITEMS_SCANNED, EnvSession
 
@@ -34,7 +36,8 @@ def setup_offline(s: EnvSession) -> list[Finding]:
     return []
 
 
-@check("HC202", "train-eval-split", "train and eval items both exist and are disjoint", requires=("HC201",))
+@check("HC202", "train-eval-split", "train and eval items both exist and are disjoint",
+       requires=("HC201", "HC301"))
 def train_eval_split(s: EnvSession) -> list[Finding]:
     """No train/eval split: an empty eval set, no training items, or eval prompts that are also training prompts."""
     env = s.env()
@@ -59,13 +62,13 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
         ))
     if training["items"] and observed["prompts"]:
         eval_prompts = set(observed["prompts"])
-        shared = []
+        shared: list[str] = []
         for item in training["items"]:
             try:
                 prompt = env.format_prompt(item)
             except Exception:
                 continue  # HC301 reports prompts that cannot be built
-            if prompt in eval_prompts:
+            if prompt in eval_prompts and prompt not in shared:
                 shared.append(prompt)
         if shared:
             n_train = len(training["items"])
@@ -96,5 +99,60 @@ def next_item_cycles(s: EnvSession) -> list[Finding]:
             f"get_next_item() should cycle back to the first item; after {len(training['items'])} items it "
             "returned None (which pauses atroposlib's worker).",
             "return items with wrap-around instead of None at the end of the list.",
+        )]
+    return []
+
+
+def _unserialisable(value: Any, path: str = "item") -> str | None:
+    """The path and type of the first part of ``value`` json cannot write, or None."""
+    try:
+        json.dumps(value)
+        return None
+    except (TypeError, ValueError):
+        pass
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                return f"{path} key {key!r} ({type(key).__name__})"
+            found = _unserialisable(inner, f"{path}[{key!r}]")
+            if found:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for index, inner in enumerate(value):
+            found = _unserialisable(inner, f"{path}[{index}]")
+            if found:
+                return found
+    return f"{path} = {repr(value)[:80]} ({type(value).__name__})"
+
+
+@check("HC204", "items-json", "training items are JSON-serialisable", requires=("HC201",))
+def items_json(s: EnvSession) -> list[Finding]:
+    """Items holding sets, datetimes, numpy values or objects: saving groups, eval samples or a resumed run fails."""
+    for index, item in enumerate(s.training_items()["items"]):
+        where = _unserialisable(item)
+        if where:
+            return [Finding(
+                "HC204",
+                f"training items should be JSON-serialisable (atroposlib and wandb write them); got {where} in "
+                f"training item #{index}.",
+                "convert when building the items: lists instead of sets, str(...) for dates and paths, "
+                "int()/float() for numpy numbers, dicts instead of objects.",
+                subject=f"training item #{index}",
+            )]
+    return []
+
+
+@check("HC205", "setup-fast", "setup() finishes quickly", severity=Severity.WARNING, requires=("HC201",))
+def setup_fast(s: EnvSession) -> list[Finding]:
+    """A setup() that takes minutes (downloads, tokenizing the corpus): every trainer restart and test pays it."""
+    seconds = s.setup_done()
+    limit = s.settings.setup_seconds
+    if seconds > limit:
+        return [Finding(
+            "HC205",
+            f"setup() should finish within {limit:g} s (setup_seconds); it took {seconds:.1f} s offline.",
+            "do the heavy work once and cache it on disk, load lazily, or keep a small built-in sample for tests; "
+            "raise setup_seconds under [tool.hermes-conformance] if this is expected.",
+            Severity.WARNING,
         )]
     return []

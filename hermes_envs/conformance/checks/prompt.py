@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hermes_envs.conformance.findings import Finding, NotApplicable
+from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
 
@@ -57,3 +57,50 @@ def prompt_is_text(s: EnvSession) -> list[Finding]:
                                         "use an f-string or .format(**item) so the placeholder is replaced.",
                                         subject=subject))
     return findings
+
+
+def _contains(text: str, value: str) -> bool:
+    return re.search(r"(?<![\w.])" + re.escape(value) + r"(?![\w])", text) is not None
+
+
+@check("HC302", "answer-not-in-prompt", "the gold answer does not appear verbatim in the prompt",
+       severity=Severity.WARNING, requires=("HC401", "HC402", "HC403"))
+def answer_not_in_prompt(s: EnvSession) -> list[Finding]:
+    """Prompts that carry their own answer (the item dumped with str(item), a leaked hint): the model learns to
+    copy, not to solve."""
+    from hermes_envs.conformance.checks.reward import positive_scores
+
+    if not s.is_hermes_env():
+        raise NotApplicable("the env has no format_prompt (not an agent env)")
+    gold = [e for e in positive_scores(s)["gold"] if e["source"] == "field"]
+    if not gold:
+        raise NotApplicable("no item field was shown to be the answer (see HC407)")
+    field = gold[0]["field"]
+    env = s.env()
+    pairs = []
+    for item in s.training_items()["items"][:50]:
+        if isinstance(item, dict) and field in item:
+            try:
+                pairs.append((str(item[field]).strip(), env.format_prompt(item)))
+            except Exception:
+                continue
+    if len(pairs) < 2:
+        return []
+    leaked = [i for i, (value, prompt) in enumerate(pairs) if value and _contains(prompt, value)]
+    # The same value in OTHER items' prompts means it is generic ("yes or no", "A) ... B)"), not a leak.
+    others = [(a, b) for a in range(len(pairs)) for b in range(len(pairs))
+              if a != b and pairs[a][0] != pairs[b][0]][:400]
+    base = sum(1 for a, b in others if _contains(pairs[b][1], pairs[a][0])) / max(1, len(others))
+    rate = len(leaked) / len(pairs)
+    if rate >= 0.5 and rate - base >= 0.4:
+        value, prompt = pairs[leaked[0]]
+        return [Finding(
+            "HC302",
+            f"the prompt should not contain the answer; the value of {field!r} (the field the reward accepts) "
+            f"appears verbatim in {len(leaked)} of {len(pairs)} prompts, e.g. {value!r} in {prompt[:160]!r}.",
+            "build the prompt from the question fields only (not f'{item}' or the whole record); if the answer "
+            "must be in the prompt by design, silence HC302 for this env.",
+            Severity.WARNING,
+            subject=f"field {field}",
+        )]
+    return []

@@ -6,8 +6,17 @@ import math
 import traceback
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, NotApplicable
-from hermes_envs.conformance.probes import PROBES, ContractViolation, StrictAgentResult
+from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance.probes import (
+    ANSWER_FIELDS,
+    CONTROLS,
+    PROBES,
+    ContractViolation,
+    StrictAgentResult,
+    env_transcripts,
+    gold_positives,
+    play,
+)
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
 
@@ -21,36 +30,154 @@ def _reward_site(exc: BaseException) -> str:
     return ""
 
 
+def _score(s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "rewards") -> dict[str, Any]:
+    """Call compute_reward on strict copies of ``result`` (twice, for HC404) in the rollout's sandbox.
+
+    Returns ``{"score", "score2", "error", "exc", "violations", "mutated", "accesses"}``; the sandbox is cleaned up
+    afterwards. File accesses of the reward are recorded for HC602, the item and messages compared for HC405.
+    """
+    import copy
+
+    from hermes_envs.conformance.fileaudit import FileAudit, sandbox_of
+    from hermes_envs.tools import ToolContext, cleanup_sandbox
+
+    env = s.env()
+    entry: dict[str, Any] = {"score": None, "score2": None, "error": None, "exc": None, "violations": [],
+                             "mutated": [], "accesses": []}
+    item_before = copy.deepcopy(item)
+    audit = FileAudit()
+    ctx = ToolContext(task_id)
+    sandbox, root = sandbox_of(task_id)
+    try:
+        for key in ("score", "score2"):
+            strict = StrictAgentResult.of(result)
+            try:
+                with audit.watching("compute_reward"):
+                    entry[key] = s.run_env(lambda _env, strict=strict: env.compute_reward(item, strict, ctx),
+                                           phase=phase)
+            except Exception as exc:
+                entry["exc"] = exc
+                entry["error"] = f"{type(exc).__name__}: {exc}"
+            entry["violations"].extend(v for v in strict.violations if v not in entry["violations"])
+            if key == "score" and strict.messages != result.messages:
+                entry["mutated"].append(("result.messages", _diff_messages(result.messages, strict.messages)))
+            if entry["exc"] is not None:
+                break
+        if item != item_before:
+            entry["mutated"].append(("item", f"{_short(item_before)} became {_short(item)}"))
+    finally:
+        if sandbox is None:
+            sandbox, root = sandbox_of(task_id)
+        ctx.cleanup()
+        cleanup_sandbox(task_id)
+    entry["accesses"] = [(a, sandbox, root) for a in audit.accesses]
+    return entry
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _diff_messages(before: list[Any], after: list[Any]) -> str:
+    if len(before) != len(after):
+        return f"{len(before)} messages became {len(after)}"
+    for i, (a, b) in enumerate(zip(before, after)):
+        if a != b:
+            return f"message {i} {_short(a, 100)} became {_short(b, 100)}"
+    return "changed"
+
+
 def scored_probes(s: EnvSession) -> list[dict[str, Any]]:
     """Call compute_reward on a strict copy of every probe transcript; cached.
 
-    Each entry adds ``score``, ``error`` (str), ``exc``, ``violations`` (misuses seen by the strict result).
+    Each entry adds ``score``, ``score2`` (a second call on the same input), ``error`` (str), ``exc``,
+    ``violations`` (misuses seen by the strict result), ``mutated`` and ``accesses`` (see :func:`_score`).
     """
     if "scored" in s.facts:
         return s.facts["scored"]
     if not s.is_hermes_env():
         raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
-    from hermes_envs.tools import ToolContext, cleanup_sandbox
-
-    env = s.env()
     out = []
     for probe in s.probe_transcripts():
-        strict = StrictAgentResult.of(probe["result"])
-        entry = dict(probe, score=None, error=None, exc=None, violations=[])
-        ctx = ToolContext(probe["task_id"])
-        try:
-            entry["score"] = s.run_env(lambda _env, strict=strict, ctx=ctx, item=probe["item"]:
-                                       env.compute_reward(item, strict, ctx))
-        except Exception as exc:
-            entry["exc"] = exc
-            entry["error"] = f"{type(exc).__name__}: {exc}"
-        finally:
-            ctx.cleanup()
-            cleanup_sandbox(probe["task_id"])
-        entry["violations"] = list(strict.violations)
-        out.append(entry)
+        out.append(dict(probe, **_score(s, probe["item"], probe["result"], probe["task_id"])))
     s.facts["scored"] = out
     return out
+
+
+def _key(item: Any) -> str:
+    return repr(item)
+
+
+def control_scores(s: EnvSession) -> dict[str, list[tuple[str, float]]]:
+    """Per item (repr): the (name, score) of every negative control that scored (probes and the env's bad ones)."""
+    out: dict[str, list[tuple[str, float]]] = {}
+    for entry in scored_probes(s):
+        if entry["probe"] in CONTROLS and _numeric(entry["score"]):
+            out.setdefault(_key(entry["item"]), []).append((entry["probe"], float(entry["score"])))
+    for entry in positive_scores(s)["env_bad"]:
+        if _numeric(entry["score"]):
+            out.setdefault(_key(entry["item"]), []).append((entry["name"], float(entry["score"])))
+    return out
+
+
+def best_control(s: EnvSession, controls: dict[str, list[tuple[str, float]]], item: Any) -> tuple[str, float]:
+    """The highest-scoring control of ``item`` among those under the ceiling (the others are HC406's findings):
+    a correct answer must beat it."""
+    scored = controls.get(_key(item), [])
+    under = [c for c in scored if c[1] <= s.settings.control_ceiling]
+    if under:
+        return max(under, key=lambda c: c[1])
+    return min(scored, key=lambda c: c[1], default=("none", 0.0))
+
+
+def _numeric(score: Any) -> bool:
+    return isinstance(score, (int, float)) and not isinstance(score, bool) and math.isfinite(score)
+
+
+def positive_scores(s: EnvSession) -> dict[str, Any]:
+    """Score the env's own transcripts and the gold-answer probes of each probe item; cached.
+
+    Gold probes for an item stop at the first one that scores above that item's best control. Returns
+    ``{"env_good": [...], "env_bad": [...], "gold": [...], "tried": {item: [names]}, "error": str|None}``; each
+    entry ``{"item", "name", "source", "field", "value", "score", ...}``.
+    """
+    if "positives" in s.facts:
+        return s.facts["positives"]
+    env = s.env()
+    schemas, _names = s.tools()
+    found: dict[str, Any] = {"env_good": [], "env_bad": [], "gold": [], "tried": {}, "error": None}
+    s.facts["positives"] = found  # control_scores() reads env_bad while we fill it
+    probes = scored_probes(s)
+    for item in s.probe_items():
+        try:
+            own = env_transcripts(env, item)
+        except Exception as exc:
+            found["error"] = f"conformance_transcripts(item) raised {type(exc).__name__}: {exc}"
+            own = {}
+        for kind in ("bad", "good"):
+            for index, script in enumerate(own.get(kind, [])):
+                name = f"the env's {kind} transcript #{index}"
+                result, task_id = s.run_probe(item, play(script), max(len(script) + 1, 2), f"env-{kind}", "gold")
+                entry = dict(_score(s, item, result, task_id, "gold"), item=item, name=name, source="env",
+                             field=None, value=None, result=result)
+                found[f"env_{kind}"].append(entry)
+    controls = control_scores(s)
+    for item in s.probe_items():
+        ceiling = best_control(s, controls, item)[1]
+        tried = found["tried"].setdefault(_key(item), [])
+        if any(e["item"] == item and _numeric(e["score"]) and e["score"] > ceiling for e in found["env_good"]):
+            continue  # the env proved it itself
+        for positive in gold_positives(item, schemas):
+            result, task_id = s.run_probe(item, positive.responder, 3, "gold", "gold")
+            entry = dict(_score(s, item, result, task_id, "gold"), item=item, name=positive.name,
+                         source=positive.source, field=positive.field, value=positive.value, result=result)
+            tried.append(positive.name)
+            if _numeric(entry["score"]) and entry["score"] > ceiling:
+                found["gold"].append(entry)
+                break
+    del probes
+    return found
 
 
 @check("HC401", "result-is-object", "compute_reward uses AgentResult as an object", requires=("HC201",))
@@ -137,4 +264,163 @@ def reward_range(s: EnvSession) -> list[Finding]:
                 "return float(...) and clamp: `return max(0.0, min(1.0, score))`.",
                 subject=f"probe {entry['probe']}",
             ))
+    return findings
+
+
+_STATS = ("HC401", "HC402", "HC403")
+#: setup() runs before any rollout, so blocking there only matters when very long: this many blocking_seconds.
+SETUP_STALL_FACTOR = 10
+
+
+@check("HC404", "reward-deterministic", "compute_reward gives the same score for the same input", requires=_STATS)
+def reward_deterministic(s: EnvSession) -> list[Finding]:
+    """Rewards with randomness or clock dependence (e.g. noise added "to break ties"): the advantage becomes noise."""
+    for entry in scored_probes(s):
+        first, second = entry["score"], entry["score2"]
+        if _numeric(first) and _numeric(second) and abs(first - second) > 1e-9:
+            return [Finding(
+                "HC404",
+                f"compute_reward should return the same score when called twice on the same item and transcript; "
+                f"on probe {entry['probe']!r} got {first!r} then {second!r}.",
+                "remove randomness and time from the reward (no random.*, time.time(), unseeded sampling); if a "
+                "judge samples, call it at temperature 0. Do not add noise to break ties: a group of equal scores "
+                "carries no signal and is meant to be dropped.",
+                subject=f"probe {entry['probe']}",
+            )]
+    return []
+
+
+@check("HC405", "no-mutation", "compute_reward does not mutate the messages or the item", requires=_STATS)
+def no_mutation(s: EnvSession) -> list[Finding]:
+    """Rewards that pop/append/edit ``result.messages`` or the item: the trainer then tokenizes a changed transcript."""
+    findings = []
+    seen: set[str] = set()
+    for entry in scored_probes(s):
+        for what, change in entry["mutated"]:
+            if what in seen:
+                continue
+            seen.add(what)
+            findings.append(Finding(
+                "HC405",
+                f"compute_reward should leave {what} unchanged; on probe {entry['probe']!r} {change}.",
+                "read without changing: `last = result.messages[-1]` instead of `.pop()`, and copy before editing "
+                "(`messages = list(result.messages)`, `item = dict(item)`). The base tokenizes result.messages "
+                "after the reward, so an edit changes what the model is trained on.",
+                subject=f"probe {entry['probe']}",
+            ))
+    return findings
+
+
+@check("HC406", "controls-low", "negative controls score under the ceiling", requires=_STATS)
+def controls_low(s: EnvSession) -> list[Finding]:
+    """A reward too lenient: doing nothing, refusing, echoing the prompt or spamming tools earns credit."""
+    ceiling = s.settings.control_ceiling
+    per_control: dict[str, list[float]] = {}
+    examples: dict[str, Any] = {}
+    for entry in scored_probes(s):
+        if entry["probe"] in CONTROLS and _numeric(entry["score"]):
+            per_control.setdefault(entry["probe"], []).append(float(entry["score"]))
+            examples.setdefault(entry["probe"], entry["item"])
+    for entry in positive_scores(s)["env_bad"]:
+        if _numeric(entry["score"]):
+            per_control.setdefault(entry["name"], []).append(float(entry["score"]))
+            examples.setdefault(entry["name"], entry["item"])
+    findings = []
+    for name, scores in per_control.items():
+        mean = sum(scores) / len(scores)
+        if mean > ceiling:
+            about = PROBES[name][2] if name in PROBES else "a transcript the env itself calls bad"
+            findings.append(Finding(
+                "HC406",
+                f"a negative control should score at most {ceiling:g} (control_ceiling); {name!r} ({about}) got a "
+                f"mean of {mean:.3g} over {len(scores)} item(s), e.g. on item {_short(examples[name], 120)}.",
+                "give credit only for evidence of success (the right answer, the file actually written); drop "
+                "partial credit for finishing, formatting or calling tools, and never put the answer in the "
+                "prompt (an echo of the prompt must not be correct).",
+                subject=f"control {name}",
+            ))
+    return findings
+
+
+@check("HC407", "reward-varies", "a correct answer scores above the controls (the reward can vary)",
+       requires=_STATS)
+def reward_varies(s: EnvSession) -> list[Finding]:
+    """A reward that never rewards a correct answer (type mismatch, wrong field): every group gets the same score
+    and ``ensure_scores_are_not_same`` drops it, so nothing is learned."""
+    found = positive_scores(s)
+    findings = []
+    if found["error"]:
+        findings.append(Finding("HC407", f"the env's example transcripts should load; {found['error']}.",
+                                "return {'good': [[turn, ...], ...], 'bad': [...]} (see docs/checks.md)."))
+    controls = control_scores(s)
+    for entry in found["env_good"]:
+        best = best_control(s, controls, entry["item"])
+        if not (_numeric(entry["score"]) and entry["score"] > best[1]):
+            findings.append(Finding(
+                "HC407",
+                f"{entry['name']} should score above every control; got {entry['score']!r} (control "
+                f"{best[0]!r} scored {best[1]:g}) on item {_short(entry['item'], 120)}.",
+                "fix the reward (or the transcript): a known-good rollout must earn more than doing nothing.",
+                subject=entry["name"],
+            ))
+    proved = {_key(e["item"]) for e in found["gold"]} | {
+        _key(e["item"]) for e in found["env_good"]
+        if _numeric(e["score"]) and e["score"] > best_control(s, controls, e["item"])[1]
+    }
+    items = s.probe_items()
+    missing = [item for item in items if _key(item) not in proved]
+    if not missing or findings:
+        return findings
+    all_scores = sorted({round(float(e["score"]), 6) for e in scored_probes(s) if _numeric(e["score"])})
+    item = missing[0]
+    tried = found["tried"].get(_key(item), [])
+    answer_like = isinstance(item, dict) and any(str(k).lower() in ANSWER_FIELDS for k in item)
+    constant = f" every probe scored {all_scores[0]:g}," if len(all_scores) == 1 else ""
+    message = (
+        f"a correct answer should score above the controls;{constant} none of the {len(tried)} gold-answer "
+        f"probes ({', '.join(tried[:3])}{', ...' if len(tried) > 3 else ''}) beat the best control on item "
+        f"{_short(item, 160)}."
+    )
+    fix = ("compare like with like (str(item['answer']) vs the parsed text, strip and normalise both) and check "
+           "the reward reads the field that holds the answer; if your answers cannot be derived from the item, "
+           "ship known-good transcripts with `def conformance_transcripts(self, item)` (docs/checks.md).")
+    severity = Severity.ERROR if answer_like or found["env_good"] else Severity.WARNING
+    if severity is Severity.WARNING:
+        message += " The item has no answer-like field, so this may be the probes' limit rather than a bug."
+    findings.append(Finding("HC407", message, fix, severity, subject="gold-answer probes"))
+    return findings
+
+
+@check("HC408", "no-loop-blocking", "setup, compute_reward and evaluate do not block the event loop",
+       requires=("HC201",))
+def no_loop_blocking(s: EnvSession) -> list[Finding]:
+    """Synchronous work (time.sleep, requests, subprocess.run, ctx.terminal) in async hooks stalls every rollout."""
+    s.setup_done()
+    if s.is_hermes_env():
+        scored_probes(s)
+        positive_scores(s)
+    s.eval_observation()
+    findings = []
+    seen: set[tuple[str, str]] = set()
+    for stall in sorted(s.watchdog.stalls, key=lambda st: -st.seconds):
+        key = (stall.phase, stall.where)
+        if key in seen or stall.phase not in ("setup", "rewards", "gold", "evaluate", "probes"):
+            continue
+        seen.add(key)
+        if stall.phase == "setup" and stall.seconds <= SETUP_STALL_FACTOR * s.settings.blocking_seconds:
+            continue  # nothing else runs during setup; only a very long stall matters (serve-mode heartbeats)
+        hook = {"rewards": "compute_reward", "gold": "compute_reward", "probes": "a rollout"}.get(stall.phase,
+                                                                                               stall.phase)
+        inner = f", inside {stall.inner}" if stall.inner and stall.inner != stall.where else ""
+        severity = Severity.WARNING if stall.phase == "setup" else Severity.ERROR
+        findings.append(Finding(
+            "HC408",
+            f"{hook} should not block the event loop for more than {s.settings.blocking_seconds:g} s "
+            f"(blocking_seconds); {stall.where}{inner} held it for {stall.seconds:.2f} s, stalling every other "
+            "rollout.",
+            "await instead of blocking: `await asyncio.sleep(...)`, `await ctx.aterminal(...)` / "
+            "`await asyncio.to_thread(fn, ...)` for blocking calls, an async HTTP client for remote judges.",
+            severity,
+            subject=stall.where,
+        ))
     return findings

@@ -7,6 +7,7 @@ import inspect
 
 from hermes_envs.conformance.findings import Finding, Severity
 from hermes_envs.conformance.registry import check
+from hermes_envs.conformance.secrets import SecretMatch, find_secrets
 from hermes_envs.conformance.session import EnvSession
 from hermes_envs.errors import EnvLoadError
 
@@ -141,3 +142,82 @@ def main_calls_cli(s: EnvSession) -> list[Finding]:
     return [Finding("HC106", f"{s.path.name} should end with a `__main__` block calling {cls.__name__}.cli(); "
                     "got none, so `python " + s.path.name + " process ...` does nothing.",
                     f'add:\n    if __name__ == "__main__":\n        {cls.__name__}.cli()', Severity.WARNING)]
+
+
+def literal_api_keys(source: str) -> list[tuple[int, str, SecretMatch]]:
+    """(line, how it is passed, the key) for every provider key written as an ``api_key`` literal in ``source``."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        pairs: list[tuple[str, ast.AST]] = []
+        if isinstance(node, ast.Call):
+            pairs = [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
+        elif isinstance(node, ast.Dict):
+            pairs = [(k.value, v) for k, v in zip(node.keys, node.values)
+                     if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+        for name, value in pairs:
+            if "api_key" not in name.lower() or not isinstance(value, ast.Constant) or not isinstance(value.value,
+                                                                                                      str):
+                continue
+            for match in find_secrets(value.value):
+                out.append((value.lineno, name, match))
+    return out
+
+
+@check("HC107", "no-literal-key", "no provider API key written in the env's source", requires=("HC101",))
+def no_literal_key(s: EnvSession) -> list[Finding]:
+    """``APIServerConfig(api_key="sk-...")`` in the file: the key leaks with the env, and runs bill the author."""
+    try:
+        source = s.path.read_text(encoding="utf-8")
+        keys = literal_api_keys(source)
+    except (OSError, SyntaxError):
+        return []
+    return [
+        Finding(
+            "HC107",
+            f"{name} should come from the environment, not the source; got a literal {match.kind} "
+            f"{match.redacted} at {s.path.name}:{line}.",
+            f'read it at run time: `{name}=os.environ.get("OPENAI_API_KEY")` (or pass --openai.api_key), then '
+            "revoke the leaked key: it is in your git history.",
+            subject=f"{s.path.name}:{line}",
+        )
+        for line, name, match in keys
+    ]
+
+
+_LOOPBACK = {"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "host.docker.internal"}
+
+
+@check("HC108", "external-openai-type", "external API servers use server_type 'openai' without health checks",
+       severity=Severity.WARNING, requires=("HC104",))
+def external_openai_type(s: EnvSession) -> list[Finding]:
+    """An external API (OpenRouter, OpenAI, ...) configured as vllm/sglang/trl, or with health_check on: atroposlib
+    then calls endpoints the provider does not have and marks the server unhealthy."""
+    from urllib.parse import urlparse
+
+    _config, servers = s.config_init()
+    if not isinstance(servers, list):
+        servers = [servers]
+    findings = []
+    for index, server in enumerate(servers):
+        url = getattr(server, "base_url", None)
+        host = (urlparse(url).hostname or "") if isinstance(url, str) else ""
+        if not host or host in _LOOPBACK or host.startswith("127."):
+            continue
+        kind = getattr(server, "server_type", "openai")
+        if kind != "openai":
+            findings.append(Finding(
+                "HC108",
+                f"server {index} ({url}) is an external API and should use server_type='openai'; got {kind!r}, so "
+                "atroposlib calls token endpoints the provider does not serve.",
+                "set server_type='openai' (vllm / sglang are for servers you run yourself).",
+                Severity.WARNING, subject=f"server {index}",
+            ))
+        if getattr(server, "health_check", False):
+            findings.append(Finding(
+                "HC108",
+                f"server {index} ({url}) is an external API and should set health_check=False; got True, and "
+                "hosted APIs have no /health route, so atroposlib marks the server down and waits.",
+                "add health_check=False to that APIServerConfig.",
+                Severity.WARNING, subject=f"server {index}",
+            ))
+    return findings

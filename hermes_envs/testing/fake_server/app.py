@@ -488,8 +488,8 @@ class FakeModel:
                     "sends."
                 )
         k = view.assistant_count if kind == "chat" else self._text_position(view.prompt_text or "")
-        summary = _summary(view, kind)
         if k >= len(script.turns):
+            summary = _summary(view, kind)
             last = script.turns[-1] if script.turns else None
             near = f"\n  nearest expected turn (turn {len(script.turns)}): {last.describe()}" if last else ""
             return (
@@ -507,6 +507,7 @@ class FakeModel:
                 diffs.append(tp)
         if diffs:
             lines = "\n".join(f"  - {d}" for d in diffs)
+            summary = _summary(view, kind)
             return (
                 f"Request should match scripted turn {k + 1} of {script.source} ({turn.describe()}); got a "
                 f"request that differs:\n{lines}\n  request: {summary}\n"

@@ -1,0 +1,29 @@
+"""Makes the good corpus envs importable from the bad ones (``from _good import LetterCountEnv``).
+
+The good modules are loaded by path under private names, so they never clash with same-named modules elsewhere
+on ``sys.path`` (e.g. an ``environments/file_task_env.py``).
+"""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+_GOOD = Path(__file__).resolve().parents[1] / "good"
+
+
+def _load(stem: str):
+    name = f"hermes_corpus_good_{stem}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, _GOOD / f"{stem}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+LetterCountEnv = _load("exact_answer_env").LetterCountEnv
+final_answer = _load("exact_answer_env").final_answer
+FileWriteEnv = _load("file_task_env").FileWriteEnv
+JudgedQAEnv = _load("judge_env").JudgedQAEnv
+
+__all__ = ["FileWriteEnv", "JudgedQAEnv", "LetterCountEnv", "final_answer"]

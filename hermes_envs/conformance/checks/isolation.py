@@ -1,0 +1,136 @@
+"""HC6xx — isolation: rollouts of different items do not share state, and each task's files stay in its sandbox."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from hermes_envs.conformance.checks.reward import positive_scores, scored_probes
+from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
+from hermes_envs.conformance.registry import check
+from hermes_envs.conformance.session import EnvSession
+
+
+def _by_prompt(s: EnvSession, positives: dict[str, Any]) -> dict[str, Any]:
+    """The prompt of each proven item -> the responder that answers it correctly."""
+    from hermes_envs.conformance.probes import gold_positives, play
+
+    env = s.env()
+    schemas, _ = s.tools()
+    out = {}
+    for entry in positives["gold"] + positives["env_good"]:
+        item = entry["item"]
+        prompt = env.format_prompt(item)
+        if prompt in out:
+            continue
+        if entry["source"] == "env":
+            index = int(entry["name"].rsplit("#", 1)[1])
+            from hermes_envs.conformance.probes import env_transcripts
+
+            out[prompt] = play(env_transcripts(env, item)["good"][index])
+        else:
+            out[prompt] = next(p.responder for p in gold_positives(item, schemas) if p.name == entry["name"])
+    return out
+
+
+@check("HC601", "no-shared-state", "concurrent rollouts of different items score as they do one at a time",
+       requires=("HC401", "HC402", "HC403", "HC404"))
+def no_shared_state(s: EnvSession) -> list[Finding]:
+    """Per-rollout state kept on ``self`` (e.g. the current answer set in format_prompt): concurrent rollouts of
+    different items overwrite it and are scored against each other's answers."""
+    if not s.is_hermes_env():
+        raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
+    positives = positive_scores(s)
+    answers = _by_prompt(s, positives)
+    if not answers:
+        raise Skip("no transcript is known to score above the controls (see HC407), so a mix-up cannot show")
+    env = s.env()
+    proven = [e["item"] for e in positives["gold"] + positives["env_good"]]
+    # Proven items are answered correctly, the others get "I don't know.", so scores differ between items.
+    items, prompts = [], set()
+    for item in proven + s.training_items()["items"]:
+        prompt = env.format_prompt(item)
+        if prompt not in prompts:
+            items.append(item)
+            prompts.add(prompt)
+        if len(items) >= s.settings.concurrency_items:
+            break
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        users = [m.get("content") for m in body.get("messages") or [] if m.get("role") == "user"]
+        responder = answers.get(users[0]) if users else None
+        return responder(body) if responder else {"content": "I don't know."}
+
+    async def sequential(env: Any) -> list[list[float]]:
+        out = []
+        for item in items:
+            group, _ = await env.collect_trajectories(item)
+            out.append(sorted(group["scores"]) if group else [])
+        return out
+
+    async def concurrent(env: Any) -> list[list[float]]:
+        import asyncio
+
+        groups = await asyncio.gather(*(env.collect_trajectories(item) for item in items))
+        return [sorted(g["scores"]) if g else [] for g, _ in groups]
+
+    with s.responding(respond):
+        one_by_one = s.run_env(sequential, phase="isolation")
+        together = s.run_env(concurrent, phase="isolation")
+    for item, a, b in zip(items, one_by_one, together):
+        if [round(x, 6) for x in a] != [round(x, 6) for x in b]:
+            return [Finding(
+                "HC601",
+                f"rollouts should score the same whether items run one at a time or concurrently; item "
+                f"{repr(item)[:140]} scored {a} alone but {b} alongside {len(items) - 1} other item(s).",
+                "keep no per-rollout state on self: read what you need from the `item` argument of "
+                "compute_reward (it is the rollout's own item), not from attributes set in format_prompt or "
+                "get_next_item.",
+                subject=f"item {repr(item)[:60]}",
+            )]
+    return []
+
+
+@check("HC602", "sandbox-privacy", "the reward and prompt touch no file outside the rollout's sandbox",
+       requires=("HC401", "HC402", "HC403"))
+def sandbox_privacy(s: EnvSession) -> list[Finding]:
+    """Rewards that read ``answer.txt`` relative to the working directory or a shared /tmp path: under concurrent
+    rollouts one rollout is credited (or blamed) for another's files."""
+    from hermes_envs.conformance.fileaudit import FileAudit, private_violation
+
+    entries = scored_probes(s)
+    accesses: list[tuple[Any, str | None, str | None, str]] = []
+    for entry in entries + positive_scores(s)["gold"] + positive_scores(s)["env_good"]:
+        label = f"probe {entry.get('probe') or entry.get('name')}"
+        accesses.extend((a, box, root, label) for a, box, root in entry["accesses"])
+    env = s.env()
+    audit = FileAudit()
+    for item in s.probe_items():
+        with audit.watching("format_prompt"):
+            try:
+                env.format_prompt(item)
+            except Exception:
+                pass  # HC301 reports it
+    accesses.extend((a, None, None, "format_prompt") for a in audit.accesses)
+    cwd = os.getcwd()
+    findings = []
+    seen: set[str] = set()
+    for access, box, root, label in accesses:
+        reason = private_violation(access, sandbox=box, sandbox_root=root, cwd=cwd)
+        if reason is None or access.path in seen:
+            continue
+        seen.add(access.path)
+        hook = "format_prompt" if access.phase == "format_prompt" else "compute_reward"
+        verb = "writes" if access.write else "reads"
+        findings.append(Finding(
+            "HC602",
+            f"{hook} should touch only the rollout's own sandbox; it {verb} {access.path!r} ({access.event}) on "
+            f"{label}: {reason}.",
+            "go through the ToolContext: `ctx.read_file(path)`, `ctx.write_file(...)`, `ctx.terminal(...)` act "
+            "in the rollout's private sandbox; prepare per-task files there (e.g. ctx.write_file in the reward, "
+            "or a tool call), never in a shared folder.",
+            subject=access.path,
+        ))
+        if len(findings) >= 5:
+            break
+    return findings

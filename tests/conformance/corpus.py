@@ -1,0 +1,64 @@
+"""Shared by the corpus tests: run every corpus env once (in this process) and keep the outcomes."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from pathlib import Path
+
+from hermes_envs.conformance import EnvSession, Outcome, Settings, Status
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "conformance"
+GOOD = sorted(p for p in (CORPUS / "good").glob("*.py") if not p.name.startswith("_")) + [
+    ROOT / "environments" / "arithmetic_env.py"
+]
+BAD = sorted(p for p in (CORPUS / "bad").glob("*.py") if not p.name.startswith("_"))
+
+#: Tight thresholds so the timing mistakes of the corpus show up in well under a second or two.
+CORPUS_SETTINGS = {"setup_seconds": 1.0, "blocking_seconds": 0.3}
+#: HC503 (a `process` run in a subprocess, a few seconds) runs only on these.
+SLOW = {"main_calls_other_class.py", "exact_answer_env.py"}
+
+
+def expected_findings(path: Path) -> set[str]:
+    """The module-level ``EXPECTED_FINDINGS`` of a bad env, read without importing it."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "EXPECTED_FINDINGS" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    raise AssertionError(f"{path.name} should declare EXPECTED_FINDINGS = [...]")
+
+
+@functools.lru_cache(maxsize=None)
+def outcomes(path: Path) -> tuple[Outcome, ...]:
+    """Every check's outcome on ``path`` (cached: each env runs once per test session)."""
+    settings = Settings(**CORPUS_SETTINGS, slow=path.name in SLOW)
+    with EnvSession(path, settings=settings) as session:
+        return tuple(session.run_all())
+
+
+def fired(path: Path) -> dict[str, Outcome]:
+    """The checks that reported something (an error or a warning) on ``path``."""
+    return {o.check_id: o for o in outcomes(path) if o.status in (Status.FAILED, Status.WARNED)}
+
+
+_VOLATILE = [
+    (re.compile(r"/(?:tmp|var/folders)/[^\s'\"),]+"), "<tmp>"),
+    (re.compile(re.escape(str(ROOT))), "<repo>"),
+    (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:<port>"),
+    (re.compile(r"\b\d+\.\d+ s\b"), "<t> s"),
+    (re.compile(r"\b0\.\d{5,}\b"), "<float>"),
+    (re.compile(r"\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b"), "<uuid>"),
+    (re.compile(r"probe-[\w-]+-[0-9a-f]{8}"), "probe-<id>"),
+    (re.compile(r"eval-\d+-\d+"), "eval-<id>"),
+    (re.compile(r"\.py:\d+"), ".py:<line>"),
+    (re.compile(r"\(\w+\.py:\d+\)"), "(<file>:<line>)"),
+]
+
+
+def normalized(text: str) -> str:
+    """``text`` with paths, ports, timings, uuids and line numbers replaced by placeholders."""
+    for pattern, replacement in _VOLATILE:
+        text = pattern.sub(replacement, text)
+    return text

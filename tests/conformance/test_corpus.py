@@ -1,0 +1,58 @@
+"""The kit's own proof: every check trips its known-bad env(s) and nothing fires on a good env.
+
+The corpus runs in this process through EnvSession (each env once; see corpus.py). A bad env must trip exactly
+the ids it declares in EXPECTED_FINDINGS: a missing id is a check that misses its bug, an extra one a false alarm
+on an env that is otherwise correct.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_envs.conformance import Status, all_checks
+
+from .corpus import BAD, GOOD, expected_findings, fired, outcomes
+
+
+def _render(path: Path) -> str:
+    return "\n".join(f.render() for o in fired(path).values() for f in o.findings) or "(nothing)"
+
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.stem)
+def test_no_check_fires_on_a_good_env(path: Path) -> None:
+    assert not fired(path), f"{path.name} is correct, yet:\n{_render(path)}"
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.stem)
+def test_a_bad_env_trips_exactly_its_declared_checks(path: Path) -> None:
+    expected = expected_findings(path)
+    got = set(fired(path))
+    assert got == expected, (
+        f"{path.name}: missed {sorted(expected - got)}, unexpected {sorted(got - expected)}\n{_render(path)}"
+    )
+
+
+def test_every_check_has_a_bad_env() -> None:
+    covered = set().union(*(expected_findings(p) for p in BAD))
+    missing = [c.id for c in all_checks() if c.id not in covered]
+    assert not missing, f"checks without a known-bad env in conformance/bad: {missing}"
+
+
+def test_every_style_of_good_env_is_covered() -> None:
+    names = {p.name for p in GOOD}
+    assert {"exact_answer_env.py", "file_task_env.py", "judge_env.py", "raw_atropos_env.py",
+            "upstream_style_env.py"} <= names
+
+
+def test_agent_checks_are_not_applicable_on_a_raw_atroposlib_env() -> None:
+    raw = next(p for p in GOOD if p.name == "raw_atropos_env.py")
+    status = {o.check_id: o.status for o in outcomes(raw)}
+    assert status["HC401"] is Status.NOT_APPLICABLE and status["HC701"] is Status.NOT_APPLICABLE
+    assert status["HC501"] is Status.PASSED and status["HC702"] is Status.PASSED
+
+
+def test_the_slow_process_check_ran_on_a_good_env() -> None:
+    good = next(p for p in GOOD if p.name == "exact_answer_env.py")
+    assert {o.check_id: o.status for o in outcomes(good)}["HC503"] is Status.PASSED

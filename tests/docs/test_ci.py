@@ -1,0 +1,125 @@
+"""docs/ci.md: the GitHub Actions workflow and the pre-commit hook gate on the conformance run — run their commands."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .test_snippets import ROOT, blocks
+
+WORKFLOW = ROOT / ".github" / "workflows" / "conformance.yml"
+HOOKS = ROOT / ".pre-commit-hooks.yaml"
+BIN = Path(sys.executable).parent
+
+
+def _environ() -> dict[str, str]:
+    from hermes_envs.testing.offline import offline_environ
+
+    return {**os.environ, **offline_environ()}
+
+
+def _run(command: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """A documented command with ``python`` / ``hermes-envs`` / ``.venv/bin/...`` resolved to this venv."""
+    argv = shlex.split(command)
+    if argv[0] == "python" or argv[0].endswith("/python"):
+        argv[0] = sys.executable
+    elif argv[0].startswith(".venv/bin/") or "/" not in argv[0]:
+        argv[0] = str(BIN / Path(argv[0]).name)
+    return subprocess.run(
+        argv, cwd=cwd, env=_environ(), capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def workflow() -> dict:
+    return yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+
+
+def step(name: str) -> dict:
+    return next(s for s in workflow()["jobs"]["conformance"]["steps"] if s.get("name") == name)
+
+
+def hook() -> dict:
+    (only,) = yaml.safe_load(HOOKS.read_text(encoding="utf-8"))
+    return only
+
+
+def hook_files() -> list[str]:
+    """The files pre-commit would pass to the hook: tracked-or-present env files matching files/exclude."""
+    h = hook()
+    paths = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "environments").rglob("*.py"))
+    return [p for p in paths if re.search(h["files"], p) and not re.search(h["exclude"], p)]
+
+
+def test_the_guide_shows_the_workflow_file_verbatim() -> None:
+    assert WORKFLOW.read_text(encoding="utf-8") in [b for b in blocks("docs/ci.md", "yaml")]
+
+
+def test_workflow_gates_pull_requests_offline() -> None:
+    wf = workflow()
+    triggers = wf.get("on", wf.get(True))  # YAML 1.1 reads the key `on` as True
+    assert "pull_request" in triggers
+    job = wf["jobs"]["conformance"]
+    assert job["env"] == {"HF_HUB_OFFLINE": "1", "WANDB_MODE": "disabled"}
+    assert "--hermes-conformance environments/" in step("Conformance")["run"]
+    assert step("Upload the report")["if"] == "always()"
+
+
+def test_local_hook_matches_the_shipped_hook() -> None:
+    local = [b for b in blocks("docs/ci.md", "yaml") if "repo: local" in b]
+    (config,) = [yaml.safe_load(b) for b in local]
+    (doc_hook,) = config["repos"][0]["hooks"]
+    shipped = hook()
+    for key in ("id", "entry", "files", "exclude", "require_serial"):
+        assert doc_hook[key] == shipped[key], key
+
+
+def test_hook_selects_the_example_envs_only() -> None:
+    assert hook_files() == [
+        "environments/arithmetic_env.py",
+        "environments/file_task_env.py",
+        "environments/judge_env.py",
+    ]
+
+
+@pytest.mark.slow
+def test_workflow_conformance_step_passes(tmp_path: Path) -> None:
+    command = step("Conformance")["run"].replace("conformance-report.md", str(tmp_path / "report.md"))
+    done = _run(command)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "| HC401" in (tmp_path / "report.md").read_text()
+
+
+@pytest.mark.slow
+def test_hook_passes_on_good_envs_and_blocks_a_broken_one(tmp_path: Path) -> None:
+    entry = hook()["entry"]
+    good = _run(f"{entry} {' '.join(hook_files()[1:])}")
+    assert good.returncode == 0, good.stdout[-4000:] + good.stderr[-2000:]
+
+    broken = tmp_path / "environments" / "broken_env.py"
+    broken.parent.mkdir()
+    source = (ROOT / "environments" / "judge_env.py").read_text(encoding="utf-8")
+    broken.write_text(
+        source.replace("reversed(result.messages)", 'reversed(result["messages"])'), encoding="utf-8"
+    )
+    assert re.search(hook()["files"], "environments/broken_env.py")
+    bad = _run(f"{entry} environments/broken_env.py", cwd=tmp_path)
+    assert bad.returncode == 1, bad.stdout[-4000:] + bad.stderr[-2000:]
+    assert "FAILED         HC401" in bad.stdout and "result['messages'] does not work" in bad.stdout
+
+
+def test_documented_local_commands_are_the_tested_ones() -> None:
+    shell = "\n".join(blocks("docs/ci.md", "bash"))
+    assert (
+        step("Conformance")["run"].replace("python -m", ".venv/bin/python -m").split(" --hermes-report")[0]
+        in shell
+    )
+    assert f".venv/bin/{hook()['entry']} environments/file_task_env.py environments/judge_env.py" in shell
+    assert shutil.which("hermes-envs", path=str(BIN))

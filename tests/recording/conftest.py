@@ -1,0 +1,66 @@
+"""A provider in another process (tests/recording/provider.py) that needs a fake secret key."""
+
+from __future__ import annotations
+
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+PROVIDER = Path(__file__).with_name("provider.py")
+
+
+@dataclass
+class ProviderProcess:
+    url: str
+    key: str
+    proc: subprocess.Popen
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+
+
+def start_provider(key: str, *extra: str) -> ProviderProcess:
+    proc = subprocess.Popen(
+        [sys.executable, str(PROVIDER), "--key", key, *extra], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    if not url.startswith("http://127.0.0.1:"):
+        proc.kill()
+        raise RuntimeError(f"provider did not start: {url!r}")
+    return ProviderProcess(url, key, proc)
+
+
+def fake_key() -> str:
+    """An OpenAI-shaped key that exists nowhere else (so finding it on disk means it leaked)."""
+    return "sk-hermes" + secrets.token_hex(20)
+
+
+class ProviderFactory:
+    """Start providers in other processes (``.start(key, *extra_args)``) and make fake keys (``.fake_key()``)."""
+
+    start = staticmethod(start_provider)
+    fake_key = staticmethod(fake_key)
+
+
+@pytest.fixture(scope="session")
+def providers() -> ProviderFactory:
+    return ProviderFactory()
+
+
+@pytest.fixture
+def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProviderProcess]:
+    key = fake_key()
+    monkeypatch.setenv("HERMES_TEST_PROVIDER_API_KEY", key)
+    p = start_provider(key)
+    try:
+        yield p
+    finally:
+        p.stop()

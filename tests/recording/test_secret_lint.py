@@ -1,0 +1,67 @@
+"""The secret lint: key shapes and *_API_KEY values in cassettes fail, with the file and the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_envs.cli import main as cli_main
+from hermes_envs.testing.secret_lint import lint_paths, lint_text
+
+SHAPES = {
+    "OpenAI-style key": "sk-proj-" + "x1Y2" * 8,
+    "OpenRouter key": "sk-or-v1-" + "0a" * 32,
+    "Anthropic key": "sk-ant-api03-" + "Q" * 30,
+    "Hugging Face token": "hf_" + "AbCd" * 9,
+    "Groq key": "gsk_" + "z9" * 20,
+    "Google API key": "AIza" + "B" * 35,
+    "GitHub token": "ghp_" + "c" * 36,
+    "AWS access key id": "AKIA" + "ABCDEFGHIJKLMNOP",
+    "JSON web token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "bearer token": "Bearer abcdefghijklmnopqrstuvwxyz012345",
+}
+
+
+@pytest.mark.parametrize(("kind", "secret"), list(SHAPES.items()))
+def test_each_key_shape_is_found_with_its_line(tmp_path: Path, kind: str, secret: str) -> None:
+    cassette = tmp_path / "c.yaml"
+    cassette.write_text(f"interactions:\n- request:\n    x: '{secret}'\n")
+    findings = lint_paths([cassette], environ={})
+    assert [(f.line, f.kind) for f in findings] == [(3, kind)]
+    assert str(cassette) in str(findings[0]) and ":3:" in str(findings[0])
+    assert secret not in str(findings[0])  # the message never prints the secret
+
+
+def test_values_of_api_key_variables_are_found(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    cassette = tmp_path / "sub" / "c.yml"
+    cassette.write_text("a: 1\nb: 'value is plain-but-secret-42'\n")
+    findings = lint_paths([tmp_path], environ={"ACME_API_KEY": "plain-but-secret-42", "OTHER_API_KEY": "x"})
+    assert [(f.line, f.kind) for f in findings] == [(2, "value of $ACME_API_KEY")]
+
+
+def test_placeholders_and_ordinary_text_pass() -> None:
+    text = "authorization:\n- Bearer REDACTED\nbody: 'sk-short; risk-assessment-of-the-plan; call_abc123'\n"
+    assert lint_text(text, environ={}) == []
+
+
+def test_cli_exits_1_and_names_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ok: 1\nkey: " + SHAPES["OpenAI-style key"] + "\n")
+    (tmp_path / "good.yaml").write_text("ok: 1\n")
+    assert cli_main(["lint-cassettes", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{bad}:2:6: cassette should hold no secrets; got a OpenAI-style key" in out
+    assert cli_main(["lint-cassettes", str(tmp_path / "good.yaml")]) == 0
+    assert cli_main(["lint-cassettes", str(tmp_path / "missing")]) == 2
+
+
+def test_replay_refuses_a_cassette_with_a_secret(tmp_path: Path) -> None:
+    from hermes_envs.testing.cassettes import CassetteError, use_cassette
+
+    cassette = tmp_path / "c.yaml"
+    cassette.write_text("version: 1\ninteractions: []\nnote: " + SHAPES["Groq key"] + "\n")
+    with pytest.raises(CassetteError, match=r"c\.yaml:3:7: .*Groq key"):
+        with use_cassette(cassette):
+            pass
