@@ -184,48 +184,72 @@ async def _rollout(client: openai.AsyncOpenAI, i: int, turns: int = TURNS) -> No
             messages.append({"role": "tool", "tool_call_id": tc.id, "content": "ok"})
 
 
-async def _per_turn(client: openai.AsyncOpenAI, rollouts: int, concurrent: bool) -> float:
-    t0 = time.perf_counter()
+def _cpu_seconds(server_pid: int | None) -> float:
+    """CPU time of this process (client, and the server thread if any) plus the server process's, if given."""
+    cpu = time.process_time()
+    if server_pid is not None:
+        try:
+            with open(f"/proc/{server_pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            cpu += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:  # not Linux: the CPU figure then leaves the server out
+            pass
+    return cpu
+
+
+async def _per_turn(
+    client: openai.AsyncOpenAI, rollouts: int, concurrent: bool, server_pid: int | None = None
+) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) per turn."""
+    t0, c0 = time.perf_counter(), _cpu_seconds(server_pid)
     if concurrent:
         await asyncio.gather(*(_rollout(client, i) for i in range(rollouts)))
     else:
         for i in range(rollouts):
             await _rollout(client, i)
-    return (time.perf_counter() - t0) / (rollouts * TURNS)
+    turns = rollouts * TURNS
+    return (time.perf_counter() - t0) / turns, (_cpu_seconds(server_pid) - c0) / turns
 
 
-async def rollouts_ratio(base_url: str, n: int, sequential: int, rounds: int) -> dict[str, float]:
-    """Seconds per turn: 1 rollout at a time vs ``n`` concurrent rollouts (x 10 turns), interleaved.
+async def rollouts_ratio(
+    base_url: str, n: int, sequential: int, rounds: int, server_pid: int | None = None
+) -> dict[str, float]:
+    """Per turn: 1 rollout at a time vs ``n`` concurrent rollouts (x 10 turns), interleaved, medians of rounds.
 
     Each side has its own client, warmed to its steady state (1 vs ``n`` open keep-alive connections): a trainer
     keeps its client for the whole run, so the ``n`` TCP connects of the first group are not part of the per-turn
-    cost. They are measured separately (``cold``: a fresh client's first group). The single-rollout side runs
-    ``sequential`` rollouts one after another so that it is timed over more than a few milliseconds.
+    cost. They are measured separately (``cold``: a fresh client's first group, vs the same 1-rollout baseline).
+    The single-rollout side runs ``sequential`` rollouts one after another so that it is timed over more than a
+    few milliseconds. ``cpu_*`` is CPU time per turn (client + server): unlike wall time it hardly moves with the
+    load other processes put on a shared machine, so it shows whether concurrency costs any extra work.
     """
     one_c = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0)
     many_c = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0)
     await _per_turn(one_c, 2, concurrent=False)
     await _per_turn(many_c, n, concurrent=True)
-    ones, manys, ratios, colds = [], [], [], []
+    rows: dict[str, list[float]] = {
+        k: [] for k in ("one", "many", "ratio", "cold", "cpu_one", "cpu_many", "cpu_ratio")
+    }
     for _ in range(rounds):
-        one = await _per_turn(one_c, sequential, concurrent=False)
-        many = await _per_turn(many_c, n, concurrent=True)
+        one, cpu_one = await _per_turn(one_c, sequential, concurrent=False, server_pid=server_pid)
+        many, cpu_many = await _per_turn(many_c, n, concurrent=True, server_pid=server_pid)
         fresh = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0)
         await _rollout(fresh, -1)  # one connection open, like a client that has served one rollout
-        cold = await _per_turn(fresh, n, concurrent=True)
+        cold, _ = await _per_turn(fresh, n, concurrent=True)
         await fresh.close()
-        ones.append(one)
-        manys.append(many)
-        ratios.append(many / one)
-        colds.append(cold / one)
+        for k, v in (
+            ("one", one),
+            ("many", many),
+            ("ratio", many / one),
+            ("cold", cold / one),
+            ("cpu_one", cpu_one),
+            ("cpu_many", cpu_many),
+            ("cpu_ratio", cpu_many / cpu_one),
+        ):
+            rows[k].append(v)
     await one_c.close()
     await many_c.close()
-    return {
-        "one": statistics.median(ones),
-        "many": statistics.median(manys),
-        "ratio": statistics.median(ratios),
-        "cold": statistics.median(colds),
-    }
+    return {k: statistics.median(v) for k, v in rows.items()}
 
 
 class CliServer:
@@ -317,9 +341,11 @@ async def agent_loop_ratio(total: int, rounds: int) -> tuple[float, float, float
 
 def _print_rollouts(where: str, n: int, r: dict[str, float]) -> None:
     print(
-        f"rollouts x {TURNS} turns, {where}: 1 rollout {r['one'] * 1000:.2f} ms/turn, {n} concurrent "
-        f"{r['many'] * 1000:.2f} ms/turn, ratio {r['ratio']:.2f} (target <= 1.0; first group of a fresh client, "
-        f"incl. {n} connects: {r['cold']:.2f})"
+        f"rollouts x {TURNS} turns, {where}:\n"
+        f"    wall: 1 rollout {r['one'] * 1000:.2f} ms/turn, {n} concurrent {r['many'] * 1000:.2f} ms/turn, "
+        f"ratio {r['ratio']:.2f} (target <= 1.0); first group of a fresh client ({n} connects): {r['cold']:.2f}\n"
+        f"    CPU (client + server): 1 rollout {r['cpu_one'] * 1000:.2f} ms/turn, {n} concurrent "
+        f"{r['cpu_many'] * 1000:.2f} ms/turn, ratio {r['cpu_ratio']:.2f}"
     )
 
 
@@ -353,7 +379,7 @@ async def main(quick: bool) -> int:
     ok &= r["ratio"] <= 1.0
     _print_rollouts("server in a thread", n, r)
     with CliServer(rollout_script()) as cli:
-        r = await rollouts_ratio(cli.base_url, n, sequential, rounds)
+        r = await rollouts_ratio(cli.base_url, n, sequential, rounds, server_pid=cli.proc.pid)
     _print_rollouts("server in a process", n, r)
     print("all targets met" if ok else "some targets missed")
     return 0

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from hermes_envs.parsers import get_parser, list_parsers  # noqa: E402
+from hermes_envs.parsers import get_parser, list_parsers
 
 FORMATS = [n for n in list_parsers() if n not in ("qwen", "deepseek_v31", "llama4_json")]
 MARKERS = [
@@ -87,15 +87,19 @@ def ordinary_messages(name: str, size: int) -> list[str]:
 
 
 def ordinary_text(name: str, size: int) -> str:
-    """One ~size text of well-formed calls (the same work per byte as the adversarial texts)."""
-    rng = random.Random(99)
-    parser = get_parser(name)
-    calls: list[tuple[str, dict]] = []
-    text = ""
-    while len(text) < size:
-        calls += _calls(rng) * 8
-        text = parser.render(None if name.startswith("llama") else "Let me do all of this.", calls)
-    return text
+    """One ~size text: the ordinary messages one after another (prose, then calls, then prose ...).
+
+    Llama's format only allows calls at the very start, so its text is one long list of calls instead.
+    """
+    if name.startswith("llama"):
+        rng = random.Random(99)
+        calls: list[tuple[str, dict]] = []
+        text = ""
+        while len(text) < size:
+            calls += _calls(rng) * 8
+            text = get_parser(name).render(None, calls)
+        return text
+    return "\n\n".join(ordinary_messages(name, size))
 
 
 def adversarial_texts(name: str, size: int) -> dict[str, str]:
@@ -110,7 +114,9 @@ def adversarial_texts(name: str, size: int) -> dict[str, str]:
     texts["nested"] = (marker + "[" * 5000 + "{" * 5000) * (size // 10_000 + 1)
     texts["deep1"] = marker + "[" * size
     texts["glm-shape"] = "<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>" * (size // 44 + 1)
-    texts["qwen-shape"] = "<tool_call>\n<function=f>\n<parameter=k>\nv\n</parameter>\n</function>\nx" * (size // 70 + 1)
+    texts["qwen-shape"] = "<tool_call>\n<function=f>\n<parameter=k>\nv\n</parameter>\n</function>\nx" * (
+        size // 70 + 1
+    )
     rng = random.Random(7)
     texts["salted"] = "".join(rng.choice(MARKERS) + _words(rng, rng.randint(0, 3)) for _ in range(size // 12))
     texts["fences"] = ("```\n" + marker + "\n") * (size // (len(marker) + 5) + 1)

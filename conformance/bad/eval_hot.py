@@ -17,8 +17,9 @@ class HotEvalEnv(LetterCountEnv):
             task_id = f"eval-{index}-{time.monotonic_ns()}"
             result = await self.run_agent(self.initial_messages(item), task_id=task_id)
             scores.append(await self.score_rollout(item, result, task_id))
-        await self.evaluate_log(metrics={"eval/accuracy": sum(scores) / len(scores)}, start_time=start,
-                                end_time=time.time())
+        await self.evaluate_log(
+            metrics={"eval/accuracy": sum(scores) / len(scores)}, start_time=start, end_time=time.time()
+        )
 
 
 if __name__ == "__main__":

@@ -12,8 +12,11 @@ class OpenRouterVllmEnv(LetterCountEnv):
     @classmethod
     def config_init(cls):
         config, _ = super().config_init()
-        server = APIServerConfig(base_url="https://openrouter.ai/api/v1", model_name="nousresearch/hermes-4-70b",
-                                 server_type="vllm")
+        server = APIServerConfig(
+            base_url="https://openrouter.ai/api/v1",
+            model_name="nousresearch/hermes-4-70b",
+            server_type="vllm",
+        )
         return config, [server]
 
 

@@ -13,9 +13,13 @@ class DirectJudgeEnv(JudgedQAEnv):
     async def _judge(self, item, response):
         try:
             async with httpx.AsyncClient(timeout=5) as client:
-                reply = await client.post("https://api.openai.com/v1/chat/completions",
-                                          json={"model": "gpt-4o-mini", "messages": [
-                                              {"role": "user", "content": f"{item['answer']} vs {response}"}]})
+                reply = await client.post(
+                    "https://api.openai.com/v1/chat/completions",
+                    json={
+                        "model": "gpt-4o-mini",
+                        "messages": [{"role": "user", "content": f"{item['answer']} vs {response}"}],
+                    },
+                )
             return "CORRECT" in reply.text
         except Exception:
             return None

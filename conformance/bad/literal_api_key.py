@@ -12,8 +12,13 @@ class PastedKeyEnv(LetterCountEnv):
     @classmethod
     def config_init(cls):
         config, _ = super().config_init()
-        server = APIServerConfig(base_url="http://localhost:8000/v1", model_name="hermes", server_type="openai",
-                                 api_key="sk-or-v1-4f9a0c2e7b1d8e3a6c5b9f0d2e4a7c1b3d5f8e0a2c4b6d8f", health_check=False)
+        server = APIServerConfig(
+            base_url="http://localhost:8000/v1",
+            model_name="hermes",
+            server_type="openai",
+            api_key="sk-or-v1-4f9a0c2e7b1d8e3a6c5b9f0d2e4a7c1b3d5f8e0a2c4b6d8f",
+            health_check=False,
+        )
         return config, [server]
 
 

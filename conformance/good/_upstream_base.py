@@ -41,9 +41,14 @@ class UpstreamAgentBaseEnv(BaseEnv):
         if self.config.system_prompt:
             messages.append({"role": "system", "content": self.config.system_prompt})
         messages.append({"role": "user", "content": self.format_prompt(item)})
-        loop = HermesAgentLoop(server=self.server, tool_schemas=tools, valid_tool_names=names,
-                               max_turns=self.config.max_agent_turns, task_id=task_id,
-                               temperature=self.config.agent_temperature)
+        loop = HermesAgentLoop(
+            server=self.server,
+            tool_schemas=tools,
+            valid_tool_names=names,
+            max_turns=self.config.max_agent_turns,
+            task_id=task_id,
+            temperature=self.config.agent_temperature,
+        )
         result = await loop.run(messages)
         score = 0.0
         if result.turns_used and any(m.get("role") == "assistant" for m in result.messages):
@@ -55,12 +60,25 @@ class UpstreamAgentBaseEnv(BaseEnv):
             finally:
                 ctx.cleanup()
         tokens, masks = tokenize_transcript(self.tokenizer, result.messages, tools or None)
-        return ScoredDataItem(tokens=tokens, masks=masks, scores=score, messages=result.messages, advantages=None,
-                              ref_logprobs=None, group_overrides=None, overrides=None, images=None), []
+        return ScoredDataItem(
+            tokens=tokens,
+            masks=masks,
+            scores=score,
+            messages=result.messages,
+            advantages=None,
+            ref_logprobs=None,
+            group_overrides=None,
+            overrides=None,
+            images=None,
+        ), []
 
     async def collect_trajectories(self, item: Any) -> tuple[ScoredDataGroup | None, list]:
-        results = await asyncio.gather(*(self.collect_trajectory(item) for _ in range(self.config.group_size)))
-        group = ScoredDataGroup(tokens=[], masks=[], scores=[], messages=[], advantages=None, ref_logprobs=None)
+        results = await asyncio.gather(
+            *(self.collect_trajectory(item) for _ in range(self.config.group_size))
+        )
+        group = ScoredDataGroup(
+            tokens=[], masks=[], scores=[], messages=[], advantages=None, ref_logprobs=None
+        )
         for scored, _ in results:
             for key in ("tokens", "masks", "scores", "messages"):
                 group[key].append(scored[key])

@@ -15,8 +15,24 @@ from environments.agent_loop import AgentResult, HermesAgentLoop
 from environments.hermes_base_env import HermesAgentBaseEnv, HermesAgentEnvConfig
 from environments.tool_context import ToolContext
 
-WORDS = ["strawberry", "banana", "bookkeeper", "mississippi", "committee", "parallel", "balloon", "coffee",
-         "assessment", "possession", "address", "success", "letter", "attention", "barrel", "google"]
+WORDS = [
+    "strawberry",
+    "banana",
+    "bookkeeper",
+    "mississippi",
+    "committee",
+    "parallel",
+    "balloon",
+    "coffee",
+    "assessment",
+    "possession",
+    "address",
+    "success",
+    "letter",
+    "attention",
+    "barrel",
+    "google",
+]
 
 
 def make_items() -> list[dict]:
@@ -50,8 +66,15 @@ class LetterCountEnv(HermesAgentBaseEnv):
             group_size=4,
             tokenizer_name="NousResearch/Hermes-3-Llama-3.1-8B",
         )
-        return config, [APIServerConfig(base_url="http://localhost:8000/v1", model_name="hermes", api_key="x",
-                                        server_type="openai", health_check=False)]
+        return config, [
+            APIServerConfig(
+                base_url="http://localhost:8000/v1",
+                model_name="hermes",
+                api_key="x",
+                server_type="openai",
+                health_check=False,
+            )
+        ]
 
     async def setup(self) -> None:
         items = make_items()
@@ -77,16 +100,22 @@ class LetterCountEnv(HermesAgentBaseEnv):
         correct = 0
         for item in self.eval_items:
             messages = [{"role": "user", "content": self.format_prompt(item)}]
-            loop = HermesAgentLoop(server=self.server, tool_schemas=tools, valid_tool_names=names,
-                                   max_turns=self.config.max_agent_turns, temperature=0.0)
+            loop = HermesAgentLoop(
+                server=self.server,
+                tool_schemas=tools,
+                valid_tool_names=names,
+                max_turns=self.config.max_agent_turns,
+                temperature=0.0,
+            )
             result = await loop.run(messages)
             ctx = ToolContext(loop.task_id)
             try:
                 correct += await self.compute_reward(item, result, ctx) == 1.0
             finally:
                 ctx.cleanup()
-        await self.evaluate_log(metrics={"eval/accuracy": correct / len(self.eval_items)},
-                                start_time=start, end_time=time.time())
+        await self.evaluate_log(
+            metrics={"eval/accuracy": correct / len(self.eval_items)}, start_time=start, end_time=time.time()
+        )
 
 
 if __name__ == "__main__":

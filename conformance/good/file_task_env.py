@@ -12,10 +12,18 @@ from environments.agent_loop import AgentResult
 from environments.hermes_base_env import HermesAgentBaseEnv, HermesAgentEnvConfig
 from environments.tool_context import ToolContext
 
-NOTES = [("notes/todo.txt", "buy oat milk"), ("src/version.txt", "1.4.2"), ("data/greeting.txt", "hello, world"),
-         ("docs/owner.txt", "team-parsers"), ("cfg/mode.txt", "strict"), ("a/b/c.txt", "nested ok"),
-         ("readme.txt", "read me first"), ("tmp/x.txt", "scratch"), ("log/level.txt", "debug"),
-         ("env/name.txt", "files-v1")]
+NOTES = [
+    ("notes/todo.txt", "buy oat milk"),
+    ("src/version.txt", "1.4.2"),
+    ("data/greeting.txt", "hello, world"),
+    ("docs/owner.txt", "team-parsers"),
+    ("cfg/mode.txt", "strict"),
+    ("a/b/c.txt", "nested ok"),
+    ("readme.txt", "read me first"),
+    ("tmp/x.txt", "scratch"),
+    ("log/level.txt", "debug"),
+    ("env/name.txt", "files-v1"),
+]
 
 
 class FileWriteEnv(HermesAgentBaseEnv):
@@ -26,10 +34,22 @@ class FileWriteEnv(HermesAgentBaseEnv):
 
     @classmethod
     def config_init(cls) -> tuple[HermesAgentEnvConfig, list[APIServerConfig]]:
-        config = HermesAgentEnvConfig(enabled_toolsets=["file"], max_agent_turns=4, agent_temperature=1.0,
-                                      group_size=4, tokenizer_name="NousResearch/Hermes-3-Llama-3.1-8B")
-        return config, [APIServerConfig(base_url="http://localhost:8000/v1", model_name="hermes", api_key="x",
-                                        server_type="openai", health_check=False)]
+        config = HermesAgentEnvConfig(
+            enabled_toolsets=["file"],
+            max_agent_turns=4,
+            agent_temperature=1.0,
+            group_size=4,
+            tokenizer_name="NousResearch/Hermes-3-Llama-3.1-8B",
+        )
+        return config, [
+            APIServerConfig(
+                base_url="http://localhost:8000/v1",
+                model_name="hermes",
+                api_key="x",
+                server_type="openai",
+                health_check=False,
+            )
+        ]
 
     async def setup(self) -> None:
         items = [{"path": path, "content": content} for path, content in NOTES]

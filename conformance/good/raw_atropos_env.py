@@ -21,10 +21,18 @@ class RawSumEnv(BaseEnv):
 
     @classmethod
     def config_init(cls) -> tuple[BaseEnvConfig, list[APIServerConfig]]:
-        config = BaseEnvConfig(group_size=4, tokenizer_name="NousResearch/Hermes-3-Llama-3.1-8B",
-                               max_token_length=1024)
-        return config, [APIServerConfig(base_url="http://localhost:8000/v1", model_name="hermes", api_key="x",
-                                        server_type="openai", health_check=False)]
+        config = BaseEnvConfig(
+            group_size=4, tokenizer_name="NousResearch/Hermes-3-Llama-3.1-8B", max_token_length=1024
+        )
+        return config, [
+            APIServerConfig(
+                base_url="http://localhost:8000/v1",
+                model_name="hermes",
+                api_key="x",
+                server_type="openai",
+                health_check=False,
+            )
+        ]
 
     async def setup(self) -> None:
         items = [{"a": a, "b": b, "answer": str(a + b)} for a, b in PAIRS]
@@ -59,19 +67,29 @@ class RawSumEnv(BaseEnv):
         reply = completion.choices[0].message.content or ""
         messages.append({"role": "assistant", "content": reply})
         tokens, masks = self.tokenize(messages)
-        return ScoredDataItem(tokens=tokens, masks=masks, scores=self.score(item, reply),
-                              messages=messages, advantages=None, ref_logprobs=None, group_overrides=None,
-                              overrides=None, images=None), []
+        return ScoredDataItem(
+            tokens=tokens,
+            masks=masks,
+            scores=self.score(item, reply),
+            messages=messages,
+            advantages=None,
+            ref_logprobs=None,
+            group_overrides=None,
+            overrides=None,
+            images=None,
+        ), []
 
     async def evaluate(self, *args, **kwargs) -> None:
         start = time.time()
         scores = []
         for item in self.eval_items:
             completion = await self.server.chat_completion(
-                messages=[{"role": "user", "content": self.prompt(item)}], n=1, temperature=0.0, max_tokens=64)
+                messages=[{"role": "user", "content": self.prompt(item)}], n=1, temperature=0.0, max_tokens=64
+            )
             scores.append(self.score(item, completion.choices[0].message.content or ""))
-        await self.evaluate_log(metrics={"eval/accuracy": sum(scores) / len(scores)}, start_time=start,
-                                end_time=time.time())
+        await self.evaluate_log(
+            metrics={"eval/accuracy": sum(scores) / len(scores)}, start_time=start, end_time=time.time()
+        )
 
 
 if __name__ == "__main__":

@@ -8,77 +8,155 @@ from __future__ import annotations
 
 #: check id -> (why it matters for training, the usual fix)
 CATALOGUE: dict[str, tuple[str, str]] = {
-    "HC101": ("The trainer imports the env before anything else; an import that needs the network fails on every "
-              "offline node and in CI.", "Move downloads and heavy work into setup(), with an offline fallback."),
-    "HC102": ("Without a BaseEnv subclass there is nothing for atroposlib to run.",
-              "Derive the env from HermesAgentBaseEnv (not from the config class)."),
-    "HC103": ("atroposlib awaits setup/get_next_item/compute_reward/evaluate and calls format_prompt directly; the "
-              "wrong kind yields coroutine objects or TypeErrors mid-run.",
-              "`async def` for the four hooks, plain `def format_prompt`."),
-    "HC104": ("A single APIServerConfig is taken as a baseline config: --openai.base_url and the api key are "
-              "silently ignored and `process` talks to localhost:9004.",
-              "Return `config, [APIServerConfig(...)]` (a list)."),
-    "HC105": ("wandb runs, eval folders and process files are named after `name`; without it runs collide.",
-              'Set `name = "my-env"` on the class.'),
-    "HC106": ("`python env.py serve|process|evaluate` is how the env is launched; without cli() it does nothing.",
-              'End the file with `if __name__ == "__main__": MyEnv.cli()`.'),
-    "HC107": ("A key in the source ships with every copy of the env and bills its author.",
-              "Read keys from the environment (os.environ) or --openai.api_key; revoke the leaked key."),
-    "HC108": ("atroposlib calls token/health endpoints that hosted APIs do not have; the server is marked "
-              "unhealthy and the run waits.", "server_type='openai' and health_check=False for external APIs."),
-    "HC201": ("setup() runs on every trainer start; if it needs the network, offline nodes and CI crash.",
-              "Wrap downloads in try/except with a built-in sample (or ship the data)."),
-    "HC202": ("Without a held-out eval split, eval numbers measure memorisation; with an empty one, nothing.",
-              "Split once in setup() and evaluate only on the held-out part."),
-    "HC203": ("A long run asks for more items than the dataset has; an IndexError or None stops the worker.",
-              "Index with wrap-around (`self.items[self.i % len(self.items)]`)."),
-    "HC204": ("Items are saved with groups, eval samples and wandb tables as JSON; a set or datetime crashes it.",
-              "Keep items to JSON types (lists, str, int, float, dict)."),
-    "HC205": ("Every restart, test and CI job pays for setup().",
-              "Cache heavy work on disk, load lazily, or raise `setup_seconds`."),
-    "HC301": ("A prompt that is empty, not a str or still holds `{field}` trains the model on a broken task.",
-              "Build the prompt with an f-string from fields every item has."),
-    "HC302": ("A prompt that holds its own answer teaches copying; the reward is hackable by echoing.",
-              "Leave answer fields out of the prompt (never f'{item}')."),
-    "HC401": ("AgentResult is a dataclass; dict access or made-up attributes raise, and upstream turns that into "
-              "a silent 0.0 for every rollout.", "Use result.messages / hermes_envs.final_response(result)."),
-    "HC402": ("A reward that raises scores 0.0 (logged here, silent upstream): the model is punished for the "
-              "env's bug.", "Handle empty content, tool errors, truncation and long outputs."),
-    "HC403": ("The trainer expects finite floats in [0, 1]; bools, None, NaN or 0-100 scales break advantages.",
-              "Return float(...) clamped to [0, 1]."),
-    "HC404": ("Random or time-dependent scores turn the advantage into noise.",
-              "No randomness in the reward; a judge at temperature 0."),
-    "HC405": ("The base tokenizes result.messages after the reward; an edit changes what is trained on.",
-              "Read without mutating; copy before editing."),
-    "HC406": ("If doing nothing, refusing or echoing earns credit, the policy learns that instead of the task.",
-              "Reward evidence of success only; keep the answer out of the prompt."),
-    "HC407": ("If no answer can score above the controls, every group has equal scores and "
-              "ensure_scores_are_not_same drops it: nothing is learned.",
-              "Compare like with like; or ship conformance_transcripts() proving a good rollout scores higher."),
-    "HC408": ("All rollouts share one event loop; a blocking call in a hook stalls every other rollout.",
-              "await async APIs; ctx.aterminal / asyncio.to_thread for blocking work."),
-    "HC501": ("atroposlib needs group_size aligned tokens/masks/scores; misalignment crashes or corrupts batches.",
-              "Build masks from the same tokenization as tokens."),
-    "HC502": ("Unmasked prompts train the model to write prompts; fully masked rollouts teach nothing; missing "
-              "tool messages hide what the model saw.", "Mask prompt/tool tokens with -100; keep result.messages."),
-    "HC503": ("The first real `process` run is where CLI wiring, config overrides and group writing meet.",
-              "Run `python env.py process` against `hermes-envs fake-server` and fix what breaks."),
-    "HC601": ("Rollouts of different items run concurrently; state on self makes them score against each "
-              "other's answers.", "Read everything from the `item` argument; keep no per-rollout state on self."),
-    "HC602": ("Concurrent rollouts share the working directory and /tmp; reading there credits (or blames) a "
-              "rollout for another one's files.", "Go through ctx (read_file, terminal): the rollout's own sandbox."),
-    "HC701": ("Eval without tools (or single-turn) measures a different task from training.",
-              "Run HermesAgentLoop with the resolved tools in evaluate()."),
-    "HC702": ("Sampled evals are noisy and not comparable between checkpoints.",
-              "temperature=0.0 in evaluate()."),
-    "HC703": ("An eval nobody can see costs compute and informs nothing.",
-              "await self.evaluate_log(metrics=...) (or return / keep them for wandb_log)."),
-    "HC704": ("Without super(), the base's metrics (tool errors, lengths, rollout tables) and yours are dropped.",
-              "End the override with `await super().wandb_log(wandb_metrics)`."),
-    "HC801": ("An unknown parser crashes rollouts; one that cannot round-trip the env's tools loses tool calls "
-              "in Phase 2 (vLLM/SGLang).", "Set tool_call_parser to your model's format (hermes, qwen, ...)."),
-    "HC901": ("Secrets in an env repo leak with it (and with its cassettes).",
-              "Read secrets from the environment; scrub cassettes; revoke what leaked."),
-    "HC902": ("Offline nodes crash; an external judge leaks rollouts and bills a model the user did not choose.",
-              "Send model calls through self.server; fall back when a download fails."),
+    "HC101": (
+        "The trainer imports the env before anything else; an import that needs the network fails on every "
+        "offline node and in CI.",
+        "Move downloads and heavy work into setup(), with an offline fallback.",
+    ),
+    "HC102": (
+        "Without a BaseEnv subclass there is nothing for atroposlib to run.",
+        "Derive the env from HermesAgentBaseEnv (not from the config class).",
+    ),
+    "HC103": (
+        "atroposlib awaits setup/get_next_item/compute_reward/evaluate and calls format_prompt directly; the "
+        "wrong kind yields coroutine objects or TypeErrors mid-run.",
+        "`async def` for the four hooks, plain `def format_prompt`.",
+    ),
+    "HC104": (
+        "A single APIServerConfig is taken as a baseline config: --openai.base_url and the api key are "
+        "silently ignored and `process` talks to localhost:9004.",
+        "Return `config, [APIServerConfig(...)]` (a list).",
+    ),
+    "HC105": (
+        "wandb runs, eval folders and process files are named after `name`; without it runs collide.",
+        'Set `name = "my-env"` on the class.',
+    ),
+    "HC106": (
+        "`python env.py serve|process|evaluate` is how the env is launched; without cli() it does nothing.",
+        'End the file with `if __name__ == "__main__": MyEnv.cli()`.',
+    ),
+    "HC107": (
+        "A key in the source ships with every copy of the env and bills its author.",
+        "Read keys from the environment (os.environ) or --openai.api_key; revoke the leaked key.",
+    ),
+    "HC108": (
+        "atroposlib calls token/health endpoints that hosted APIs do not have; the server is marked "
+        "unhealthy and the run waits.",
+        "server_type='openai' and health_check=False for external APIs.",
+    ),
+    "HC201": (
+        "setup() runs on every trainer start; if it needs the network, offline nodes and CI crash.",
+        "Wrap downloads in try/except with a built-in sample (or ship the data).",
+    ),
+    "HC202": (
+        "Without a held-out eval split, eval numbers measure memorisation; with an empty one, nothing.",
+        "Split once in setup() and evaluate only on the held-out part.",
+    ),
+    "HC203": (
+        "A long run asks for more items than the dataset has; an IndexError or None stops the worker.",
+        "Index with wrap-around (`self.items[self.i % len(self.items)]`).",
+    ),
+    "HC204": (
+        "Items are saved with groups, eval samples and wandb tables as JSON; a set or datetime crashes it.",
+        "Keep items to JSON types (lists, str, int, float, dict).",
+    ),
+    "HC205": (
+        "Every restart, test and CI job pays for setup().",
+        "Cache heavy work on disk, load lazily, or raise `setup_seconds`.",
+    ),
+    "HC301": (
+        "A prompt that is empty, not a str or still holds `{field}` trains the model on a broken task.",
+        "Build the prompt with an f-string from fields every item has.",
+    ),
+    "HC302": (
+        "A prompt that holds its own answer teaches copying; the reward is hackable by echoing.",
+        "Leave answer fields out of the prompt (never f'{item}').",
+    ),
+    "HC401": (
+        "AgentResult is a dataclass; dict access or made-up attributes raise, and upstream turns that into "
+        "a silent 0.0 for every rollout.",
+        "Use result.messages / hermes_envs.final_response(result).",
+    ),
+    "HC402": (
+        "A reward that raises scores 0.0 (logged here, silent upstream): the model is punished for the "
+        "env's bug.",
+        "Handle empty content, tool errors, truncation and long outputs.",
+    ),
+    "HC403": (
+        "The trainer expects finite floats in [0, 1]; bools, None, NaN or 0-100 scales break advantages.",
+        "Return float(...) clamped to [0, 1].",
+    ),
+    "HC404": (
+        "Random or time-dependent scores turn the advantage into noise.",
+        "No randomness in the reward; a judge at temperature 0.",
+    ),
+    "HC405": (
+        "The base tokenizes result.messages after the reward; an edit changes what is trained on.",
+        "Read without mutating; copy before editing.",
+    ),
+    "HC406": (
+        "If doing nothing, refusing or echoing earns credit, the policy learns that instead of the task.",
+        "Reward evidence of success only; keep the answer out of the prompt.",
+    ),
+    "HC407": (
+        "If no answer can score above the controls, every group has equal scores and "
+        "ensure_scores_are_not_same drops it: nothing is learned.",
+        "Compare like with like; or ship conformance_transcripts() proving a good rollout scores higher.",
+    ),
+    "HC408": (
+        "All rollouts share one event loop; a blocking call in a hook stalls every other rollout.",
+        "await async APIs; ctx.aterminal / asyncio.to_thread for blocking work.",
+    ),
+    "HC501": (
+        "atroposlib needs group_size aligned tokens/masks/scores; misalignment crashes or corrupts batches.",
+        "Build masks from the same tokenization as tokens.",
+    ),
+    "HC502": (
+        "Unmasked prompts train the model to write prompts; fully masked rollouts teach nothing; missing "
+        "tool messages hide what the model saw.",
+        "Mask prompt/tool tokens with -100; keep result.messages.",
+    ),
+    "HC503": (
+        "The first real `process` run is where CLI wiring, config overrides and group writing meet.",
+        "Run `python env.py process` against `hermes-envs fake-server` and fix what breaks.",
+    ),
+    "HC601": (
+        "Rollouts of different items run concurrently; state on self makes them score against each "
+        "other's answers.",
+        "Read everything from the `item` argument; keep no per-rollout state on self.",
+    ),
+    "HC602": (
+        "Concurrent rollouts share the working directory and /tmp; reading there credits (or blames) a "
+        "rollout for another one's files.",
+        "Go through ctx (read_file, terminal): the rollout's own sandbox.",
+    ),
+    "HC701": (
+        "Eval without tools (or single-turn) measures a different task from training.",
+        "Run HermesAgentLoop with the resolved tools in evaluate().",
+    ),
+    "HC702": (
+        "Sampled evals are noisy and not comparable between checkpoints.",
+        "temperature=0.0 in evaluate().",
+    ),
+    "HC703": (
+        "An eval nobody can see costs compute and informs nothing.",
+        "await self.evaluate_log(metrics=...) (or return / keep them for wandb_log).",
+    ),
+    "HC704": (
+        "Without super(), the base's metrics (tool errors, lengths, rollout tables) and yours are dropped.",
+        "End the override with `await super().wandb_log(wandb_metrics)`.",
+    ),
+    "HC801": (
+        "An unknown parser crashes rollouts; one that cannot round-trip the env's tools loses tool calls "
+        "in Phase 2 (vLLM/SGLang).",
+        "Set tool_call_parser to your model's format (hermes, qwen, ...).",
+    ),
+    "HC901": (
+        "Secrets in an env repo leak with it (and with its cassettes).",
+        "Read secrets from the environment; scrub cassettes; revoke what leaked.",
+    ),
+    "HC902": (
+        "Offline nodes crash; an external judge leaks rollouts and bills a model the user did not choose.",
+        "Send model calls through self.server; fall back when a download fails.",
+    ),
 }

@@ -109,8 +109,8 @@ def render() -> str:
             f"- **Catches:** {info.catches}\n"
             f"- **Why it matters:** {why}\n"
             f"- **Fix:** {fix}\n"
-            f"- **Silence:** `ignore = [\"{info.id}\"]` under `[tool.hermes-conformance]`, "
-            f"`conformance_ignore = {{\"{info.id}\": \"why\"}}` on the env, or `--hermes-ignore {info.id}`.\n"
+            f'- **Silence:** `ignore = ["{info.id}"]` under `[tool.hermes-conformance]`, '
+            f'`conformance_ignore = {{"{info.id}": "why"}}` on the env, or `--hermes-ignore {info.id}`.\n'
         )
     return "\n".join(out)
 

@@ -103,7 +103,9 @@ def _inside(path: str, root: str | None) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def private_violation(access: Access, *, sandbox: str | None, sandbox_root: str | None, cwd: str) -> str | None:
+def private_violation(
+    access: Access, *, sandbox: str | None, sandbox_root: str | None, cwd: str
+) -> str | None:
     """Why ``access`` breaks the rollout's privacy (a short reason), or None when it is fine."""
     raw = access.path
     if raw in (".", "") and access.event in ("os.listdir", "os.scandir"):
@@ -114,8 +116,10 @@ def private_violation(access: Access, *, sandbox: str | None, sandbox_root: str 
     if _inside(absolute, sandbox):
         return None
     if not os.path.isabs(raw):
-        return (f"the relative path {raw!r} resolves against the trainer's working directory ({absolute}), "
-                "which every rollout shares")
+        return (
+            f"the relative path {raw!r} resolves against the trainer's working directory ({absolute}), "
+            "which every rollout shares"
+        )
     if _inside(absolute, sandbox_root):
         return "it is in another task's sandbox"
     temp = os.path.realpath(tempfile.gettempdir())

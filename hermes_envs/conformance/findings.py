@@ -42,7 +42,7 @@ class Finding:
         return (
             f"{self.check_id} ({self.severity.value}){where}: {self.message}\n"
             f"  Fix: {self.fix}\n"
-            f"  Silence: add \"{self.check_id}\" to `ignore` under [tool.hermes-conformance] in pyproject.toml."
+            f'  Silence: add "{self.check_id}" to `ignore` under [tool.hermes-conformance] in pyproject.toml.'
         )
 
 

@@ -18,12 +18,22 @@ from types import ModuleType
 from hermes_envs.errors import EnvLoadError
 
 #: Upstream-layout re-export modules: never environments themselves.
-_LAYOUT_MODULES = {"hermes_base_env.py", "agent_loop.py", "tool_context.py", "tool_call_parsers.py", "__init__.py"}
+_LAYOUT_MODULES = {
+    "hermes_base_env.py",
+    "agent_loop.py",
+    "tool_context.py",
+    "tool_call_parsers.py",
+    "__init__.py",
+}
 
 
 def looks_like_env_file(path: Path) -> bool:
     """Cheap test (no import) for folder collection: a .py file defining a class whose base name ends in 'Env'."""
-    if path.suffix != ".py" or path.name in _LAYOUT_MODULES or path.name.startswith(("test_", "conftest", "_")):
+    if (
+        path.suffix != ".py"
+        or path.name in _LAYOUT_MODULES
+        or path.name.startswith(("test_", "conftest", "_"))
+    ):
         return False
     try:
         tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))

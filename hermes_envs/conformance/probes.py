@@ -63,7 +63,8 @@ def call_each_tool_then(answer: str) -> Responder:
             return {
                 "content": "",
                 "tool_calls": [
-                    {"name": t.get("name", ""), "arguments": args_from_schema(t.get("parameters") or {})} for t in tools
+                    {"name": t.get("name", ""), "arguments": args_from_schema(t.get("parameters") or {})}
+                    for t in tools
                 ],
             }
         return {"content": answer}
@@ -77,8 +78,12 @@ def spam_tools(body: dict[str, Any]) -> dict[str, Any]:
     if not tools:
         return {"content": "still working"}
     first = tools[0]
-    return {"content": "", "tool_calls": [{"name": first.get("name", ""),
-                                           "arguments": args_from_schema(first.get("parameters") or {})}]}
+    return {
+        "content": "",
+        "tool_calls": [
+            {"name": first.get("name", ""), "arguments": args_from_schema(first.get("parameters") or {})}
+        ],
+    }
 
 
 def broken_tools_then(answer: str) -> Responder:
@@ -112,7 +117,11 @@ PROBES: dict[str, tuple[Callable[[], Responder], int, str]] = {
     "empty_reply": (lambda: do_nothing, 3, "the model says nothing"),
     "refusal": (lambda: say(REFUSAL), 3, "the model refuses"),
     "echo_prompt": (lambda: echo, 3, "the model repeats the prompt"),
-    "tool_then_answer": (lambda: call_each_tool_then("I am not sure."), 4, "tools called, then a wrong answer"),
+    "tool_then_answer": (
+        lambda: call_each_tool_then("I am not sure."),
+        4,
+        "tools called, then a wrong answer",
+    ),
     "tool_errors": (lambda: broken_tools_then("Done."), 4, "unknown tool + invalid JSON arguments"),
     "max_turns": (lambda: spam_tools, 3, "tool spam cut off at max turns"),
     "unicode": (lambda: say(UNICODE_TEXT), 3, "unicode answer"),
@@ -187,7 +196,9 @@ class StrictAgentResult(AgentResult):
         raise ContractViolation(message)
 
     def __contains__(self, key: Any) -> bool:
-        message = f"AgentResult is a dataclass, not a dict: `{key!r} in result` does not work; use its attributes."
+        message = (
+            f"AgentResult is a dataclass, not a dict: `{key!r} in result` does not work; use its attributes."
+        )
         self.violations.append(message)
         raise ContractViolation(message)
 
@@ -223,15 +234,30 @@ ANSWER_FORMATS: tuple[tuple[str, str], ...] = (
 )
 
 #: Field names that usually hold the expected answer: tried first, and their failure is an error (not a doubt).
-ANSWER_FIELDS = ("answer", "answers", "solution", "target", "label", "gold", "expected", "ground_truth",
-                 "reference", "output", "result", "correct", "final_answer")
+ANSWER_FIELDS = (
+    "answer",
+    "answers",
+    "solution",
+    "target",
+    "label",
+    "gold",
+    "expected",
+    "ground_truth",
+    "reference",
+    "output",
+    "result",
+    "correct",
+    "final_answer",
+)
 
 
 @dataclass(frozen=True)
 class Positive:
     """A transcript that should score above the controls: a gold-answer probe or the env's own good transcript."""
 
-    name: str  # e.g. "answer field 'answer' as 'Answer: {v}'", "tool write_file(path, content)", "env good #0"
+    name: (
+        str  # e.g. "answer field 'answer' as 'Answer: {v}'", "tool write_file(path, content)", "env good #0"
+    )
     responder: Responder
     source: str  # "field", "tool" or "env"
     field: str | None = None
@@ -268,12 +294,24 @@ def gold_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
         arguments = {p: raw[p] for p in shared}
         call = {"name": function.get("name", ""), "arguments": arguments}
         done = next((v for k, v in fields if k.lower() in ANSWER_FIELDS), "Done.")
-        positives.append(Positive(f"tool {call['name']}({', '.join(shared)}) from the item's fields",
-                                  play([{"content": "", "tool_calls": [call]}, {"content": done}]), "tool"))
+        positives.append(
+            Positive(
+                f"tool {call['name']}({', '.join(shared)}) from the item's fields",
+                play([{"content": "", "tool_calls": [call]}, {"content": done}]),
+                "tool",
+            )
+        )
     for name, text in fields:
         for _shape, template in ANSWER_FORMATS:
-            positives.append(Positive(f"field {name!r} answered as {template!r}", say(template.format(v=text)),
-                                      "field", field=name, value=text))
+            positives.append(
+                Positive(
+                    f"field {name!r} answered as {template!r}",
+                    say(template.format(v=text)),
+                    "field",
+                    field=name,
+                    value=text,
+                )
+            )
     return positives
 
 

@@ -36,13 +36,18 @@ def discover(targets: list[str]) -> list[tuple[Path, str | None]]:
     for target in targets:
         path, name = split_target(target)
         if path.is_dir():
-            found.extend((p, None) for p in sorted(path.rglob("*.py")) if looks_like_env_file(p)
-                         and ".venv" not in p.parts and "site-packages" not in p.parts)
+            found.extend(
+                (p, None)
+                for p in sorted(path.rglob("*.py"))
+                if looks_like_env_file(p) and ".venv" not in p.parts and "site-packages" not in p.parts
+            )
         elif path.exists():
             found.append((path, name))
         else:
-            raise ConfigError(f"--hermes-conformance target {target!r} should be an env file or a folder; it does "
-                              "not exist. Fix: check the path (relative to where you run pytest).")
+            raise ConfigError(
+                f"--hermes-conformance target {target!r} should be an env file or a folder; it does "
+                "not exist. Fix: check the path (relative to where you run pytest)."
+            )
     return found
 
 
@@ -56,26 +61,34 @@ def load_settings(start: Path | None = None, **overrides: Any) -> Settings:
             try:
                 doc = tomllib.loads(pyproject.read_text(encoding="utf-8"))
             except tomllib.TOMLDecodeError as exc:
-                raise ConfigError(f"{pyproject} should be valid TOML; {exc}. Fix: correct the file.") from None
+                raise ConfigError(
+                    f"{pyproject} should be valid TOML; {exc}. Fix: correct the file."
+                ) from None
             data = dict(doc.get("tool", {}).get("hermes-conformance", {}))
             break
     if "forced" in data:
-        raise ConfigError("[tool.hermes-conformance] should not set `forced`; it holds the ids named on the "
-                          "command line. Fix: use `select`.")
+        raise ConfigError(
+            "[tool.hermes-conformance] should not set `forced`; it holds the ids named on the "
+            "command line. Fix: use `select`."
+        )
     data.update({k: v for k, v in overrides.items() if v is not None})
     if overrides.get("select"):
         data["forced"] = list(overrides["select"])
     known = set(Settings.__dataclass_fields__)
     unknown = sorted(set(data) - known)
     if unknown:
-        raise ConfigError(f"[tool.hermes-conformance] should only hold {sorted(known)}; got {unknown}. "
-                          "Fix: remove or rename those keys.")
+        raise ConfigError(
+            f"[tool.hermes-conformance] should only hold {sorted(known)}; got {unknown}. "
+            "Fix: remove or rename those keys."
+        )
     for key in ("select", "ignore"):
         ids = data.get(key) or []
         bad = [i for i in ids if not any(c.id.startswith(i) for c in all_checks())]
         if bad:
-            raise ConfigError(f"[tool.hermes-conformance] {key} should name check ids (e.g. HC401) or prefixes "
-                              f"(e.g. HC4); got {bad}. Fix: see docs/checks.md for the ids.")
+            raise ConfigError(
+                f"[tool.hermes-conformance] {key} should name check ids (e.g. HC401) or prefixes "
+                f"(e.g. HC4); got {bad}. Fix: see docs/checks.md for the ids."
+            )
     return Settings(**data)
 
 
@@ -112,7 +125,10 @@ class ConformanceReport:
                 lines.append("  time: " + ", ".join(f"{k} {v:.2f} s" for k, v in env.timings.items()))
             for o in env.outcomes:
                 title = CHECKS[o.check_id].title if o.check_id in CHECKS else ""
-                lines.append(f"  {o.status.value.upper():<14} {o.check_id} {title}" + (f" — {o.note}" if o.note else ""))
+                lines.append(
+                    f"  {o.status.value.upper():<14} {o.check_id} {title}"
+                    + (f" — {o.note}" if o.note else "")
+                )
                 for f in o.findings:
                     lines.extend("      " + line for line in f.render().splitlines())
         return "\n".join(lines)
@@ -131,8 +147,13 @@ class ConformanceReport:
                             "status": o.status.value,
                             "note": o.note,
                             "findings": [
-                                {"id": f.check_id, "severity": f.severity.value, "subject": f.subject,
-                                 "message": f.message, "fix": f.fix}
+                                {
+                                    "id": f.check_id,
+                                    "severity": f.severity.value,
+                                    "subject": f.subject,
+                                    "message": f.message,
+                                    "fix": f.fix,
+                                }
                                 for f in o.findings
                             ],
                         }
@@ -148,10 +169,17 @@ class ConformanceReport:
         for env in self.envs:
             out += [f"## {env.label}", "", "| check | status | finding |", "|---|---|---|"]
             for o in env.outcomes:
-                text = "<br>".join(f"{f.message} **Fix:** {f.fix}".replace("|", "\\|").replace("\n", " ")
-                                   for f in o.findings) or o.note
-                out.append(f"| {o.check_id} {CHECKS[o.check_id].title if o.check_id in CHECKS else ''} "
-                           f"| {o.status.value} | {text} |")
+                text = (
+                    "<br>".join(
+                        f"{f.message} **Fix:** {f.fix}".replace("|", "\\|").replace("\n", " ")
+                        for f in o.findings
+                    )
+                    or o.note
+                )
+                out.append(
+                    f"| {o.check_id} {CHECKS[o.check_id].title if o.check_id in CHECKS else ''} "
+                    f"| {o.status.value} | {text} |"
+                )
             out.append("")
         return "\n".join(out)
 
@@ -173,8 +201,18 @@ def run_conformance(targets: list[str], settings: Settings | None = None) -> Con
         start = time.perf_counter()
         with EnvSession(path, class_name, settings) as session:
             outcomes = session.run_all()
-            report.envs.append(EnvReport(session.label, outcomes, time.perf_counter() - start, dict(session.timings)))
+            report.envs.append(
+                EnvReport(session.label, outcomes, time.perf_counter() - start, dict(session.timings))
+            )
     return report
 
 
-__all__ = ["ConformanceReport", "EnvReport", "Status", "discover", "load_settings", "run_conformance", "split_target"]
+__all__ = [
+    "ConformanceReport",
+    "EnvReport",
+    "Status",
+    "discover",
+    "load_settings",
+    "run_conformance",
+    "split_target",
+]

@@ -27,7 +27,9 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 
-_PLACEHOLDER = re.compile(r"(?i)(x{6,}|your|example|placeholder|dummy|fake|redacted|changeme|\.\.\.|<|>|\*{3,})")
+_PLACEHOLDER = re.compile(
+    r"(?i)(x{6,}|your|example|placeholder|dummy|fake|redacted|changeme|\.\.\.|<|>|\*{3,})"
+)
 
 
 @dataclass(frozen=True)

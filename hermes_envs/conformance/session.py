@@ -80,7 +80,9 @@ def _item_key(item: Any) -> str:
 class EnvSession:
     """Everything the checks need to know about one env class, computed lazily and cached."""
 
-    def __init__(self, path: str | Path, class_name: str | None = None, settings: Settings | None = None) -> None:
+    def __init__(
+        self, path: str | Path, class_name: str | None = None, settings: Settings | None = None
+    ) -> None:
         self.path = Path(path).resolve()
         self.class_name = class_name
         self.settings = settings or Settings()
@@ -274,7 +276,9 @@ class EnvSession:
         disable_client_retries(getattr(self._env, "server", None))
         return self._env
 
-    def run_env(self, make: Callable[[Any], Awaitable[T]], timeout: float = 120.0, phase: str | None = None) -> T:
+    def run_env(
+        self, make: Callable[[Any], Awaitable[T]], timeout: float = 120.0, phase: str | None = None
+    ) -> T:
         """Run ``make(env)`` on the loop with atroposlib's retries made fast, timed under ``phase``.
 
         The event loop is watched meanwhile (HC408), so a stall by the env's code is recorded with its phase.
@@ -289,7 +293,9 @@ class EnvSession:
     def is_hermes_env(self) -> bool:
         """True when the env follows the agent contract (format_prompt + compute_reward(item, result, ctx))."""
         cls = self.load()
-        return callable(getattr(cls, "format_prompt", None)) and callable(getattr(cls, "compute_reward", None))
+        return callable(getattr(cls, "format_prompt", None)) and callable(
+            getattr(cls, "compute_reward", None)
+        )
 
     # ------------------------------------------------------------------------------------------ observations
     def setup_done(self) -> float:
@@ -299,8 +305,9 @@ class EnvSession:
             try:
                 self.run_env(lambda env: env.setup(), timeout=self.settings.setup_timeout, phase="setup")
             except (asyncio.TimeoutError, TimeoutError):
-                raise TimeoutError(f"setup() did not finish within {self.settings.setup_timeout:g} s "
-                                   "(setup_timeout)") from None
+                raise TimeoutError(
+                    f"setup() did not finish within {self.settings.setup_timeout:g} s (setup_timeout)"
+                ) from None
             self.facts["setup_seconds"] = time.perf_counter() - start
         return self.facts["setup_seconds"]
 
@@ -335,7 +342,12 @@ class EnvSession:
                 keys.append(key)
 
         self.run_env(scan, phase="items")
-        self.facts["training"] = {"items": items, "cycled": cycled, "error": error, "calls": len(items) + cycled}
+        self.facts["training"] = {
+            "items": items,
+            "cycled": cycled,
+            "error": error,
+            "calls": len(items) + cycled,
+        }
         return self.facts["training"]
 
     def eval_observation(self) -> dict[str, Any]:
@@ -377,8 +389,13 @@ class EnvSession:
             users = [m.get("content") for m in call.body.get("messages", []) if m.get("role") == "user"]
             if users and isinstance(users[0], str) and users[0] not in prompts:
                 prompts.append(users[0])
-        self.facts["eval"] = {"prompts": prompts, "requests": made, "error": error, "returned": returned,
-                              "logged": logged}
+        self.facts["eval"] = {
+            "prompts": prompts,
+            "requests": made,
+            "error": error,
+            "returned": returned,
+            "logged": logged,
+        }
         return self.facts["eval"]
 
     def wandb_observation(self) -> dict[str, Any]:
@@ -420,8 +437,10 @@ class EnvSession:
         try:
             get_parser(name)
         except KeyError:
-            raise Skip(f"the env's tool_call_parser {name!r} does not exist, so every rollout with text would "
-                       "crash (see HC801)") from None
+            raise Skip(
+                f"the env's tool_call_parser {name!r} does not exist, so every rollout with text would "
+                "crash (see HC801)"
+            ) from None
 
     def probe_items(self) -> list[Any]:
         """A few training items to run probes on (the first ones of the cycle)."""
@@ -455,8 +474,9 @@ class EnvSession:
         self.facts["probes"] = out
         return out
 
-    def run_probe(self, item: Any, responder: Responder, max_turns: int, name: str,
-                  phase: str = "probes") -> tuple[Any, str]:
+    def run_probe(
+        self, item: Any, responder: Responder, max_turns: int, name: str, phase: str = "probes"
+    ) -> tuple[Any, str]:
         """One rollout of ``item`` through the real agent loop, the fake model answering with ``responder``.
 
         Returns ``(AgentResult, task_id)``; the task's sandbox is left for the reward to inspect (clean it up).
@@ -468,7 +488,12 @@ class EnvSession:
         messages = self._initial_messages(env, item)
         task_id = f"probe-{name}-{uuid.uuid4().hex[:8]}"
         loop = HermesAgentLoop(
-            env.server, schemas, names, max_turns=max_turns, task_id=task_id, temperature=1.0,
+            env.server,
+            schemas,
+            names,
+            max_turns=max_turns,
+            task_id=task_id,
+            temperature=1.0,
             tool_call_parser=getattr(env.config, "tool_call_parser", "hermes"),
         )
         with self.responding(responder):
@@ -499,10 +524,13 @@ class EnvSession:
         """Run one check (its prerequisites first), caching the outcome."""
         if check_id in self.outcomes:
             return self.outcomes[check_id]
+        all_checks()  # registers the catalogue on first use
         info = CHECKS[check_id]
         ignored = self.env_ignores().get(check_id)
         if ignored is not None and not any(check_id.startswith(f) for f in self.settings.forced):
-            outcome = Outcome(check_id, Status.SKIPPED, note=f"ignored by the env's conformance_ignore: {ignored}")
+            outcome = Outcome(
+                check_id, Status.SKIPPED, note=f"ignored by the env's conformance_ignore: {ignored}"
+            )
             self.outcomes[check_id] = outcome
             return outcome
         for req in info.requires:
@@ -541,9 +569,13 @@ class EnvSession:
         The env-level "marker": it beats pyproject's select, and an id named on the command line (--hermes-select)
         beats it. See docs/checks.md, "Configuration".
         """
-        if self.env_cls is None:
+        try:
+            self.load()
+        except EnvLoadError:
             return {}
-        raw = getattr(self.env_cls, "conformance_ignore", None) or getattr(self.module, "conformance_ignore", None)
+        raw = getattr(self.env_cls, "conformance_ignore", None) or getattr(
+            self.module, "conformance_ignore", None
+        )
         if not raw:
             return {}
         if isinstance(raw, dict):

@@ -22,8 +22,12 @@ from types import FrameType
 _TICK = 0.01
 _LIBRARY_ROOTS = tuple(
     str(Path(p).resolve())
-    for p in {sysconfig.get_paths().get("stdlib", ""), sysconfig.get_paths().get("purelib", ""),
-              sysconfig.get_paths().get("platlib", ""), str(Path(__file__).resolve().parents[1])}
+    for p in {
+        sysconfig.get_paths().get("stdlib", ""),
+        sysconfig.get_paths().get("purelib", ""),
+        sysconfig.get_paths().get("platlib", ""),
+        str(Path(__file__).resolve().parents[1]),
+    }
     if p
 )
 
@@ -79,7 +83,9 @@ class LoopWatchdog:
         self._stop = threading.Event()
         self._thread_id = 0
         self._gc_started = 0.0
-        self._gc_seconds = 0.0  # time the collector ran since the last tick: a GC pause is not the env's doing
+        self._gc_seconds = (
+            0.0  # time the collector ran since the last tick: a GC pause is not the env's doing
+        )
 
     def _on_gc(self, phase: str, info: dict) -> None:
         if phase == "start":

@@ -10,8 +10,8 @@ This package imports nothing heavier than ``openai``'s types (no atroposlib, no 
 """
 
 from hermes_envs.parsers.base import (
-    ParseResult,
     ParserError,
+    ParseResult,
     ParserRegistrationError,
     ToolCallParser,
     UnknownParserError,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import random
 import re
-import secrets
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
@@ -78,17 +78,18 @@ MAX_ERRORS = 50
 class Problems(list):
     """The ``errors`` list being built: after :data:`MAX_ERRORS` messages, further ones are only counted.
 
-    ``add`` takes a zero-argument callable so that degenerate output (thousands of broken markers) does not pay
-    for formatting messages nobody will read.
+    Callers write ``if errors.room(): errors.append(...)`` so that degenerate output (thousands of broken
+    markers) does not pay for formatting messages nobody will read.
     """
 
     dropped = 0
 
-    def add(self, make: Callable[[], str]) -> None:
+    def room(self) -> bool:
+        """True while messages are still listed; otherwise counts one more dropped problem."""
         if len(self) < MAX_ERRORS:
-            self.append(make())
-        else:
-            self.dropped += 1
+            return True
+        self.dropped += 1
+        return False
 
     def final(self) -> list[str]:
         out = list(self)
@@ -217,16 +218,25 @@ def excerpt(text: str, pos: int, limit: int = 40) -> str:
 # --------------------------------------------------------------------------------------------------- tool calls
 
 
+_IDS = (
+    random.Random()
+)  # seeded from os.urandom; ids need to be unique, not secret (and urandom per call is slow)
+
+
 def new_call_id() -> str:
     """A fresh OpenAI-style call id, ``call_`` + 24 hex digits."""
-    return "call_" + secrets.token_hex(12)
+    return f"call_{_IDS.getrandbits(96):024x}"
 
 
 def make_tool_call(name: str, arguments: str, call_id: str | None = None) -> ChatCompletionMessageToolCall:
     """Build the OpenAI object for one call (``arguments`` already a JSON string)."""
     # one validation of a plain dict is the fastest way in (openai's model_construct is several times slower)
     return ChatCompletionMessageToolCall.model_validate(
-        {"id": call_id or new_call_id(), "type": "function", "function": {"name": name, "arguments": arguments}}
+        {
+            "id": call_id or new_call_id(),
+            "type": "function",
+            "function": {"name": name, "arguments": arguments},
+        }
     )
 
 
@@ -414,7 +424,7 @@ class ToolCallParser:
         """Like :meth:`parse`, plus the list of problems met (broken or cut-off calls, ignored text)."""
         try:
             result = self._parse(text, tools)
-        except Exception as exc:  # noqa: BLE001 - parse must never raise; the failure is reported instead
+        except Exception as exc:
             return ParseResult(
                 text, None, [f"{self.name} parser failed unexpectedly: {type(exc).__name__}: {exc}"]
             )
@@ -469,7 +479,8 @@ class SectionedJsonParser(ToolCallParser):
         raise NotImplementedError
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
-        section = MarkerScanner(text, self.section_begin).next(0)
+        sections = MarkerScanner(text, self.section_begin)
+        section = sections.next(0)
         bare = MarkerScanner(text, self.call_begin).next(0)
         candidates = [p for p in (section, bare) if p != -1]
         if not candidates:
@@ -483,15 +494,20 @@ class SectionedJsonParser(ToolCallParser):
         index = 0
         while True:
             pos = skip_ws(text, pos)
-            if pos >= len(text) or text.startswith(self.section_end, pos):
+            if pos >= len(text):
                 break
+            if text.startswith(self.section_end, pos):  # another section may follow (later in the text)
+                pos = sections.next(pos + len(self.section_end))
+                if pos == -1:
+                    break
+                pos += len(self.section_begin)
+                continue
             if not text.startswith(self.call_begin, pos):
                 nxt = begins.find(pos)
-                errors.add(
-                    lambda: (
+                if errors.room():
+                    errors.append(
                         f"text inside the tool-call section should be a call; got {excerpt(text, pos)} (ignored)."
                     )
-                )
                 if nxt == -1:
                     break
                 pos = nxt
@@ -501,7 +517,8 @@ class SectionedJsonParser(ToolCallParser):
             try:
                 name, args, call_id, end = self._read_call(text, start, index)
             except ValueError as exc:
-                errors.add(lambda: f"tool call #{index} should be well formed; {exc}.")
+                if errors.room():
+                    errors.append(f"tool call #{index} should be well formed; {exc}.")
                 stop = ends.find(start)
                 nxt = begins.find(start)
                 if stop != -1 and (nxt == -1 or stop < nxt):
@@ -518,11 +535,10 @@ class SectionedJsonParser(ToolCallParser):
             elif end >= len(text):
                 pos = end  # cut off after a complete call: keep it
             else:
-                errors.add(
-                    lambda: (
+                if errors.room():
+                    errors.append(
                         f"tool call #{index} should end with {self.call_end}; got {excerpt(text, end)} (call kept)."
                     )
-                )
                 stop = ends.find(end)
                 nxt = begins.find(end)
                 pos = (

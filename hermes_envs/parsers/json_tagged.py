@@ -53,18 +53,18 @@ class JsonTaggedParser(ToolCallParser):
             index += 1
             body = skip_ws(text, pos + len(self.start_tag))
             if body >= len(text):
-                errors.add(
-                    lambda: (
+                if errors.room():
+                    errors.append(
                         f"tool call #{index} should hold a JSON object; the text ends right after {self.start_tag}."
                     )
-                )
                 break
             try:
                 value, after = decode_json_at(text, body)
             except ValueError as exc:
-                errors.add(
-                    lambda: f"tool call #{index} should be valid JSON; got {excerpt(text, body)} ({exc})."
-                )
+                if errors.room():
+                    errors.append(
+                        f"tool call #{index} should be valid JSON; got {excerpt(text, body)} ({exc})."
+                    )
                 stop = ends.find(body)
                 nxt = starts.next(body)
                 if stop != -1 and (nxt == -1 or stop < nxt):
@@ -77,19 +77,19 @@ class JsonTaggedParser(ToolCallParser):
                 try:
                     name, args = call_from_object(item)
                 except ValueError as exc:
-                    errors.add(lambda: f"tool call {where} should be a call object; {exc}.")
+                    if errors.room():
+                        errors.append(f"tool call {where} should be a call object; {exc}.")
                     continue
                 calls.append(make_tool_call(name, args))
             after = skip_ws(text, after)
             if text.startswith(self.end_tag, after):
                 after += len(self.end_tag)
             elif after < len(text):
-                errors.add(
-                    lambda: (
+                if errors.room():
+                    errors.append(
                         f"tool call #{index} should end with {self.end_tag} right after its JSON; got "
                         f"{excerpt(text, after)} (ignored)."
                     )
-                )
                 stop = ends.find(after)
                 nxt = starts.next(after)
                 if stop != -1 and (nxt == -1 or stop < nxt):

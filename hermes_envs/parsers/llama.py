@@ -14,8 +14,8 @@ from typing import Any
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers.base import (
-    ParseResult,
     ParserError,
+    ParseResult,
     ToolCallParser,
     call_from_object,
     call_parts,

@@ -15,9 +15,9 @@ from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers.base import (
     MarkerScanner,
+    ParserError,
     ParseResult,
     Problems,
-    ParserError,
     ToolCallParser,
     arguments_to_json,
     call_from_object,
@@ -70,9 +70,10 @@ class MistralParser(ToolCallParser):
                         try:
                             name, args = call_from_object(item)
                         except ValueError as exc:
-                            errors.add(
-                                lambda: f"tool call #{index} (item {item_no}) should be a call object; {exc}."
-                            )
+                            if errors.room():
+                                errors.append(
+                                    f"tool call #{index} (item {item_no}) should be a call object; {exc}."
+                                )
                             continue
                         calls.append(make_tool_call(name, args))
                 else:
@@ -85,16 +86,16 @@ class MistralParser(ToolCallParser):
                     value, end = decode_json_at(text, start)
                     calls.append(make_tool_call(match.group(1), arguments_to_json(value)))
             except ValueError as exc:
-                errors.add(lambda: f"tool call #{index} should be well formed; {exc}.")
+                if errors.room():
+                    errors.append(f"tool call #{index} should be well formed; {exc}.")
             pos = markers.next(max(end, body))
             if pos == -1:
                 rest = skip_ws(text, end)
                 if calls and rest < len(text) and end > body:
-                    errors.add(
-                        lambda: (
+                    if errors.room():
+                        errors.append(
                             f"text after the last tool call should be empty; got {excerpt(text, rest)} (ignored)."
                         )
-                    )
         return finish(text, first, calls, errors)
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:

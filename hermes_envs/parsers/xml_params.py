@@ -34,9 +34,9 @@ from openai.types.chat import ChatCompletionMessageToolCall
 from hermes_envs.parsers.base import (
     Finder,
     MarkerScanner,
+    ParserError,
     ParseResult,
     Problems,
-    ParserError,
     ToolCallParser,
     arguments_to_json,
     call_parts,
@@ -105,7 +105,8 @@ class XmlParamsParser(ToolCallParser):
             try:
                 name, args, end = self._read_call(text, pos + len(TOOL_CALL), index, schemas, scan, errors)
             except _Broken as exc:
-                errors.add(lambda: f"tool call #{index} should be complete and well formed; {exc}.")
+                if errors.room():
+                    errors.append(f"tool call #{index} should be complete and well formed; {exc}.")
                 end = exc.resume
             else:
                 calls.append(make_tool_call(name, arguments_to_json(args)))
@@ -113,7 +114,7 @@ class XmlParamsParser(ToolCallParser):
         return finish(text, first, calls, errors)
 
     def _read_call(
-        self, text: str, pos: int, index: int, schemas: ToolSchemas, scan: _Scan, errors: list[str]
+        self, text: str, pos: int, index: int, schemas: ToolSchemas, scan: _Scan, errors: Problems
     ) -> tuple[str, dict[str, Any], int]:
         head = self.head.match(text, pos)
         if head is None:
@@ -142,7 +143,8 @@ class XmlParamsParser(ToolCallParser):
                     raw = raw[:-1] if raw.endswith("\n") else raw
                 value, problem = convert_value(raw, lookup(props, key))
                 if problem:
-                    errors.add(lambda: f"tool call #{index} ({name}) parameter {key!r} {problem}.")
+                    if errors.room():
+                        errors.append(f"tool call #{index} ({name}) parameter {key!r} {problem}.")
                 args[key] = value
                 pos = close + len(self.value_close)
                 continue

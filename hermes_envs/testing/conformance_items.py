@@ -57,7 +57,9 @@ class ConformanceFile(pytest.File):
         for name in classes:
             if wanted and name != wanted:
                 continue
-            session = probe if name == probe.class_name else EnvSession(self.path, name, _settings(self.config))
+            session = (
+                probe if name == probe.class_name else EnvSession(self.path, name, _settings(self.config))
+            )
             yield ConformanceEnv.from_parent(self, name=name, env_session=session)
 
 
@@ -130,5 +132,7 @@ def finish_report(config: pytest.Config, outcomes: list[tuple[str, Outcome]], pa
             for f in outcome.findings:
                 level = "error" if f.severity.value == "error" else "warning"
                 file = label.split("::")[0]
-                text = f"{f.message} Fix: {f.fix}".replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+                text = (
+                    f"{f.message} Fix: {f.fix}".replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+                )
                 print(f"::{level} file={file},title={f.check_id}::{text}")

@@ -168,7 +168,10 @@ def schema_for_calls(calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, 
     for name, args in calls:
         if name not in tools:
             props = {key: _schema_of(value) for key, value in args.items()}
-            tools[name] = {"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": props}}}
+            tools[name] = {
+                "type": "function",
+                "function": {"name": name, "parameters": {"type": "object", "properties": props}},
+            }
     return list(tools.values())
 
 
@@ -196,7 +199,9 @@ def _content(draw: st.DrawFn, parser_name: str) -> str | None:
         example = get_parser(parser_name).render(None, [("example_tool", {"q": 1})])
         parts.append(f"\nFor example:\n```\n{example}\n```\n")
     if draw(st.booleans()):
-        parts.append(draw(st.sampled_from(['JSON like {"name": "x", "arguments": {}} is fine. ', "Ünïcödé 🙂 "])))
+        parts.append(
+            draw(st.sampled_from(['JSON like {"name": "x", "arguments": {}} is fine. ', "Ünïcödé 🙂 "]))
+        )
     parts.append(draw(st.text(_PROSE_ALPHABET, max_size=30)))
     return draw(st.one_of(st.none(), st.just("".join(parts))))
 
@@ -265,5 +270,7 @@ _ALL_MARKERS = (
 
 def marker_salted_text() -> st.SearchStrategy[str]:
     """Arbitrary text mixed with every format's markers and JSON fragments (for never-raise tests)."""
-    piece = st.one_of(st.text(max_size=10), st.sampled_from(_ALL_MARKERS), st.builds(json.dumps, json_values(4)))
+    piece = st.one_of(
+        st.text(max_size=10), st.sampled_from(_ALL_MARKERS), st.builds(json.dumps, json_values(4))
+    )
     return st.lists(piece, max_size=25).map("".join)

@@ -19,18 +19,20 @@ BAD = sorted(p for p in (CORPUS / "bad").glob("*.py") if not p.name.startswith("
 #: Tight thresholds so the timing mistakes of the corpus show up in well under a second or two.
 CORPUS_SETTINGS = {"setup_seconds": 1.0, "blocking_seconds": 0.3}
 #: HC503 (a `process` run in a subprocess, a few seconds) runs only on these.
-SLOW = {"main_calls_other_class.py", "exact_answer_env.py"}
+SLOW = {"main_calls_other_class.py"}
 
 
 def expected_findings(path: Path) -> set[str]:
     """The module-level ``EXPECTED_FINDINGS`` of a bad env, read without importing it."""
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "EXPECTED_FINDINGS" for t in node.targets):
+        if isinstance(node, ast.Assign) and any(
+            getattr(t, "id", "") == "EXPECTED_FINDINGS" for t in node.targets
+        ):
             return set(ast.literal_eval(node.value))
     raise AssertionError(f"{path.name} should declare EXPECTED_FINDINGS = [...]")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def outcomes(path: Path) -> tuple[Outcome, ...]:
     """Every check's outcome on ``path`` (cached: each env runs once per test session)."""
     settings = Settings(**CORPUS_SETTINGS, slow=path.name in SLOW)

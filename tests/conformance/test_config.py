@@ -11,13 +11,16 @@ from hermes_envs.conformance.runner import load_settings
 from hermes_envs.errors import ConfigError
 
 EXAMPLE = (Path(__file__).parents[2] / "environments" / "arithmetic_env.py").read_text()
-IGNORING = EXAMPLE.replace('    name = "arithmetic-terminal"\n',
-                           '    name = "arithmetic-terminal"\n    conformance_ignore = {"HC105": "named elsewhere"}\n')
+IGNORING = EXAMPLE.replace(
+    '    name = "arithmetic-terminal"\n',
+    '    name = "arithmetic-terminal"\n    conformance_ignore = {"HC105": "named elsewhere"}\n',
+)
 
 
 def test_thresholds_come_from_pyproject_and_the_command_line_wins(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.hermes-conformance]\ncontrol_ceiling = 0.3\nsetup_seconds = 5\nselect = ["HC4"]\n')
+        '[tool.hermes-conformance]\ncontrol_ceiling = 0.3\nsetup_seconds = 5\nselect = ["HC4"]\n'
+    )
     settings = load_settings(tmp_path)
     assert (settings.control_ceiling, settings.setup_seconds, settings.select) == (0.3, 5, ["HC4"])
     assert settings.forced == []

@@ -8,7 +8,7 @@ from pathlib import Path
 import atroposlib.envs.base  # noqa: F401  (imported before pytester's module snapshot: numpy loads once)
 import pytest
 
-import hermes_envs.conformance.checks  # noqa: F401
+import hermes_envs.conformance.checks
 import hermes_envs.env  # noqa: F401
 
 pytest_plugins = ["pytester"]
@@ -24,7 +24,9 @@ def mutate(old: str, new: str) -> str:
 @pytest.fixture
 def run(pytester: pytest.Pytester):
     def go(*args: str) -> pytest.RunResult:
-        return pytester.runpytest("-p", "no:cacheprovider", "-o", "asyncio_default_fixture_loop_scope=function", *args)
+        return pytester.runpytest(
+            "-p", "no:cacheprovider", "-o", "asyncio_default_fixture_loop_scope=function", *args
+        )
 
     return go
 
@@ -33,8 +35,12 @@ def test_correct_env_passes_every_check(pytester: pytest.Pytester, run) -> None:
     pytester.makepyfile(good_env=EXAMPLE)
     result = run("--hermes-conformance", "good_env.py", "-v")
     result.assert_outcomes(passed=34, skipped=1)  # HC503 (slow) is skipped unless --hermes-slow
-    result.stdout.fnmatch_lines(["*good_env.py::ArithmeticTerminalEnv::HC101-imports-offline PASSED*",
-                                 "*HC401-result-is-object PASSED*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*good_env.py::ArithmeticTerminalEnv::HC101-imports-offline PASSED*",
+            "*HC401-result-is-object PASSED*",
+        ]
+    )
 
 
 def test_alone_it_does_not_run_the_projects_own_tests(pytester: pytest.Pytester, run) -> None:
@@ -51,7 +57,9 @@ def test_with_explicit_paths_both_run(pytester: pytest.Pytester, run) -> None:
 
 
 def test_dict_access_on_agent_result_is_explained(pytester: pytest.Pytester, run) -> None:
-    pytester.makepyfile(bad_env=mutate("text = self._final_answer(result)", 'text = result["final_response"]'))
+    pytester.makepyfile(
+        bad_env=mutate("text = self._final_answer(result)", 'text = result["final_response"]')
+    )
     result = run("--hermes-conformance", "bad_env.py")
     assert result.ret == 1
     out = result.stdout.str()
@@ -74,8 +82,10 @@ def test_sync_setup_is_caught(pytester: pytest.Pytester, run) -> None:
 
 
 def test_missing_eval_split_is_caught(pytester: pytest.Pytester, run) -> None:
-    src = mutate("        self._eval_items = items[:eval_size]\n        self._items = items[eval_size:]",
-                 "        self._eval_items = []\n        self._items = items")
+    src = mutate(
+        "        self._eval_items = items[:eval_size]\n        self._items = items[eval_size:]",
+        "        self._eval_items = []\n        self._items = items",
+    )
     pytester.makepyfile(bad_env=src)
     result = run("--hermes-conformance", "bad_env.py")
     result.stdout.fnmatch_lines(["*HC202*made no model request at all*"])
@@ -90,7 +100,9 @@ def test_missing_eval_split_is_caught(pytester: pytest.Pytester, run) -> None:
         ("x = 1\n", "*HC102*should define a class deriving from HermesAgentBaseEnv*"),
     ],
 )
-def test_unloadable_file_gets_one_clear_finding(pytester: pytest.Pytester, run, source: str, expected: str) -> None:
+def test_unloadable_file_gets_one_clear_finding(
+    pytester: pytest.Pytester, run, source: str, expected: str
+) -> None:
     pytester.makepyfile(broken_env=source)
     result = run("--hermes-conformance", "broken_env.py")
     assert result.ret == 1
@@ -113,11 +125,19 @@ def test_folder_and_class_selection(pytester: pytest.Pytester, run) -> None:
 def test_select_ignore_and_json_report(pytester: pytest.Pytester, run) -> None:
     pytester.makepyfile(good_env=EXAMPLE)
     pytester.makepyprojecttoml('[tool.hermes-conformance]\nignore = ["HC105", "HC106"]\n')
-    result = run("--hermes-conformance", "good_env.py", "--hermes-select", "HC1", "--hermes-report", "out/r.json")
+    result = run(
+        "--hermes-conformance", "good_env.py", "--hermes-select", "HC1", "--hermes-report", "out/r.json"
+    )
     result.assert_outcomes(passed=6)
     report = json.loads((pytester.path / "out" / "r.json").read_text())
     assert not report["failed"] and [c["id"] for c in report["envs"][0]["checks"]] == [
-        "HC101", "HC102", "HC103", "HC104", "HC107", "HC108"]
+        "HC101",
+        "HC102",
+        "HC103",
+        "HC104",
+        "HC107",
+        "HC108",
+    ]
 
 
 def test_unknown_check_id_in_config_is_a_usage_error(pytester: pytest.Pytester, run) -> None:

@@ -123,3 +123,13 @@ def test_documented_local_commands_are_the_tested_ones() -> None:
     )
     assert f".venv/bin/{hook()['entry']} environments/file_task_env.py environments/judge_env.py" in shell
     assert shutil.which("hermes-envs", path=str(BIN))
+
+
+@pytest.mark.slow
+def test_parallel_conformance_command_passes() -> None:
+    (parallel,) = [
+        c.split("  #")[0].strip() for c in blocks("docs/ci.md", "bash")[0].splitlines() if " -n 2 " in c
+    ]
+    done = _run(parallel)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "2 workers" in done.stdout and " failed" not in done.stdout

@@ -17,7 +17,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The guides whose snippets are executed (each must have at least one python block, or be listed in SHELL_ONLY).
-DOCS = ["README.md", "docs/testing-your-env.md", "docs/ci.md"]
+DOCS = [
+    "README.md",
+    "docs/testing-your-env.md",
+    "docs/ci.md",
+    "docs/framework.md",
+    "docs/cassettes.md",
+]
 SHELL_ONLY = {"README.md", "docs/ci.md"}
 _FENCE = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```\s*$", re.S | re.M)
 

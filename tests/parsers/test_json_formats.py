@@ -14,7 +14,9 @@ H = get_parser("hermes")
 
 
 def test_hermes_single_call_with_content(calls_of):
-    text = 'I will check.\n\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+    text = (
+        'I will check.\n\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+    )
     result = H.parse_detailed(text)
     assert result.content == "I will check."
     assert calls_of(result) == [("get_weather", {"city": "Paris"})]
@@ -30,7 +32,9 @@ def test_hermes_no_content_gives_none(calls_of):
 
 def test_hermes_multiple_calls_are_all_kept_in_order(calls_of):
     # upstream bug class: a greedy regex kept only the last call
-    text = "".join(f'<tool_call>\n{{"name": "f{i}", "arguments": {{"i": {i}}}}}\n</tool_call>\n' for i in range(5))
+    text = "".join(
+        f'<tool_call>\n{{"name": "f{i}", "arguments": {{"i": {i}}}}}\n</tool_call>\n' for i in range(5)
+    )
     assert calls_of(H.parse_detailed(text)) == [(f"f{i}", {"i": i}) for i in range(5)]
 
 
@@ -46,7 +50,11 @@ def test_hermes_raw_newlines_inside_json_strings_are_accepted(calls_of):
 
 
 def test_hermes_unicode_nested_and_markup_in_strings(calls_of):
-    args = {"q": "météo à Zürich 🌧", "filters": {"tags": ["a", {"b": None}], "n": 2.5}, "note": "</tool_call><tool_call>"}
+    args = {
+        "q": "météo à Zürich 🌧",
+        "filters": {"tags": ["a", {"b": None}], "n": 2.5},
+        "note": "</tool_call><tool_call>",
+    }
     text = H.render(None, [("search", args)])
     assert calls_of(H.parse_detailed(text)) == [("search", args)]
 
@@ -119,7 +127,9 @@ def test_hermes_json_in_prose_without_marker_is_not_a_call():
 
 
 def test_markers_inside_code_fences_are_examples_not_calls(calls_of):
-    example = 'Use this format:\n```xml\n<tool_call>\n{"name": "example", "arguments": {}}\n</tool_call>\n```\n'
+    example = (
+        'Use this format:\n```xml\n<tool_call>\n{"name": "example", "arguments": {}}\n</tool_call>\n```\n'
+    )
     assert H.parse(example) == (example, None)
     real = example + 'Now for real:\n<tool_call>{"name": "real", "arguments": {}}</tool_call>'
     result = H.parse_detailed(real)
@@ -267,7 +277,7 @@ def test_deepseek_v3_backticks_inside_arguments(calls_of):
 
 
 def test_deepseek_v3_cut_off_keeps_complete_calls(calls_of):
-    text = f"{B}{CB}function{SEP}a\n```json\n{{}}\n```{CE}{CB}function{SEP}b\n```json\n{{\"x\": "
+    text = f'{B}{CB}function{SEP}a\n```json\n{{}}\n```{CE}{CB}function{SEP}b\n```json\n{{"x": '
     result = get_parser("deepseek_v3").parse_detailed(text)
     assert calls_of(result) == [("a", {})] and "#2" in result.errors[0]
 
@@ -303,7 +313,13 @@ def test_kimi_keeps_its_ids(calls_of):
 
 
 def test_kimi_render_keeps_or_makes_ids():
-    text = K.render(None, [{"id": "functions.f:7", "type": "function", "function": {"name": "f", "arguments": "{}"}}, ("g", {})])
+    text = K.render(
+        None,
+        [
+            {"id": "functions.f:7", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+            ("g", {}),
+        ],
+    )
     assert "functions.f:7" in text and "functions.g:1" in text
 
 
@@ -311,3 +327,21 @@ def test_kimi_multiline_arguments_and_unclosed_section(calls_of):
     text = f'{KS}{KB}functions.write:0{KA}{{\n  "path": "a.txt",\n  "content": "l1\\nl2"\n}}{KC}'
     result = K.parse_detailed(text)
     assert calls_of(result) == [("write", {"path": "a.txt", "content": "l1\nl2"})] and result.errors == []
+
+
+def test_degenerate_output_lists_fifty_problems_then_counts_the_rest():
+    result = H.parse_detailed('<tool_call>{"nam' * 500)
+    assert result.tool_calls is None
+    assert len(result.errors) == 51
+    assert result.errors[-1] == "450 more problems of the same kind were not listed."
+
+
+def test_kimi_reads_a_later_section_too(calls_of):
+    one = K.render(None, [("a", {})])
+    result = K.parse_detailed(one + "\nthen\n" + K.render(None, [("b", {"x": 1})]))
+    assert calls_of(result) == [("a", {}), ("b", {"x": 1})]
+
+
+def test_call_ids_are_unique():
+    text = H.render(None, [("f", {})] * 200)
+    assert len({c.id for c in H.parse(text)[1]}) == 200

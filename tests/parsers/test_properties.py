@@ -22,9 +22,10 @@ from hermes_envs.testing.strategies import (
 def calls_of(result):
     return [(c.function.name, json.loads(c.function.arguments)) for c in result.tool_calls or []]
 
+
 ALL = list_parsers()
 FORMATS = [n for n in ALL if n not in ("qwen", "deepseek_v31", "llama4_json")]  # one per class; aliases below
-SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MARKERS = [
     "<tool_call>",
     "<longcat_tool_call>",
@@ -38,7 +39,7 @@ MARKERS = [
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_round_trip(name, data):
     out = data.draw(rendered_outputs(name))
@@ -61,7 +62,11 @@ def test_round_trip(name, data):
 
 
 def test_aliases_parse_alike():
-    for alias, canonical in [("qwen", "hermes"), ("deepseek_v31", "deepseek_v3_1"), ("llama4_json", "llama3_json")]:
+    for alias, canonical in [
+        ("qwen", "hermes"),
+        ("deepseek_v31", "deepseek_v3_1"),
+        ("llama4_json", "llama3_json"),
+    ]:
         text = get_parser(canonical).render(None, [("f", {"a": [1, "x"]}), ("g", {})])
         assert calls_of(get_parser(alias).parse_detailed(text)) == [("f", {"a": [1, "x"]}), ("g", {})]
 
@@ -94,7 +99,7 @@ def test_parse_never_raises_and_keeps_its_invariants(name, text):
 
 
 @pytest.mark.parametrize("name", FORMATS)
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(text=marker_salted_text(), tools=tool_schemas())
 def test_parse_never_raises_with_schemas(name, text, tools):
     get_parser(name).parse(text, tools)
@@ -116,10 +121,12 @@ def test_format_text_is_parseable(name, data):
     assert get_parser(name).parse(text)[1]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(calls=tool_calls())
 def test_schema_for_calls_declares_every_argument(calls):
-    tools = {t["function"]["name"]: t["function"]["parameters"]["properties"] for t in schema_for_calls(calls)}
+    tools = {
+        t["function"]["name"]: t["function"]["parameters"]["properties"] for t in schema_for_calls(calls)
+    }
     for name, args in calls:
         assert name in tools
         if calls[[n for n, _ in calls].index(name)][1] is args:

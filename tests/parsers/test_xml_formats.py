@@ -12,7 +12,12 @@ G47 = get_parser("glm47")
 
 
 def tools(name, **props):
-    return [{"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": props}}}]
+    return [
+        {
+            "type": "function",
+            "function": {"name": name, "parameters": {"type": "object", "properties": props}},
+        }
+    ]
 
 
 FILE_TOOLS = tools("write_file", path={"type": "string"}, content={"type": "string"})
@@ -24,15 +29,25 @@ def qcall(name, **params):
 
 
 def test_qwen3_coder_two_calls_with_content(calls_of, weather_tools):
-    text = "I'll check both cities.\n\n" + qcall("get_weather", city="Paris", days=3) + "\n" + qcall("get_weather", city="Zürich", days="7")
+    text = (
+        "I'll check both cities.\n\n"
+        + qcall("get_weather", city="Paris", days=3)
+        + "\n"
+        + qcall("get_weather", city="Zürich", days="7")
+    )
     result = Q.parse_detailed(text, weather_tools)
     assert result.content == "I'll check both cities."
-    assert calls_of(result) == [("get_weather", {"city": "Paris", "days": 3}), ("get_weather", {"city": "Zürich", "days": 7})]
+    assert calls_of(result) == [
+        ("get_weather", {"city": "Paris", "days": 3}),
+        ("get_weather", {"city": "Zürich", "days": 7}),
+    ]
     assert result.errors == []
 
 
 def test_qwen3_coder_no_parameters(calls_of):
-    assert calls_of(Q.parse_detailed("<tool_call>\n<function=list_files>\n</function>\n</tool_call>")) == [("list_files", {})]
+    assert calls_of(Q.parse_detailed("<tool_call>\n<function=list_files>\n</function>\n</tool_call>")) == [
+        ("list_files", {})
+    ]
 
 
 def test_qwen3_coder_multiline_value_keeps_inner_whitespace(calls_of):
@@ -58,16 +73,27 @@ def test_schema_typing_of_every_type(calls_of):
         opt={"anyOf": [{"type": "integer"}, {"type": "null"}]},
         s_or_null={"type": ["string", "null"]},
     )
-    text = qcall("f", i="12", n="2.5", b="true", o='{"k": [1, 2]}', a="[1, \"x\"]", opt="null", s_or_null="hi")
+    text = qcall("f", i="12", n="2.5", b="true", o='{"k": [1, 2]}', a='[1, "x"]', opt="null", s_or_null="hi")
     assert calls_of(Q.parse_detailed(text, schema)) == [
-        ("f", {"i": 12, "n": 2.5, "b": True, "o": {"k": [1, 2]}, "a": [1, "x"], "opt": None, "s_or_null": "hi"})
+        (
+            "f",
+            {"i": 12, "n": 2.5, "b": True, "o": {"k": [1, 2]}, "a": [1, "x"], "opt": None, "s_or_null": "hi"},
+        )
     ]
 
 
 def test_schema_typing_accepts_python_literal_forms(calls_of):
-    schema = tools("f", b={"type": "boolean"}, o={"type": "object"}, opt={"anyOf": [{"type": "integer"}, {"type": "null"}]}, a={"type": "array"})
+    schema = tools(
+        "f",
+        b={"type": "boolean"},
+        o={"type": "object"},
+        opt={"anyOf": [{"type": "integer"}, {"type": "null"}]},
+        a={"type": "array"},
+    )
     text = qcall("f", b="True", o="{'a': 1, 'b': None}", opt="None", a="('x', 2)")
-    assert calls_of(Q.parse_detailed(text, schema)) == [("f", {"b": True, "o": {"a": 1, "b": None}, "opt": None, "a": ["x", 2]})]
+    assert calls_of(Q.parse_detailed(text, schema)) == [
+        ("f", {"b": True, "o": {"a": 1, "b": None}, "opt": None, "a": ["x", 2]})
+    ]
 
 
 def test_value_not_matching_its_schema_is_kept_and_reported(calls_of):
@@ -80,7 +106,9 @@ def test_without_schema_every_value_stays_a_string(calls_of):
     text = qcall("f", n="12", b="true", o='{"a": 1}', z="null")
     assert calls_of(Q.parse_detailed(text)) == [("f", {"n": "12", "b": "true", "o": '{"a": 1}', "z": "null"})]
     # an undeclared parameter of a known tool is untyped too
-    assert calls_of(Q.parse_detailed(qcall("f", extra="5"), tools("f", n={"type": "integer"}))) == [("f", {"extra": "5"})]
+    assert calls_of(Q.parse_detailed(qcall("f", extra="5"), tools("f", n={"type": "integer"}))) == [
+        ("f", {"extra": "5"})
+    ]
 
 
 def test_value_containing_closing_tags_and_a_whole_tool_call(calls_of):
@@ -89,7 +117,12 @@ def test_value_containing_closing_tags_and_a_whole_tool_call(calls_of):
         "Example:\n<tool_call>\n<function=read_file>\n<parameter=path>\n/etc/hosts\n</parameter>\n"
         "</function>\n</tool_call>\nand a stray </parameter> here\n<parameter=other>\nx"
     )
-    text = "Writing docs.\n" + qcall("write_file", path="docs/format.md", content=content) + "\n" + qcall("write_file", path="b", content="c")
+    text = (
+        "Writing docs.\n"
+        + qcall("write_file", path="docs/format.md", content=content)
+        + "\n"
+        + qcall("write_file", path="b", content="c")
+    )
     result = Q.parse_detailed(text, FILE_TOOLS)
     assert calls_of(result) == [
         ("write_file", {"path": "docs/format.md", "content": content}),
@@ -118,7 +151,11 @@ def test_trailing_prose_after_the_last_call(calls_of):
 
 def test_cut_off_calls_keep_what_is_complete(calls_of):
     good = qcall("a", x="1")
-    for cut in ("<tool_call>\n<function=b>\n<parameter=y>\nhalf a val", "<tool_call>\n<function=b>\n<parameter=y>\n2\n</parameter>\n", "<tool_call>\n<func"):
+    for cut in (
+        "<tool_call>\n<function=b>\n<parameter=y>\nhalf a val",
+        "<tool_call>\n<function=b>\n<parameter=y>\n2\n</parameter>\n",
+        "<tool_call>\n<func",
+    ):
         result = Q.parse_detailed(good + "\n" + cut)
         assert calls_of(result) == [("a", {"x": "1"})], cut
         assert len(result.errors) == 1 and result.errors[0].startswith("tool call #2"), result.errors
@@ -134,7 +171,9 @@ def test_broken_call_among_good_ones(calls_of):
 
 
 def test_single_line_parameters_without_newlines(calls_of):
-    text = "<tool_call><function=f><parameter=a>x</parameter><parameter=b>y z</parameter></function></tool_call>"
+    text = (
+        "<tool_call><function=f><parameter=a>x</parameter><parameter=b>y z</parameter></function></tool_call>"
+    )
     assert calls_of(Q.parse_detailed(text)) == [("f", {"a": "x", "b": "y z"})]
 
 
@@ -216,7 +255,15 @@ def test_convert_value(raw, schema, expected):
 
 
 def test_tool_schemas_tolerates_malformed_entries():
-    index = ToolSchemas([None, "x", {"function": {"name": 3}}, {"name": "bare", "parameters": {"properties": {"a": {}}}}, {"type": "function", "function": {"name": "np"}}])
+    index = ToolSchemas(
+        [
+            None,
+            "x",
+            {"function": {"name": 3}},
+            {"name": "bare", "parameters": {"properties": {"a": {}}}},
+            {"type": "function", "function": {"name": "np"}},
+        ]
+    )
     assert index.properties("bare") == {"a": {}}
     assert index.properties("np") == {}
     assert index.properties("missing") is None

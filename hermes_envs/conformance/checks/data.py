@@ -13,8 +13,14 @@ from hermes_envs.conformance.session import MAX_ITEMS_SCANNED, EnvSession
 
 def _describe_exception(exc: BaseException) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
-    where = next((f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}" for f in reversed(frames)
-                  if "site-packages" not in f.filename), "")
+    where = next(
+        (
+            f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno}"
+            for f in reversed(frames)
+            if "site-packages" not in f.filename
+        ),
+        "",
+    )
     return f"{type(exc).__name__}: {exc}" + (f" (at {where})" if where else "")
 
 
@@ -25,7 +31,11 @@ def setup_offline(s: EnvSession) -> list[Finding]:
         s.setup_done()
     except Exception as exc:
         text = _describe_exception(exc)
-        blocked = "NetworkBlocked" in type(exc).__name__ or "offline" in str(exc).lower() or "hub" in str(exc).lower()
+        blocked = (
+            "NetworkBlocked" in type(exc).__name__
+            or "offline" in str(exc).lower()
+            or "hub" in str(exc).lower()
+        )
         fix = (
             "wrap the download in try/except and fall back to built-in samples (as the guide's setup() does), "
             "or ship the data with the env."
@@ -36,30 +46,47 @@ def setup_offline(s: EnvSession) -> list[Finding]:
     return []
 
 
-@check("HC202", "train-eval-split", "train and eval items both exist and are disjoint",
-       requires=("HC201", "HC301"))
+@check(
+    "HC202",
+    "train-eval-split",
+    "train and eval items both exist and are disjoint",
+    requires=("HC201", "HC301"),
+)
 def train_eval_split(s: EnvSession) -> list[Finding]:
     """No train/eval split: an empty eval set, no training items, or eval prompts that are also training prompts."""
     env = s.env()
     training = s.training_items()
     findings = []
     if not training["items"]:
-        findings.append(Finding("HC202", "get_next_item() should return training items; it returned none"
-                                + (f" and raised {training['error']}" if training["error"] else "") + ".",
-                                "fill the training list in setup() and return items from it in get_next_item()."))
+        findings.append(
+            Finding(
+                "HC202",
+                "get_next_item() should return training items; it returned none"
+                + (f" and raised {training['error']}" if training["error"] else "")
+                + ".",
+                "fill the training list in setup() and return items from it in get_next_item().",
+            )
+        )
     observed = s.eval_observation()
     if observed["error"] and not observed["prompts"]:
-        findings.append(Finding("HC202", f"evaluate() should run on the eval split offline; it raised "
-                                f"{observed['error']} before asking the model anything.",
-                                "keep a held-out eval list from setup() and run the agent loop on it."))
+        findings.append(
+            Finding(
+                "HC202",
+                f"evaluate() should run on the eval split offline; it raised "
+                f"{observed['error']} before asking the model anything.",
+                "keep a held-out eval list from setup() and run the agent loop on it.",
+            )
+        )
     elif not observed["prompts"]:
-        findings.append(Finding(
-            "HC202",
-            "evaluate() should ask the model about each eval item; it made no model request at all, so the eval "
-            "split is empty or evaluate() does nothing.",
-            "split the data in setup() (e.g. eval_size = max(20, int(len(items) * 0.1))) and run the agent loop "
-            "on every eval item in evaluate().",
-        ))
+        findings.append(
+            Finding(
+                "HC202",
+                "evaluate() should ask the model about each eval item; it made no model request at all, so the eval "
+                "split is empty or evaluate() does nothing.",
+                "split the data in setup() (e.g. eval_size = max(20, int(len(items) * 0.1))) and run the agent loop "
+                "on every eval item in evaluate().",
+            )
+        )
     if training["items"] and observed["prompts"]:
         eval_prompts = set(observed["prompts"])
         shared: list[str] = []
@@ -72,13 +99,15 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
                 shared.append(prompt)
         if shared:
             n_train = len(training["items"])
-            findings.append(Finding(
-                "HC202",
-                f"eval items should not also be training items; {len(shared)} of {len(eval_prompts)} eval prompts "
-                f"are prompts of training items (of {n_train} seen), e.g. {shared[0][:120]!r}.",
-                "split once in setup(): `self._eval_items = items[:k]; self._items = items[k:]`, and draw training "
-                "items only from self._items.",
-            ))
+            findings.append(
+                Finding(
+                    "HC202",
+                    f"eval items should not also be training items; {len(shared)} of {len(eval_prompts)} eval prompts "
+                    f"are prompts of training items (of {n_train} seen), e.g. {shared[0][:120]!r}.",
+                    "split once in setup(): `self._eval_items = items[:k]; self._items = items[k:]`, and draw training "
+                    "items only from self._items.",
+                )
+            )
     return findings
 
 
@@ -87,19 +116,23 @@ def next_item_cycles(s: EnvSession) -> list[Finding]:
     """``get_next_item`` that raises (IndexError, StopIteration) once the data runs out, killing a long run."""
     training = s.training_items()
     if training["error"] and training["items"]:
-        return [Finding(
-            "HC203",
-            f"get_next_item() should keep returning items (cycling through the data); after {len(training['items'])} "
-            f"items it raised {training['error']}.",
-            "index with wrap-around: `item = self._items[self._index % len(self._items)]; self._index += 1`.",
-        )]
+        return [
+            Finding(
+                "HC203",
+                f"get_next_item() should keep returning items (cycling through the data); after {len(training['items'])} "
+                f"items it raised {training['error']}.",
+                "index with wrap-around: `item = self._items[self._index % len(self._items)]; self._index += 1`.",
+            )
+        ]
     if not training["cycled"] and len(training["items"]) < MAX_ITEMS_SCANNED and training["items"]:
-        return [Finding(
-            "HC203",
-            f"get_next_item() should cycle back to the first item; after {len(training['items'])} items it "
-            "returned None (which pauses atroposlib's worker).",
-            "return items with wrap-around instead of None at the end of the list.",
-        )]
+        return [
+            Finding(
+                "HC203",
+                f"get_next_item() should cycle back to the first item; after {len(training['items'])} items it "
+                "returned None (which pauses atroposlib's worker).",
+                "return items with wrap-around instead of None at the end of the list.",
+            )
+        ]
     return []
 
 
@@ -131,14 +164,16 @@ def items_json(s: EnvSession) -> list[Finding]:
     for index, item in enumerate(s.training_items()["items"]):
         where = _unserialisable(item)
         if where:
-            return [Finding(
-                "HC204",
-                f"training items should be JSON-serialisable (atroposlib and wandb write them); got {where} in "
-                f"training item #{index}.",
-                "convert when building the items: lists instead of sets, str(...) for dates and paths, "
-                "int()/float() for numpy numbers, dicts instead of objects.",
-                subject=f"training item #{index}",
-            )]
+            return [
+                Finding(
+                    "HC204",
+                    f"training items should be JSON-serialisable (atroposlib and wandb write them); got {where} in "
+                    f"training item #{index}.",
+                    "convert when building the items: lists instead of sets, str(...) for dates and paths, "
+                    "int()/float() for numpy numbers, dicts instead of objects.",
+                    subject=f"training item #{index}",
+                )
+            ]
     return []
 
 
@@ -148,11 +183,13 @@ def setup_fast(s: EnvSession) -> list[Finding]:
     seconds = s.setup_done()
     limit = s.settings.setup_seconds
     if seconds > limit:
-        return [Finding(
-            "HC205",
-            f"setup() should finish within {limit:g} s (setup_seconds); it took {seconds:.1f} s offline.",
-            "do the heavy work once and cache it on disk, load lazily, or keep a small built-in sample for tests; "
-            "raise setup_seconds under [tool.hermes-conformance] if this is expected.",
-            Severity.WARNING,
-        )]
+        return [
+            Finding(
+                "HC205",
+                f"setup() should finish within {limit:g} s (setup_seconds); it took {seconds:.1f} s offline.",
+                "do the heavy work once and cache it on disk, load lazily, or keep a small built-in sample for tests; "
+                "raise setup_seconds under [tool.hermes-conformance] if this is expected.",
+                Severity.WARNING,
+            )
+        ]
     return []

@@ -27,22 +27,26 @@ def eval_agent_loop(s: EnvSession) -> list[Finding]:
     requests = observed["requests"]
     with_tools = [c for c in requests if c.body.get("tools")]
     if not with_tools:
-        return [Finding(
-            "HC701",
-            f"evaluate() should offer the env's tools to the model, as training does; got {len(requests)} "
-            "request(s), none offering tools.",
-            "run each eval item through the agent loop: `tools, names = self._resolve_tools_for_group()` then "
-            "`await HermesAgentLoop(server=self.server, tool_schemas=tools, valid_tool_names=names, "
-            "temperature=0.0, ...).run(messages)`.",
-        )]
+        return [
+            Finding(
+                "HC701",
+                f"evaluate() should offer the env's tools to the model, as training does; got {len(requests)} "
+                "request(s), none offering tools.",
+                "run each eval item through the agent loop: `tools, names = self._resolve_tools_for_group()` then "
+                "`await HermesAgentLoop(server=self.server, tool_schemas=tools, valid_tool_names=names, "
+                "temperature=0.0, ...).run(messages)`.",
+            )
+        ]
     followed = any(m.get("role") == "tool" for c in requests for m in c.body.get("messages") or [])
     if not followed:
-        return [Finding(
-            "HC701",
-            f"evaluate() should answer the model's tool calls and continue (an agent loop); the fake model called "
-            f"tools in {len(with_tools)} request(s) but no request ever carried a tool result.",
-            "use HermesAgentLoop(...).run(messages) in evaluate instead of a single chat_completion.",
-        )]
+        return [
+            Finding(
+                "HC701",
+                f"evaluate() should answer the model's tool calls and continue (an agent loop); the fake model called "
+                f"tools in {len(with_tools)} request(s) but no request ever carried a tool result.",
+                "use HermesAgentLoop(...).run(messages) in evaluate instead of a single chat_completion.",
+            )
+        ]
     return []
 
 
@@ -53,14 +57,17 @@ def eval_temperature_zero(s: EnvSession) -> list[Finding]:
     hot = [c.body.get("temperature") for c in requests if c.body.get("temperature") not in (0, 0.0)]
     if hot:
         values = sorted({repr(t) for t in hot})
-        return [Finding(
-            "HC702",
-            f"evaluate() should sample at temperature 0; {len(hot)} of {len(requests)} request(s) used "
-            f"temperature {', '.join(values)}" + (" (None: the server's default, 1.0)" if "None" in values else "")
-            + ".",
-            "pass temperature=0.0 to HermesAgentLoop (or chat_completion) in evaluate; agent_temperature is for "
-            "training rollouts.",
-        )]
+        return [
+            Finding(
+                "HC702",
+                f"evaluate() should sample at temperature 0; {len(hot)} of {len(requests)} request(s) used "
+                f"temperature {', '.join(values)}"
+                + (" (None: the server's default, 1.0)" if "None" in values else "")
+                + ".",
+                "pass temperature=0.0 to HermesAgentLoop (or chat_completion) in evaluate; agent_temperature is for "
+                "training rollouts.",
+            )
+        ]
     return []
 
 
@@ -78,13 +85,15 @@ def eval_metrics(s: EnvSession) -> list[Finding]:
     if any(k.startswith(("eval", "val")) or "/eval" in k for c in calls for k in c):
         return []
     how = "called evaluate_log with empty metrics" if observed["logged"] else "never called evaluate_log"
-    return [Finding(
-        "HC703",
-        f"evaluate() should log its metrics; it {how}, returned {returned!r}, and no eval metric reached "
-        "wandb_log.",
-        "end evaluate with `await self.evaluate_log(metrics={'eval/accuracy': acc}, samples=samples, ...)` "
-        "(it also writes data_dir_to_save_evals), or keep them for wandb_log.",
-    )]
+    return [
+        Finding(
+            "HC703",
+            f"evaluate() should log its metrics; it {how}, returned {returned!r}, and no eval metric reached "
+            "wandb_log.",
+            "end evaluate with `await self.evaluate_log(metrics={'eval/accuracy': acc}, samples=samples, ...)` "
+            "(it also writes data_dir_to_save_evals), or keep them for wandb_log.",
+        )
+    ]
 
 
 @check("HC704", "wandb-log-super", "wandb_log overrides call super().wandb_log(metrics)", requires=("HC201",))
@@ -94,21 +103,30 @@ def wandb_log_super(s: EnvSession) -> list[Finding]:
     observed = s.wandb_observation()
     cls = s.load()
     if observed["error"]:
-        return [Finding("HC704", f"{cls.__name__}.wandb_log(metrics) should log offline; it raised "
-                        f"{observed['error']}.", "make wandb_log work with use_wandb=False.")]
+        return [
+            Finding(
+                "HC704",
+                f"{cls.__name__}.wandb_log(metrics) should log offline; it raised {observed['error']}.",
+                "make wandb_log work with use_wandb=False.",
+            )
+        ]
     if not observed["calls"]:
-        return [Finding(
-            "HC704",
-            f"{cls.__name__}.wandb_log should call super().wandb_log(wandb_metrics); got an override that never "
-            "reaches atroposlib's BaseEnv.wandb_log, so nothing is logged.",
-            "end the override with `await super().wandb_log(wandb_metrics)`.",
-        )]
+        return [
+            Finding(
+                "HC704",
+                f"{cls.__name__}.wandb_log should call super().wandb_log(wandb_metrics); got an override that never "
+                "reaches atroposlib's BaseEnv.wandb_log, so nothing is logged.",
+                "end the override with `await super().wandb_log(wandb_metrics)`.",
+            )
+        ]
     if not any(PROBE_METRIC in c for c in observed["calls"]):
-        return [Finding(
-            "HC704",
-            f"{cls.__name__}.wandb_log should pass the metrics it is given on to super(); a metric passed in "
-            f"({PROBE_METRIC!r}) never reached BaseEnv.wandb_log.",
-            "add to the dict you receive and pass it on: `wandb_metrics = wandb_metrics or {}; ...; "
-            "await super().wandb_log(wandb_metrics)`.",
-        )]
+        return [
+            Finding(
+                "HC704",
+                f"{cls.__name__}.wandb_log should pass the metrics it is given on to super(); a metric passed in "
+                f"({PROBE_METRIC!r}) never reached BaseEnv.wandb_log.",
+                "add to the dict you receive and pass it on: `wandb_metrics = wandb_metrics or {}; ...; "
+                "await super().wandb_log(wandb_metrics)`.",
+            )
+        ]
     return []

@@ -33,8 +33,12 @@ def _by_prompt(s: EnvSession, positives: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-@check("HC601", "no-shared-state", "concurrent rollouts of different items score as they do one at a time",
-       requires=("HC401", "HC402", "HC403", "HC404"))
+@check(
+    "HC601",
+    "no-shared-state",
+    "concurrent rollouts of different items score as they do one at a time",
+    requires=("HC401", "HC402", "HC403", "HC404"),
+)
 def no_shared_state(s: EnvSession) -> list[Finding]:
     """Per-rollout state kept on ``self`` (e.g. the current answer set in format_prompt): concurrent rollouts of
     different items overwrite it and are scored against each other's answers."""
@@ -79,20 +83,26 @@ def no_shared_state(s: EnvSession) -> list[Finding]:
         together = s.run_env(concurrent, phase="isolation")
     for item, a, b in zip(items, one_by_one, together):
         if [round(x, 6) for x in a] != [round(x, 6) for x in b]:
-            return [Finding(
-                "HC601",
-                f"rollouts should score the same whether items run one at a time or concurrently; item "
-                f"{repr(item)[:140]} scored {a} alone but {b} alongside {len(items) - 1} other item(s).",
-                "keep no per-rollout state on self: read what you need from the `item` argument of "
-                "compute_reward (it is the rollout's own item), not from attributes set in format_prompt or "
-                "get_next_item.",
-                subject=f"item {repr(item)[:60]}",
-            )]
+            return [
+                Finding(
+                    "HC601",
+                    f"rollouts should score the same whether items run one at a time or concurrently; item "
+                    f"{repr(item)[:140]} scored {a} alone but {b} alongside {len(items) - 1} other item(s).",
+                    "keep no per-rollout state on self: read what you need from the `item` argument of "
+                    "compute_reward (it is the rollout's own item), not from attributes set in format_prompt or "
+                    "get_next_item.",
+                    subject=f"item {repr(item)[:60]}",
+                )
+            ]
     return []
 
 
-@check("HC602", "sandbox-privacy", "the reward and prompt touch no file outside the rollout's sandbox",
-       requires=("HC401", "HC402", "HC403"))
+@check(
+    "HC602",
+    "sandbox-privacy",
+    "the reward and prompt touch no file outside the rollout's sandbox",
+    requires=("HC401", "HC402", "HC403"),
+)
 def sandbox_privacy(s: EnvSession) -> list[Finding]:
     """Rewards that read ``answer.txt`` relative to the working directory or a shared /tmp path: under concurrent
     rollouts one rollout is credited (or blamed) for another's files."""
@@ -122,15 +132,17 @@ def sandbox_privacy(s: EnvSession) -> list[Finding]:
         seen.add(access.path)
         hook = "format_prompt" if access.phase == "format_prompt" else "compute_reward"
         verb = "writes" if access.write else "reads"
-        findings.append(Finding(
-            "HC602",
-            f"{hook} should touch only the rollout's own sandbox; it {verb} {access.path!r} ({access.event}) on "
-            f"{label}: {reason}.",
-            "go through the ToolContext: `ctx.read_file(path)`, `ctx.write_file(...)`, `ctx.terminal(...)` act "
-            "in the rollout's private sandbox; prepare per-task files there (e.g. ctx.write_file in the reward, "
-            "or a tool call), never in a shared folder.",
-            subject=access.path,
-        ))
+        findings.append(
+            Finding(
+                "HC602",
+                f"{hook} should touch only the rollout's own sandbox; it {verb} {access.path!r} ({access.event}) on "
+                f"{label}: {reason}.",
+                "go through the ToolContext: `ctx.read_file(path)`, `ctx.write_file(...)`, `ctx.terminal(...)` act "
+                "in the rollout's private sandbox; prepare per-task files there (e.g. ctx.write_file in the reward, "
+                "or a tool call), never in a shared folder.",
+                subject=access.path,
+            )
+        )
         if len(findings) >= 5:
             break
     return findings

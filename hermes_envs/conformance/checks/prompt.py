@@ -11,8 +11,12 @@ from hermes_envs.conformance.session import EnvSession
 _UNFILLED = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}|\{\{\s*[A-Za-z_][\w.]*\s*\}\}")
 
 
-@check("HC301", "prompt-is-text", "format_prompt returns a non-empty, filled-in str for every item",
-       requires=("HC201",))
+@check(
+    "HC301",
+    "prompt-is-text",
+    "format_prompt returns a non-empty, filled-in str for every item",
+    requires=("HC201",),
+)
 def prompt_is_text(s: EnvSession) -> list[Finding]:
     """``format_prompt`` that raises on some items, returns a non-string or "", or leaves ``{field}`` unfilled."""
     if not s.is_hermes_env():
@@ -29,33 +33,53 @@ def prompt_is_text(s: EnvSession) -> list[Finding]:
             kind = f"raise:{type(exc).__name__}"
             if kind not in seen_kinds:
                 seen_kinds.add(kind)
-                findings.append(Finding("HC301", f"format_prompt(item) should return the prompt; it raised "
-                                        f"{type(exc).__name__}: {exc} for {str(item)[:200]}.",
-                                        "handle every item shape your data has (use item.get(...) for optional "
-                                        "fields).", subject=subject))
+                findings.append(
+                    Finding(
+                        "HC301",
+                        f"format_prompt(item) should return the prompt; it raised "
+                        f"{type(exc).__name__}: {exc} for {str(item)[:200]}.",
+                        "handle every item shape your data has (use item.get(...) for optional fields).",
+                        subject=subject,
+                    )
+                )
             continue
         if not isinstance(prompt, str):
             if "type" not in seen_kinds:
                 seen_kinds.add("type")
-                findings.append(Finding("HC301", f"format_prompt(item) should return a str; got "
-                                        f"{type(prompt).__name__} ({str(prompt)[:80]!r}).",
-                                        "return the user message text (the base wraps it in a message for you).",
-                                        subject=subject))
+                findings.append(
+                    Finding(
+                        "HC301",
+                        f"format_prompt(item) should return a str; got "
+                        f"{type(prompt).__name__} ({str(prompt)[:80]!r}).",
+                        "return the user message text (the base wraps it in a message for you).",
+                        subject=subject,
+                    )
+                )
         elif not prompt.strip():
             if "empty" not in seen_kinds:
                 seen_kinds.add("empty")
-                findings.append(Finding("HC301", f"format_prompt(item) should return a non-empty prompt; got "
-                                        f"{prompt!r} for {str(item)[:200]}.",
-                                        "check the field name your prompt reads (config.prompt_field).",
-                                        subject=subject))
+                findings.append(
+                    Finding(
+                        "HC301",
+                        f"format_prompt(item) should return a non-empty prompt; got "
+                        f"{prompt!r} for {str(item)[:200]}.",
+                        "check the field name your prompt reads (config.prompt_field).",
+                        subject=subject,
+                    )
+                )
         else:
             match = _UNFILLED.search(prompt)
             if match and "unfilled" not in seen_kinds:
                 seen_kinds.add("unfilled")
-                findings.append(Finding("HC301", f"format_prompt(item) should fill every template field; got "
-                                        f"{match.group(0)!r} left in {prompt[:160]!r}.",
-                                        "use an f-string or .format(**item) so the placeholder is replaced.",
-                                        subject=subject))
+                findings.append(
+                    Finding(
+                        "HC301",
+                        f"format_prompt(item) should fill every template field; got "
+                        f"{match.group(0)!r} left in {prompt[:160]!r}.",
+                        "use an f-string or .format(**item) so the placeholder is replaced.",
+                        subject=subject,
+                    )
+                )
     return findings
 
 
@@ -63,8 +87,13 @@ def _contains(text: str, value: str) -> bool:
     return re.search(r"(?<![\w.])" + re.escape(value) + r"(?![\w])", text) is not None
 
 
-@check("HC302", "answer-not-in-prompt", "the gold answer does not appear verbatim in the prompt",
-       severity=Severity.WARNING, requires=("HC401", "HC402", "HC403"))
+@check(
+    "HC302",
+    "answer-not-in-prompt",
+    "the gold answer does not appear verbatim in the prompt",
+    severity=Severity.WARNING,
+    requires=("HC401", "HC402", "HC403"),
+)
 def answer_not_in_prompt(s: EnvSession) -> list[Finding]:
     """Prompts that carry their own answer (the item dumped with str(item), a leaked hint): the model learns to
     copy, not to solve."""
@@ -88,19 +117,22 @@ def answer_not_in_prompt(s: EnvSession) -> list[Finding]:
         return []
     leaked = [i for i, (value, prompt) in enumerate(pairs) if value and _contains(prompt, value)]
     # The same value in OTHER items' prompts means it is generic ("yes or no", "A) ... B)"), not a leak.
-    others = [(a, b) for a in range(len(pairs)) for b in range(len(pairs))
-              if a != b and pairs[a][0] != pairs[b][0]][:400]
+    others = [
+        (a, b) for a in range(len(pairs)) for b in range(len(pairs)) if a != b and pairs[a][0] != pairs[b][0]
+    ][:400]
     base = sum(1 for a, b in others if _contains(pairs[b][1], pairs[a][0])) / max(1, len(others))
     rate = len(leaked) / len(pairs)
     if rate >= 0.5 and rate - base >= 0.4:
         value, prompt = pairs[leaked[0]]
-        return [Finding(
-            "HC302",
-            f"the prompt should not contain the answer; the value of {field!r} (the field the reward accepts) "
-            f"appears verbatim in {len(leaked)} of {len(pairs)} prompts, e.g. {value!r} in {prompt[:160]!r}.",
-            "build the prompt from the question fields only (not f'{item}' or the whole record); if the answer "
-            "must be in the prompt by design, silence HC302 for this env.",
-            Severity.WARNING,
-            subject=f"field {field}",
-        )]
+        return [
+            Finding(
+                "HC302",
+                f"the prompt should not contain the answer; the value of {field!r} (the field the reward accepts) "
+                f"appears verbatim in {len(leaked)} of {len(pairs)} prompts, e.g. {value!r} in {prompt[:160]!r}.",
+                "build the prompt from the question fields only (not f'{item}' or the whole record); if the answer "
+                "must be in the prompt by design, silence HC302 for this env.",
+                Severity.WARNING,
+                subject=f"field {field}",
+            )
+        ]
     return []

@@ -42,8 +42,15 @@ def _score(s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "re
     from hermes_envs.tools import ToolContext, cleanup_sandbox
 
     env = s.env()
-    entry: dict[str, Any] = {"score": None, "score2": None, "error": None, "exc": None, "violations": [],
-                             "mutated": [], "accesses": []}
+    entry: dict[str, Any] = {
+        "score": None,
+        "score2": None,
+        "error": None,
+        "exc": None,
+        "violations": [],
+        "mutated": [],
+        "accesses": [],
+    }
     item_before = copy.deepcopy(item)
     audit = FileAudit()
     ctx = ToolContext(task_id)
@@ -53,8 +60,9 @@ def _score(s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "re
             strict = StrictAgentResult.of(result)
             try:
                 with audit.watching("compute_reward"):
-                    entry[key] = s.run_env(lambda _env, strict=strict: env.compute_reward(item, strict, ctx),
-                                           phase=phase)
+                    entry[key] = s.run_env(
+                        lambda _env, strict=strict: env.compute_reward(item, strict, ctx), phase=phase
+                    )
             except Exception as exc:
                 entry["exc"] = exc
                 entry["error"] = f"{type(exc).__name__}: {exc}"
@@ -158,20 +166,38 @@ def positive_scores(s: EnvSession) -> dict[str, Any]:
         for kind in ("bad", "good"):
             for index, script in enumerate(own.get(kind, [])):
                 name = f"the env's {kind} transcript #{index}"
-                result, task_id = s.run_probe(item, play(script), max(len(script) + 1, 2), f"env-{kind}", "gold")
-                entry = dict(_score(s, item, result, task_id, "gold"), item=item, name=name, source="env",
-                             field=None, value=None, result=result)
+                result, task_id = s.run_probe(
+                    item, play(script), max(len(script) + 1, 2), f"env-{kind}", "gold"
+                )
+                entry = dict(
+                    _score(s, item, result, task_id, "gold"),
+                    item=item,
+                    name=name,
+                    source="env",
+                    field=None,
+                    value=None,
+                    result=result,
+                )
                 found[f"env_{kind}"].append(entry)
     controls = control_scores(s)
     for item in s.probe_items():
         ceiling = best_control(s, controls, item)[1]
         tried = found["tried"].setdefault(_key(item), [])
-        if any(e["item"] == item and _numeric(e["score"]) and e["score"] > ceiling for e in found["env_good"]):
+        if any(
+            e["item"] == item and _numeric(e["score"]) and e["score"] > ceiling for e in found["env_good"]
+        ):
             continue  # the env proved it itself
         for positive in gold_positives(item, schemas):
             result, task_id = s.run_probe(item, positive.responder, 3, "gold", "gold")
-            entry = dict(_score(s, item, result, task_id, "gold"), item=item, name=positive.name,
-                         source=positive.source, field=positive.field, value=positive.value, result=result)
+            entry = dict(
+                _score(s, item, result, task_id, "gold"),
+                item=item,
+                name=positive.name,
+                source=positive.source,
+                field=positive.field,
+                value=positive.value,
+                result=result,
+            )
             tried.append(positive.name)
             if _numeric(entry["score"]) and entry["score"] > ceiling:
                 found["gold"].append(entry)
@@ -196,21 +222,31 @@ def result_is_object(s: EnvSession) -> list[Finding]:
                 continue
             seen.add(problem)
             site = _reward_site(entry["exc"]) if entry["exc"] is not None else ""
-            swallowed = "" if entry["exc"] is not None else " (your reward caught the error and went on, so " \
+            swallowed = (
+                ""
+                if entry["exc"] is not None
+                else " (your reward caught the error and went on, so "
                 "upstream would score every rollout 0.0 without a word)"
-            findings.append(Finding(
-                "HC401",
-                f"compute_reward should read AgentResult's attributes; {problem}{swallowed}"
-                + (f" At {site}." if site else ""),
-                "use result.messages / result.turns_used / result.finished_naturally / result.tool_errors; "
-                "`from hermes_envs import final_response` gives the final answer.",
-                subject=f"probe {entry['probe']}",
-            ))
+            )
+            findings.append(
+                Finding(
+                    "HC401",
+                    f"compute_reward should read AgentResult's attributes; {problem}{swallowed}"
+                    + (f" At {site}." if site else ""),
+                    "use result.messages / result.turns_used / result.finished_naturally / result.tool_errors; "
+                    "`from hermes_envs import final_response` gives the final answer.",
+                    subject=f"probe {entry['probe']}",
+                )
+            )
     return findings
 
 
-@check("HC402", "reward-never-raises", "compute_reward never raises on transcripts the loop can produce",
-       requires=("HC201",))
+@check(
+    "HC402",
+    "reward-never-raises",
+    "compute_reward never raises on transcripts the loop can produce",
+    requires=("HC201",),
+)
 def reward_never_raises(s: EnvSession) -> list[Finding]:
     """Rewards that crash on an empty reply, tool errors, max-turns truncation, unicode or a huge output."""
     findings = []
@@ -226,17 +262,23 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
         about = PROBES[entry["probe"]][2]
         hint = ""
         if isinstance(exc, AttributeError) and "'dict' object has no attribute" in str(exc):
-            hint = (" Tool calls in result.messages are dicts: use tc['function']['name'], not tc.function.name.")
+            hint = (
+                " Tool calls in result.messages are dicts: use tc['function']['name'], not tc.function.name."
+            )
         site = _reward_site(exc)
-        findings.append(Finding(
-            "HC402",
-            f"compute_reward should score every transcript the agent loop can produce; on probe "
-            f"{entry['probe']!r} ({about}) it raised {entry['error']}" + (f" at {site}" if site else "") + "."
-            + hint,
-            "handle empty content (\"\"), missing tool calls, tool error results and truncated rollouts; a reward "
-            "that raises is logged and scored 0.0, which hides the bug during training.",
-            subject=f"probe {entry['probe']}",
-        ))
+        findings.append(
+            Finding(
+                "HC402",
+                f"compute_reward should score every transcript the agent loop can produce; on probe "
+                f"{entry['probe']!r} ({about}) it raised {entry['error']}"
+                + (f" at {site}" if site else "")
+                + "."
+                + hint,
+                'handle empty content (""), missing tool calls, tool error results and truncated rollouts; a reward '
+                "that raises is logged and scored 0.0, which hides the bug during training.",
+                subject=f"probe {entry['probe']}",
+            )
+        )
     return findings
 
 
@@ -258,12 +300,14 @@ def reward_range(s: EnvSession) -> list[Finding]:
             problem = f"got {score!r}, outside [0, 1]"
         if problem and problem not in seen:
             seen.add(problem)
-            findings.append(Finding(
-                "HC403",
-                f"compute_reward should return a finite float in [0, 1]; on probe {entry['probe']!r} {problem}.",
-                "return float(...) and clamp: `return max(0.0, min(1.0, score))`.",
-                subject=f"probe {entry['probe']}",
-            ))
+            findings.append(
+                Finding(
+                    "HC403",
+                    f"compute_reward should return a finite float in [0, 1]; on probe {entry['probe']!r} {problem}.",
+                    "return float(...) and clamp: `return max(0.0, min(1.0, score))`.",
+                    subject=f"probe {entry['probe']}",
+                )
+            )
     return findings
 
 
@@ -272,21 +316,25 @@ _STATS = ("HC401", "HC402", "HC403")
 SETUP_STALL_FACTOR = 10
 
 
-@check("HC404", "reward-deterministic", "compute_reward gives the same score for the same input", requires=_STATS)
+@check(
+    "HC404", "reward-deterministic", "compute_reward gives the same score for the same input", requires=_STATS
+)
 def reward_deterministic(s: EnvSession) -> list[Finding]:
     """Rewards with randomness or clock dependence (e.g. noise added "to break ties"): the advantage becomes noise."""
     for entry in scored_probes(s):
         first, second = entry["score"], entry["score2"]
         if _numeric(first) and _numeric(second) and abs(first - second) > 1e-9:
-            return [Finding(
-                "HC404",
-                f"compute_reward should return the same score when called twice on the same item and transcript; "
-                f"on probe {entry['probe']!r} got {first!r} then {second!r}.",
-                "remove randomness and time from the reward (no random.*, time.time(), unseeded sampling); if a "
-                "judge samples, call it at temperature 0. Do not add noise to break ties: a group of equal scores "
-                "carries no signal and is meant to be dropped.",
-                subject=f"probe {entry['probe']}",
-            )]
+            return [
+                Finding(
+                    "HC404",
+                    f"compute_reward should return the same score when called twice on the same item and transcript; "
+                    f"on probe {entry['probe']!r} got {first!r} then {second!r}.",
+                    "remove randomness and time from the reward (no random.*, time.time(), unseeded sampling); if a "
+                    "judge samples, call it at temperature 0. Do not add noise to break ties: a group of equal scores "
+                    "carries no signal and is meant to be dropped.",
+                    subject=f"probe {entry['probe']}",
+                )
+            ]
     return []
 
 
@@ -300,14 +348,16 @@ def no_mutation(s: EnvSession) -> list[Finding]:
             if what in seen:
                 continue
             seen.add(what)
-            findings.append(Finding(
-                "HC405",
-                f"compute_reward should leave {what} unchanged; on probe {entry['probe']!r} {change}.",
-                "read without changing: `last = result.messages[-1]` instead of `.pop()`, and copy before editing "
-                "(`messages = list(result.messages)`, `item = dict(item)`). The base tokenizes result.messages "
-                "after the reward, so an edit changes what the model is trained on.",
-                subject=f"probe {entry['probe']}",
-            ))
+            findings.append(
+                Finding(
+                    "HC405",
+                    f"compute_reward should leave {what} unchanged; on probe {entry['probe']!r} {change}.",
+                    "read without changing: `last = result.messages[-1]` instead of `.pop()`, and copy before editing "
+                    "(`messages = list(result.messages)`, `item = dict(item)`). The base tokenizes result.messages "
+                    "after the reward, so an edit changes what the model is trained on.",
+                    subject=f"probe {entry['probe']}",
+                )
+            )
     return findings
 
 
@@ -330,41 +380,55 @@ def controls_low(s: EnvSession) -> list[Finding]:
         mean = sum(scores) / len(scores)
         if mean > ceiling:
             about = PROBES[name][2] if name in PROBES else "a transcript the env itself calls bad"
-            findings.append(Finding(
-                "HC406",
-                f"a negative control should score at most {ceiling:g} (control_ceiling); {name!r} ({about}) got a "
-                f"mean of {mean:.3g} over {len(scores)} item(s), e.g. on item {_short(examples[name], 120)}.",
-                "give credit only for evidence of success (the right answer, the file actually written); drop "
-                "partial credit for finishing, formatting or calling tools, and never put the answer in the "
-                "prompt (an echo of the prompt must not be correct).",
-                subject=f"control {name}",
-            ))
+            findings.append(
+                Finding(
+                    "HC406",
+                    f"a negative control should score at most {ceiling:g} (control_ceiling); {name!r} ({about}) got a "
+                    f"mean of {mean:.3g} over {len(scores)} item(s), e.g. on item {_short(examples[name], 120)}.",
+                    "give credit only for evidence of success (the right answer, the file actually written); drop "
+                    "partial credit for finishing, formatting or calling tools, and never put the answer in the "
+                    "prompt (an echo of the prompt must not be correct).",
+                    subject=f"control {name}",
+                )
+            )
     return findings
 
 
-@check("HC407", "reward-varies", "a correct answer scores above the controls (the reward can vary)",
-       requires=_STATS)
+@check(
+    "HC407",
+    "reward-varies",
+    "a correct answer scores above the controls (the reward can vary)",
+    requires=_STATS,
+)
 def reward_varies(s: EnvSession) -> list[Finding]:
     """A reward that never rewards a correct answer (type mismatch, wrong field): every group gets the same score
     and ``ensure_scores_are_not_same`` drops it, so nothing is learned."""
     found = positive_scores(s)
     findings = []
     if found["error"]:
-        findings.append(Finding("HC407", f"the env's example transcripts should load; {found['error']}.",
-                                "return {'good': [[turn, ...], ...], 'bad': [...]} (see docs/checks.md)."))
+        findings.append(
+            Finding(
+                "HC407",
+                f"the env's example transcripts should load; {found['error']}.",
+                "return {'good': [[turn, ...], ...], 'bad': [...]} (see docs/checks.md).",
+            )
+        )
     controls = control_scores(s)
     for entry in found["env_good"]:
         best = best_control(s, controls, entry["item"])
         if not (_numeric(entry["score"]) and entry["score"] > best[1]):
-            findings.append(Finding(
-                "HC407",
-                f"{entry['name']} should score above every control; got {entry['score']!r} (control "
-                f"{best[0]!r} scored {best[1]:g}) on item {_short(entry['item'], 120)}.",
-                "fix the reward (or the transcript): a known-good rollout must earn more than doing nothing.",
-                subject=entry["name"],
-            ))
+            findings.append(
+                Finding(
+                    "HC407",
+                    f"{entry['name']} should score above every control; got {entry['score']!r} (control "
+                    f"{best[0]!r} scored {best[1]:g}) on item {_short(entry['item'], 120)}.",
+                    "fix the reward (or the transcript): a known-good rollout must earn more than doing nothing.",
+                    subject=entry["name"],
+                )
+            )
     proved = {_key(e["item"]) for e in found["gold"]} | {
-        _key(e["item"]) for e in found["env_good"]
+        _key(e["item"])
+        for e in found["env_good"]
         if _numeric(e["score"]) and e["score"] > best_control(s, controls, e["item"])[1]
     }
     items = s.probe_items()
@@ -381,9 +445,11 @@ def reward_varies(s: EnvSession) -> list[Finding]:
         f"probes ({', '.join(tried[:3])}{', ...' if len(tried) > 3 else ''}) beat the best control on item "
         f"{_short(item, 160)}."
     )
-    fix = ("compare like with like (str(item['answer']) vs the parsed text, strip and normalise both) and check "
-           "the reward reads the field that holds the answer; if your answers cannot be derived from the item, "
-           "ship known-good transcripts with `def conformance_transcripts(self, item)` (docs/checks.md).")
+    fix = (
+        "compare like with like (str(item['answer']) vs the parsed text, strip and normalise both) and check "
+        "the reward reads the field that holds the answer; if your answers cannot be derived from the item, "
+        "ship known-good transcripts with `def conformance_transcripts(self, item)` (docs/checks.md)."
+    )
     severity = Severity.ERROR if answer_like or found["env_good"] else Severity.WARNING
     if severity is Severity.WARNING:
         message += " The item has no answer-like field, so this may be the probes' limit rather than a bug."
@@ -391,8 +457,12 @@ def reward_varies(s: EnvSession) -> list[Finding]:
     return findings
 
 
-@check("HC408", "no-loop-blocking", "setup, compute_reward and evaluate do not block the event loop",
-       requires=("HC201",))
+@check(
+    "HC408",
+    "no-loop-blocking",
+    "setup, compute_reward and evaluate do not block the event loop",
+    requires=("HC201",),
+)
 def no_loop_blocking(s: EnvSession) -> list[Finding]:
     """Synchronous work (time.sleep, requests, subprocess.run, ctx.terminal) in async hooks stalls every rollout."""
     s.setup_done()
@@ -409,18 +479,21 @@ def no_loop_blocking(s: EnvSession) -> list[Finding]:
         seen.add(key)
         if stall.phase == "setup" and stall.seconds <= SETUP_STALL_FACTOR * s.settings.blocking_seconds:
             continue  # nothing else runs during setup; only a very long stall matters (serve-mode heartbeats)
-        hook = {"rewards": "compute_reward", "gold": "compute_reward", "probes": "a rollout"}.get(stall.phase,
-                                                                                               stall.phase)
+        hook = {"rewards": "compute_reward", "gold": "compute_reward", "probes": "a rollout"}.get(
+            stall.phase, stall.phase
+        )
         inner = f", inside {stall.inner}" if stall.inner and stall.inner != stall.where else ""
         severity = Severity.WARNING if stall.phase == "setup" else Severity.ERROR
-        findings.append(Finding(
-            "HC408",
-            f"{hook} should not block the event loop for more than {s.settings.blocking_seconds:g} s "
-            f"(blocking_seconds); {stall.where}{inner} held it for {stall.seconds:.2f} s, stalling every other "
-            "rollout.",
-            "await instead of blocking: `await asyncio.sleep(...)`, `await ctx.aterminal(...)` / "
-            "`await asyncio.to_thread(fn, ...)` for blocking calls, an async HTTP client for remote judges.",
-            severity,
-            subject=stall.where,
-        ))
+        findings.append(
+            Finding(
+                "HC408",
+                f"{hook} should not block the event loop for more than {s.settings.blocking_seconds:g} s "
+                f"(blocking_seconds); {stall.where}{inner} held it for {stall.seconds:.2f} s, stalling every other "
+                "rollout.",
+                "await instead of blocking: `await asyncio.sleep(...)`, `await ctx.aterminal(...)` / "
+                "`await asyncio.to_thread(fn, ...)` for blocking calls, an async HTTP client for remote judges.",
+                severity,
+                subject=stall.where,
+            )
+        )
     return findings

@@ -18,7 +18,9 @@ def scanned_files(s: EnvSession) -> list[Path]:
     """The env file, config files beside it, and cassettes in a ``cassettes/`` folder beside it."""
     folder = s.path.parent
     files = [s.path]
-    files += sorted(p for p in folder.iterdir() if p.is_file() and (p.suffix in CONFIG_SUFFIXES or p.name == ".env"))
+    files += sorted(
+        p for p in folder.iterdir() if p.is_file() and (p.suffix in CONFIG_SUFFIXES or p.name == ".env")
+    )
     cassettes = folder / "cassettes"
     if cassettes.is_dir():
         files += sorted(p for p in cassettes.rglob("*") if p.is_file() and p.suffix in CONFIG_SUFFIXES)
@@ -41,13 +43,15 @@ def no_secrets(s: EnvSession) -> list[Finding]:
             if match.value in reported:
                 continue  # HC107 reports api_key literals in the env's source
             where = f"{path.name if path.parent == s.path.parent else path.relative_to(s.path.parent)}:{match.line}"
-            findings.append(Finding(
-                "HC901",
-                f"the env's files should hold no secrets; got a {match.kind} {match.redacted} at {where}.",
-                "read secrets from the environment at run time (os.environ[...]), scrub cassettes before saving "
-                "them, and revoke the exposed credential.",
-                subject=where,
-            ))
+            findings.append(
+                Finding(
+                    "HC901",
+                    f"the env's files should hold no secrets; got a {match.kind} {match.redacted} at {where}.",
+                    "read secrets from the environment at run time (os.environ[...]), scrub cassettes before saving "
+                    "them, and revoke the exposed credential.",
+                    subject=where,
+                )
+            )
     return findings
 
 
@@ -59,8 +63,12 @@ def loopback_only(s: EnvSession) -> list[Finding]:
     # checks' findings).
     from hermes_envs.conformance.checks.reward import positive_scores
 
-    for observe in (s.setup_done, s.training_items, s.eval_observation,
-                    lambda: positive_scores(s) if s.is_hermes_env() else None):
+    for observe in (
+        s.setup_done,
+        s.training_items,
+        s.eval_observation,
+        lambda: positive_scores(s) if s.is_hermes_env() else None,
+    ):
         try:
             observe()
         except Exception:
@@ -73,15 +81,17 @@ def loopback_only(s: EnvSession) -> list[Finding]:
             phases.append(phase)
     findings = []
     for (target, early), (phases, attempt) in by_target.items():
-        findings.append(Finding(
-            "HC902",
-            f"the env should reach no host but the model server; during {', '.join(phases)} it tried "
-            f"{attempt.operation} {target}.",
-            "download data in setup() with an offline fallback (or ship it with the env)."
-            if early else
-            "send model calls through self.server (the configured APIServerConfig), never a hard-coded URL; call "
-            "other services through a tool with a fake in tests.",
-            Severity.WARNING if early else Severity.ERROR,
-            subject=target,
-        ))
+        findings.append(
+            Finding(
+                "HC902",
+                f"the env should reach no host but the model server; during {', '.join(phases)} it tried "
+                f"{attempt.operation} {target}.",
+                "download data in setup() with an offline fallback (or ship it with the env)."
+                if early
+                else "send model calls through self.server (the configured APIServerConfig), never a hard-coded URL; call "
+                "other services through a tool with a fake in tests.",
+                Severity.WARNING if early else Severity.ERROR,
+                subject=target,
+            )
+        )
     return findings

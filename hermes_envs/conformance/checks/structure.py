@@ -38,8 +38,12 @@ def env_class(s: EnvSession) -> list[Finding]:
     return []
 
 
-@check("HC103", "method-kinds", "setup/get_next_item/compute_reward/evaluate async, format_prompt sync",
-       requires=("HC102",))
+@check(
+    "HC103",
+    "method-kinds",
+    "setup/get_next_item/compute_reward/evaluate async, format_prompt sync",
+    requires=("HC102",),
+)
 def method_kinds(s: EnvSession) -> list[Finding]:
     """Methods written sync where the base awaits them (or async where it calls them), or left unimplemented."""
     cls = s.load()
@@ -82,7 +86,9 @@ def method_kinds(s: EnvSession) -> list[Finding]:
     return findings
 
 
-@check("HC104", "config-init-list", "config_init returns (config, [APIServerConfig, ...])", requires=("HC102",))
+@check(
+    "HC104", "config-init-list", "config_init returns (config, [APIServerConfig, ...])", requires=("HC102",)
+)
 def config_init_list(s: EnvSession) -> list[Finding]:
     """``config_init`` returning a single server config: atroposlib then ignores --openai.base_url and hangs."""
     from atroposlib.envs.base import BaseEnvConfig
@@ -92,30 +98,54 @@ def config_init_list(s: EnvSession) -> list[Finding]:
     try:
         returned = s.config_init()
     except Exception as exc:
-        return [Finding("HC104", f"{cls.__name__}.config_init() should return (config, [APIServerConfig]); "
-                        f"it raised {type(exc).__name__}: {exc}.",
-                        "make config_init a @classmethod that builds the config without network access.")]
+        return [
+            Finding(
+                "HC104",
+                f"{cls.__name__}.config_init() should return (config, [APIServerConfig]); "
+                f"it raised {type(exc).__name__}: {exc}.",
+                "make config_init a @classmethod that builds the config without network access.",
+            )
+        ]
     if not (isinstance(returned, tuple) and len(returned) == 2):
-        return [Finding("HC104", f"config_init() should return a (config, [APIServerConfig, ...]) pair; "
-                        f"got {type(returned).__name__}.", "return `config, [APIServerConfig(...)]`.")]
+        return [
+            Finding(
+                "HC104",
+                f"config_init() should return a (config, [APIServerConfig, ...]) pair; "
+                f"got {type(returned).__name__}.",
+                "return `config, [APIServerConfig(...)]`.",
+            )
+        ]
     config, servers = returned
     findings = []
     if not isinstance(config, BaseEnvConfig):
-        findings.append(Finding("HC104", f"the config from config_init() should be a BaseEnvConfig "
-                                f"(e.g. HermesAgentEnvConfig); got {type(config).__name__}.",
-                                "build it with HermesAgentEnvConfig(...)."))
+        findings.append(
+            Finding(
+                "HC104",
+                f"the config from config_init() should be a BaseEnvConfig "
+                f"(e.g. HermesAgentEnvConfig); got {type(config).__name__}.",
+                "build it with HermesAgentEnvConfig(...).",
+            )
+        )
     if isinstance(servers, APIServerConfig) or not isinstance(servers, list):
-        findings.append(Finding(
-            "HC104",
-            f"config_init() should return a LIST of APIServerConfig; got a single {type(servers).__name__}. "
-            "atroposlib treats a non-list as a baseline and talks to localhost:9004-9007, dropping base_url and "
-            "api_key, so --openai.base_url has no effect and `process` hangs.",
-            "wrap it in a list: `return config, [APIServerConfig(...)]`.",
-        ))
+        findings.append(
+            Finding(
+                "HC104",
+                f"config_init() should return a LIST of APIServerConfig; got a single {type(servers).__name__}. "
+                "atroposlib treats a non-list as a baseline and talks to localhost:9004-9007, dropping base_url and "
+                "api_key, so --openai.base_url has no effect and `process` hangs.",
+                "wrap it in a list: `return config, [APIServerConfig(...)]`.",
+            )
+        )
     elif not servers or not all(isinstance(x, APIServerConfig) for x in servers):
         kinds = sorted({type(x).__name__ for x in servers}) or ["nothing"]
-        findings.append(Finding("HC104", f"config_init() should return a non-empty list of APIServerConfig; "
-                                f"got a list of {', '.join(kinds)}.", "return `config, [APIServerConfig(...)]`."))
+        findings.append(
+            Finding(
+                "HC104",
+                f"config_init() should return a non-empty list of APIServerConfig; "
+                f"got a list of {', '.join(kinds)}.",
+                "return `config, [APIServerConfig(...)]`.",
+            )
+        )
     return findings
 
 
@@ -124,13 +154,24 @@ def name_set(s: EnvSession) -> list[Finding]:
     """An env without ``name``: wandb runs and process-mode files get a generic name that collides across envs."""
     cls = s.load()
     if not getattr(cls, "name", None):
-        return [Finding("HC105", f"{cls.__name__}.name should be set; got {getattr(cls, 'name', None)!r}.",
-                        f'add `name = "{cls.__name__.lower()}"` to the class.', Severity.WARNING)]
+        return [
+            Finding(
+                "HC105",
+                f"{cls.__name__}.name should be set; got {getattr(cls, 'name', None)!r}.",
+                f'add `name = "{cls.__name__.lower()}"` to the class.',
+                Severity.WARNING,
+            )
+        ]
     return []
 
 
-@check("HC106", "main-cli", "`if __name__ == \"__main__\"` calls cli()", severity=Severity.WARNING,
-       requires=("HC102",))
+@check(
+    "HC106",
+    "main-cli",
+    '`if __name__ == "__main__"` calls cli()',
+    severity=Severity.WARNING,
+    requires=("HC102",),
+)
 def main_calls_cli(s: EnvSession) -> list[Finding]:
     """A file that cannot be run as ``python env.py serve|process|evaluate`` because it never calls ``cli()``."""
     tree = ast.parse(s.path.read_text(encoding="utf-8"))
@@ -139,9 +180,15 @@ def main_calls_cli(s: EnvSession) -> list[Finding]:
             if any(isinstance(n, ast.Attribute) and n.attr == "cli" for n in ast.walk(node)):
                 return []
     cls = s.load()
-    return [Finding("HC106", f"{s.path.name} should end with a `__main__` block calling {cls.__name__}.cli(); "
-                    "got none, so `python " + s.path.name + " process ...` does nothing.",
-                    f'add:\n    if __name__ == "__main__":\n        {cls.__name__}.cli()', Severity.WARNING)]
+    return [
+        Finding(
+            "HC106",
+            f"{s.path.name} should end with a `__main__` block calling {cls.__name__}.cli(); "
+            "got none, so `python " + s.path.name + " process ...` does nothing.",
+            f'add:\n    if __name__ == "__main__":\n        {cls.__name__}.cli()',
+            Severity.WARNING,
+        )
+    ]
 
 
 def literal_api_keys(source: str) -> list[tuple[int, str, SecretMatch]]:
@@ -152,11 +199,17 @@ def literal_api_keys(source: str) -> list[tuple[int, str, SecretMatch]]:
         if isinstance(node, ast.Call):
             pairs = [(kw.arg, kw.value) for kw in node.keywords if kw.arg]
         elif isinstance(node, ast.Dict):
-            pairs = [(k.value, v) for k, v in zip(node.keys, node.values)
-                     if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+            pairs = [
+                (k.value, v)
+                for k, v in zip(node.keys, node.values)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            ]
         for name, value in pairs:
-            if "api_key" not in name.lower() or not isinstance(value, ast.Constant) or not isinstance(value.value,
-                                                                                                      str):
+            if (
+                "api_key" not in name.lower()
+                or not isinstance(value, ast.Constant)
+                or not isinstance(value.value, str)
+            ):
                 continue
             for match in find_secrets(value.value):
                 out.append((value.lineno, name, match))
@@ -187,8 +240,13 @@ def no_literal_key(s: EnvSession) -> list[Finding]:
 _LOOPBACK = {"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "host.docker.internal"}
 
 
-@check("HC108", "external-openai-type", "external API servers use server_type 'openai' without health checks",
-       severity=Severity.WARNING, requires=("HC104",))
+@check(
+    "HC108",
+    "external-openai-type",
+    "external API servers use server_type 'openai' without health checks",
+    severity=Severity.WARNING,
+    requires=("HC104",),
+)
 def external_openai_type(s: EnvSession) -> list[Finding]:
     """An external API (OpenRouter, OpenAI, ...) configured as vllm/sglang/trl, or with health_check on: atroposlib
     then calls endpoints the provider does not have and marks the server unhealthy."""
@@ -205,19 +263,25 @@ def external_openai_type(s: EnvSession) -> list[Finding]:
             continue
         kind = getattr(server, "server_type", "openai")
         if kind != "openai":
-            findings.append(Finding(
-                "HC108",
-                f"server {index} ({url}) is an external API and should use server_type='openai'; got {kind!r}, so "
-                "atroposlib calls token endpoints the provider does not serve.",
-                "set server_type='openai' (vllm / sglang are for servers you run yourself).",
-                Severity.WARNING, subject=f"server {index}",
-            ))
+            findings.append(
+                Finding(
+                    "HC108",
+                    f"server {index} ({url}) is an external API and should use server_type='openai'; got {kind!r}, so "
+                    "atroposlib calls token endpoints the provider does not serve.",
+                    "set server_type='openai' (vllm / sglang are for servers you run yourself).",
+                    Severity.WARNING,
+                    subject=f"server {index}",
+                )
+            )
         if getattr(server, "health_check", False):
-            findings.append(Finding(
-                "HC108",
-                f"server {index} ({url}) is an external API and should set health_check=False; got True, and "
-                "hosted APIs have no /health route, so atroposlib marks the server down and waits.",
-                "add health_check=False to that APIServerConfig.",
-                Severity.WARNING, subject=f"server {index}",
-            ))
+            findings.append(
+                Finding(
+                    "HC108",
+                    f"server {index} ({url}) is an external API and should set health_check=False; got True, and "
+                    "hosted APIs have no /health route, so atroposlib marks the server down and waits.",
+                    "add health_check=False to that APIServerConfig.",
+                    Severity.WARNING,
+                    subject=f"server {index}",
+                )
+            )
     return findings

@@ -35,45 +35,79 @@ def collected_group(s: EnvSession) -> dict[str, Any]:
     return s.facts["group"]
 
 
-@check("HC501", "smoke-group", "collect_trajectories gives group_size aligned tokens/masks/scores",
-       requires=("HC201",))
+@check(
+    "HC501",
+    "smoke-group",
+    "collect_trajectories gives group_size aligned tokens/masks/scores",
+    requires=("HC201",),
+)
 def smoke_group(s: EnvSession) -> list[Finding]:
     """A rollout group that crashes, is empty, has the wrong size, or tokens and masks of different lengths."""
     observed = collected_group(s)
     env = s.env()
     group_size = env.config.group_size
     if observed["error"]:
-        return [Finding("HC501", f"collect_trajectories(item) should return a scored group; it raised "
-                        f"{observed['error']}.",
-                        "run the env against the fake server (hermes-envs fake-server) to see where it fails.")]
+        return [
+            Finding(
+                "HC501",
+                f"collect_trajectories(item) should return a scored group; it raised {observed['error']}.",
+                "run the env against the fake server (hermes-envs fake-server) to see where it fails.",
+            )
+        ]
     group = observed["group"]
     if not group:
-        return [Finding("HC501", f"collect_trajectories(item) should return a scored group of {group_size}; got "
-                        f"{group!r} after {len(observed['requests'])} model requests.",
-                        "make sure every rollout returns a ScoredDataItem (tokens, masks, scores).")]
+        return [
+            Finding(
+                "HC501",
+                f"collect_trajectories(item) should return a scored group of {group_size}; got "
+                f"{group!r} after {len(observed['requests'])} model requests.",
+                "make sure every rollout returns a ScoredDataItem (tokens, masks, scores).",
+            )
+        ]
     findings = []
     tokens, masks, scores = group.get("tokens") or [], group.get("masks") or [], group.get("scores") or []
     if not (len(tokens) == len(masks) == len(scores) == group_size):
-        findings.append(Finding("HC501", f"a group should hold {group_size} tokens, masks and scores; got "
-                                f"{len(tokens)} tokens, {len(masks)} masks, {len(scores)} scores.",
-                                "return one ScoredDataItem per rollout from collect_trajectory."))
+        findings.append(
+            Finding(
+                "HC501",
+                f"a group should hold {group_size} tokens, masks and scores; got "
+                f"{len(tokens)} tokens, {len(masks)} masks, {len(scores)} scores.",
+                "return one ScoredDataItem per rollout from collect_trajectory.",
+            )
+        )
     for i, (tok, mask) in enumerate(zip(tokens, masks)):
         if len(tok) != len(mask) or not tok:
-            findings.append(Finding("HC501", f"rollout {i} should have equally long, non-empty tokens and masks; "
-                                    f"got {len(tok)} tokens and {len(mask)} masks.",
-                                    "build masks from the same tokenization as tokens (and append to both when "
-                                    "you add a token such as EOS).", subject=f"rollout {i}"))
+            findings.append(
+                Finding(
+                    "HC501",
+                    f"rollout {i} should have equally long, non-empty tokens and masks; "
+                    f"got {len(tok)} tokens and {len(mask)} masks.",
+                    "build masks from the same tokenization as tokens (and append to both when "
+                    "you add a token such as EOS).",
+                    subject=f"rollout {i}",
+                )
+            )
             break
     for i, score in enumerate(scores):
         if not isinstance(score, (int, float)) or not math.isfinite(score):
-            findings.append(Finding("HC501", f"score {i} should be a finite number; got {score!r}.",
-                                    "return a float from compute_reward.", subject=f"rollout {i}"))
+            findings.append(
+                Finding(
+                    "HC501",
+                    f"score {i} should be a finite number; got {score!r}.",
+                    "return a float from compute_reward.",
+                    subject=f"rollout {i}",
+                )
+            )
             break
     return findings
 
 
-@check("HC502", "trainable-group", "prompt tokens masked, the model's tokens trained, tool messages kept",
-       requires=("HC501",))
+@check(
+    "HC502",
+    "trainable-group",
+    "prompt tokens masked, the model's tokens trained, tool messages kept",
+    requires=("HC501",),
+)
 def trainable_group(s: EnvSession) -> list[Finding]:
     """Masks that train on the prompt (or on nothing), and groups that drop the tool-role messages."""
     observed = collected_group(s)
@@ -81,23 +115,46 @@ def trainable_group(s: EnvSession) -> list[Finding]:
     findings = []
     for i, (_tok, mask) in enumerate(zip(group.get("tokens") or [], group.get("masks") or [])):
         if mask and mask[0] != -100:
-            findings.append(Finding("HC502", f"rollout {i} should mask its prompt tokens with -100; the first "
-                                    f"position is {mask[0]}, so the model would be trained on the prompt.",
-                                    "set masks to -100 on every prompt/tool position (atroposlib's "
-                                    "tokenize_for_trainer does it).", subject=f"rollout {i}"))
+            findings.append(
+                Finding(
+                    "HC502",
+                    f"rollout {i} should mask its prompt tokens with -100; the first "
+                    f"position is {mask[0]}, so the model would be trained on the prompt.",
+                    "set masks to -100 on every prompt/tool position (atroposlib's "
+                    "tokenize_for_trainer does it).",
+                    subject=f"rollout {i}",
+                )
+            )
             break
         if all(m == -100 for m in mask):
-            findings.append(Finding("HC502", f"rollout {i} should train on the model's own tokens; every mask "
-                                    "position is -100, so the rollout teaches nothing.",
-                                    "leave the assistant tokens unmasked.", subject=f"rollout {i}"))
+            findings.append(
+                Finding(
+                    "HC502",
+                    f"rollout {i} should train on the model's own tokens; every mask "
+                    "position is -100, so the rollout teaches nothing.",
+                    "leave the assistant tokens unmasked.",
+                    subject=f"rollout {i}",
+                )
+            )
             break
     offered = any(c.body.get("tools") for c in observed["requests"])
     called = any("tool" == m.get("role") for c in observed["requests"] for m in c.body.get("messages") or [])
     messages = group.get("messages") or []
-    if offered and called and messages and not any(m.get("role") == "tool" for conv in messages for m in conv or []):
-        findings.append(Finding("HC502", "a group whose model called tools should keep the tool-role messages in "
-                                "`messages`; none were found, so the trainer and the HTML view never see the tool "
-                                "results.", "return result.messages unchanged in the ScoredDataItem."))
+    if (
+        offered
+        and called
+        and messages
+        and not any(m.get("role") == "tool" for conv in messages for m in conv or [])
+    ):
+        findings.append(
+            Finding(
+                "HC502",
+                "a group whose model called tools should keep the tool-role messages in "
+                "`messages`; none were found, so the trainer and the HTML view never see the tool "
+                "results.",
+                "return result.messages unchanged in the ScoredDataItem.",
+            )
+        )
     return findings
 
 
@@ -105,57 +162,99 @@ def _process_command(s: EnvSession, out: str, base_url: str) -> list[str]:
     from hermes_envs.testing.offline import offline_tokenizer_path
 
     return [
-        sys.executable, str(s.path), "process",
-        "--env.total_steps", "1",
-        "--env.group_size", "2",
-        "--env.use_wandb", "False",
-        "--env.ensure_scores_are_not_same", "False",
-        "--env.tokenizer_name", offline_tokenizer_path(),
-        "--env.data_path_to_save_groups", out,
-        "--openai.base_url", base_url,
-        "--openai.model_name", "fake",
-        "--openai.api_key", "hermes-conformance",
-        "--openai.health_check", "False",
+        sys.executable,
+        str(s.path),
+        "process",
+        "--env.total_steps",
+        "1",
+        "--env.group_size",
+        "2",
+        "--env.use_wandb",
+        "False",
+        "--env.ensure_scores_are_not_same",
+        "False",
+        "--env.tokenizer_name",
+        offline_tokenizer_path(),
+        "--env.data_path_to_save_groups",
+        out,
+        "--openai.base_url",
+        base_url,
+        "--openai.model_name",
+        "fake",
+        "--openai.api_key",
+        "hermes-conformance",
+        "--openai.health_check",
+        "False",
     ]
 
 
-@check("HC503", "process-run", "a one-step atroposlib `process` run writes JSONL and HTML (slow)",
-       requires=("HC501",))
+@check(
+    "HC503",
+    "process-run",
+    "a one-step atroposlib `process` run writes JSONL and HTML (slow)",
+    requires=("HC501",),
+)
 def process_run(s: EnvSession) -> list[Finding]:
     """An env that passes in-process but fails under ``python env.py process`` (no or wrong cli() call, CLI
     overrides that break config_init, groups that cannot be written): the first real run dies."""
     if not s.settings.slow:
-        raise Skip("slow check (a `process` run in a subprocess, a few seconds); enable it with --hermes-slow "
-                   "or `slow = true` under [tool.hermes-conformance]")
+        raise Skip(
+            "slow check (a `process` run in a subprocess, a few seconds); enable it with --hermes-slow "
+            "or `slow = true` under [tool.hermes-conformance]"
+        )
     from hermes_envs.testing.offline import offline_environ
 
     out = s.tmp / f"process-{s.path.stem}.jsonl"
     with s.timed("process"), s.responding(call_each_tool_then("I think the answer is 0.")):
         command = _process_command(s, str(out), s.server.base_url)
         try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False,
-                                  env={**os.environ, **offline_environ()}, cwd=str(s.path.parent))
+            done = subprocess.run(
+                command,
+                capture_output=True,
+                text=True,
+                timeout=180,
+                check=False,
+                env={**os.environ, **offline_environ()},
+                cwd=str(s.path.parent),
+            )
         except subprocess.TimeoutExpired:
-            return [Finding("HC503", f"`python {s.path.name} process` should finish one step; it ran for 180 s.",
-                            "check that get_next_item returns items and the server settings come from the CLI.")]
+            return [
+                Finding(
+                    "HC503",
+                    f"`python {s.path.name} process` should finish one step; it ran for 180 s.",
+                    "check that get_next_item returns items and the server settings come from the CLI.",
+                )
+            ]
     tail = " | ".join(line for line in (done.stderr or "").strip().splitlines()[-3:])[-400:]
     rows = []
     if out.is_file():
         rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line.strip()]
     html = out.with_suffix(".html")
     if done.returncode != 0 or not rows:
-        return [Finding(
-            "HC503",
-            f"`python {s.path.name} process --env.total_steps 1 ...` should write scored groups to JSONL; it exited "
-            f"{done.returncode} with {len(rows)} group(s) written. Last output: {tail or '(none)'}",
-            f"run that command yourself against `hermes-envs fake-server`; check the `__main__` block calls "
-            f"{s.class_name}.cli() on this class.",
-        )]
+        return [
+            Finding(
+                "HC503",
+                f"`python {s.path.name} process --env.total_steps 1 ...` should write scored groups to JSONL; it exited "
+                f"{done.returncode} with {len(rows)} group(s) written. Last output: {tail or '(none)'}",
+                f"run that command yourself against `hermes-envs fake-server`; check the `__main__` block calls "
+                f"{s.class_name}.cli() on this class.",
+            )
+        ]
     findings = []
     if not all(r.get("tokens") and r.get("masks") and r.get("scores") is not None for r in rows):
-        findings.append(Finding("HC503", "every group written by `process` should hold tokens, masks and scores; "
-                                "some are empty.", "return non-empty tokens/masks/scores from collect_trajectories."))
+        findings.append(
+            Finding(
+                "HC503",
+                "every group written by `process` should hold tokens, masks and scores; some are empty.",
+                "return non-empty tokens/masks/scores from collect_trajectories.",
+            )
+        )
     if not html.is_file():
-        findings.append(Finding("HC503", f"`process` should also write the HTML view ({html.name}); none was "
-                                "written.", "keep messages in the groups (atroposlib renders them to HTML)."))
+        findings.append(
+            Finding(
+                "HC503",
+                f"`process` should also write the HTML view ({html.name}); none was written.",
+                "keep messages in the groups (atroposlib renders them to HTML).",
+            )
+        )
     return findings

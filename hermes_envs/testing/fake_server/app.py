@@ -185,6 +185,7 @@ class FakeModel:
                 400,
                 "invalid_request",
             )
+        top_logprobs = _logprobs_request(call, body)
         view = RequestView(body)
         turn, index = self._respond(call, view, kind="chat")
         n = int(body.get("n") or 1)
@@ -217,6 +218,10 @@ class FakeModel:
         cid = f"chatcmpl-fake{seq}"
         model = body.get("model") or self.model
         empty = fault is not None and fault.kind == "empty_choices"
+        logprobs = [
+            None if top_logprobs is None else self._content_logprobs(m.get("content") or "", top_logprobs)
+            for m, _ in messages
+        ]
         completion = {
             "id": cid,
             "object": "chat.completion",
@@ -225,8 +230,13 @@ class FakeModel:
             "choices": []
             if empty
             else [
-                {"index": i, "message": m, "logprobs": None, "finish_reason": f}
-                for i, (m, f) in enumerate(messages)
+                {
+                    "index": i,
+                    "message": m,
+                    "logprobs": None if lp is None else {"content": lp, "refusal": None},
+                    "finish_reason": f,
+                }
+                for i, ((m, f), lp) in enumerate(zip(messages, logprobs, strict=True))
             ],
             "usage": usage,
             "system_fingerprint": None,
@@ -236,7 +246,7 @@ class FakeModel:
         if stream:
             opts = body.get("stream_options") if isinstance(body.get("stream_options"), Mapping) else {}
             chunks = self._chat_chunks(
-                cid, model, [] if empty else messages, usage if opts.get("include_usage") else None
+                cid, model, [] if empty else messages, usage if opts.get("include_usage") else None, logprobs
             )
             return self._stream_reply(chunks, fault, delay)
         return self._body_reply(_dumps(completion).encode(), fault, delay)
@@ -356,7 +366,9 @@ class FakeModel:
             if max_toks is not None and len(out_ids) > int(max_toks):
                 out_ids, finish = out_ids[: int(max_toks)], "length"
             # Like vLLM: token_ids end with the end-of-turn token, `text` does not (special tokens skipped).
-            samples.append((self._decode(out_ids[: len(text_ids)]), out_ids, [_logprob(t_) for t_ in out_ids], finish))
+            samples.append(
+                (self._decode(out_ids[: len(text_ids)]), out_ids, [_logprob(t_) for t_ in out_ids], finish)
+            )
         if sglang:
             results = [
                 {
@@ -574,7 +586,12 @@ class FakeModel:
         return msg, finish
 
     def _chat_chunks(
-        self, cid: str, model: str, messages: list[tuple[dict[str, Any], str]], usage: dict[str, int] | None
+        self,
+        cid: str,
+        model: str,
+        messages: list[tuple[dict[str, Any], str]],
+        usage: dict[str, int] | None,
+        logprobs: list[list[dict[str, Any]] | None] | None = None,
     ) -> list[dict[str, Any]]:
         base: dict[str, Any] = {
             "id": cid,
@@ -588,9 +605,9 @@ class FakeModel:
         size = self.stream_chunk_chars
         out: list[dict[str, Any]] = []
 
-        def emit(i: int, delta: dict[str, Any], finish: str | None = None) -> None:
+        def emit(i: int, delta: dict[str, Any], finish: str | None = None, lp: Any = None) -> None:
             out.append(
-                {**base, "choices": [{"index": i, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+                {**base, "choices": [{"index": i, "delta": delta, "logprobs": lp, "finish_reason": finish}]}
             )
 
         for i, (msg, finish) in enumerate(messages):
@@ -605,8 +622,13 @@ class FakeModel:
             if msg.get("reasoning_content"):
                 for p in _pieces(msg["reasoning_content"], size):
                     emit(i, {"reasoning_content": p})
-            for p in _pieces(content or "", size):
-                emit(i, {"content": p})
+            token_lps = logprobs[i] if logprobs else None
+            if token_lps is not None:  # one token per chunk, each with its logprobs (as OpenAI streams them)
+                for entry in token_lps:
+                    emit(i, {"content": entry["token"]}, lp={"content": [entry], "refusal": None})
+            else:
+                for p in _pieces(content or "", size):
+                    emit(i, {"content": p})
             for j, tc in enumerate(calls):
                 emit(
                     i,
@@ -630,15 +652,45 @@ class FakeModel:
             out.append({**base, "choices": [], "usage": usage})
         return out
 
+    def _content_logprobs(self, text: str, top: int) -> list[dict[str, Any]]:
+        """OpenAI ``logprobs.content`` for a message's content: one entry per token, deterministic values.
+
+        Tokens come from the tokenizer when there is one (each id decoded alone), else from splitting the text
+        into words and punctuation with their leading spaces. Their texts always join back into ``text``.
+        """
+        if not text:
+            return []
+        if self.tokenizer is not None:
+            try:
+                ids = list(self.tokenizer.encode(text, add_special_tokens=False))
+            except TypeError:
+                ids = list(self.tokenizer.encode(text))
+            toks = [(self.tokenizer.decode([i]), _logprob(i)) for i in ids]
+            if "".join(t for t, _ in toks) != text:  # a tokenizer whose single-id decode is lossy: use words
+                toks = []
+        else:
+            toks = []
+        if not toks:
+            toks = [(t, _logprob(sum(map(ord, t)))) for t in _WORDS.findall(text)]
+        out = []
+        for tok, lp in toks:
+            entry: dict[str, Any] = {"token": tok, "logprob": lp, "bytes": list(tok.encode("utf-8"))}
+            alts = [(tok, lp)] + [(f"{tok}~{j}", round(lp - j, 4)) for j in range(1, top)]
+            entry["top_logprobs"] = [
+                {"token": t, "logprob": v, "bytes": list(t.encode("utf-8"))} for t, v in alts[:top]
+            ]
+            out.append(entry)
+        return out
+
     def _text_of_turn(self, turn: Turn, fault: Fault | None) -> tuple[str, str]:
         """A turn rendered as raw model text in the ``tool_parser`` format, for completions and token routes."""
         calls = list(turn.tool_calls)
         if fault is not None and fault.kind == "unknown_tool":
             calls = [ToolCall(fault.tool_name, calls[0].arguments if calls else "{}")] + calls[1:]
         broken = fault is not None and fault.kind == "invalid_tool_json"
-        text = (f"<think>\n{turn.reasoning_content}\n</think>\n" if turn.reasoning_content else "") + self._render(
-            turn.content, calls, broken
-        )
+        text = (
+            f"<think>\n{turn.reasoning_content}\n</think>\n" if turn.reasoning_content else ""
+        ) + self._render(turn.content, calls, broken)
         finish = turn.finish_reason or "stop"
         if fault is not None and fault.kind == "length":
             text, finish = text[: len(text) // 2], "length"
@@ -649,8 +701,14 @@ class FakeModel:
         if not calls:
             return content or ""
         wire = [
-            {"id": c.id or f"call_{i}", "type": "function",
-             "function": {"name": c.name, "arguments": _break_json(c.arguments) if broken else c.arguments}}
+            {
+                "id": c.id or f"call_{i}",
+                "type": "function",
+                "function": {
+                    "name": c.name,
+                    "arguments": _break_json(c.arguments) if broken else c.arguments,
+                },
+            }
             for i, c in enumerate(calls)
         ]
         if not broken:
@@ -669,8 +727,13 @@ class FakeModel:
         parts = [content] if content else []
         for w in wire:
             fn = w["function"]
-            parts.append('<tool_call>\n{"name": ' + json.dumps(fn["name"]) + ', "arguments": ' + fn["arguments"]
-                         + "}\n</tool_call>")
+            parts.append(
+                '<tool_call>\n{"name": '
+                + json.dumps(fn["name"])
+                + ', "arguments": '
+                + fn["arguments"]
+                + "}\n</tool_call>"
+            )
         return "\n".join(parts)
 
     def _end_of_turn(self, finish: str) -> list[int]:
@@ -766,6 +829,33 @@ class FakeModel:
             self.calls.clear()
             self.misses.clear()
         self.injector.reset()
+
+
+_WORDS = re.compile(r"\s*\w+|\s*[^\w\s]|\s+")
+
+
+def _logprobs_request(call: Call, body: Mapping[str, Any]) -> int | None:
+    """``None`` when no logprobs are asked for, else the number of ``top_logprobs`` (0-20), validated."""
+    want, top = body.get("logprobs"), body.get("top_logprobs")
+    if want is not None and not isinstance(want, bool):
+        raise _Miss(
+            f"POST {call.route} `logprobs` should be a boolean; got {want!r}.", 400, "invalid_request"
+        )
+    if top is not None:
+        if not want:
+            raise _Miss(
+                f"POST {call.route} sets `top_logprobs` ({top!r}) without `logprobs: true`.\n"
+                "Fix: pass logprobs=True with top_logprobs.",
+                400,
+                "invalid_request",
+            )
+        if isinstance(top, bool) or not isinstance(top, int) or not 0 <= top <= 20:
+            raise _Miss(
+                f"POST {call.route} `top_logprobs` should be an integer from 0 to 20; got {top!r}.",
+                400,
+                "invalid_request",
+            )
+    return (top or 0) if want else None
 
 
 def _is_ids(x: Any) -> bool:
