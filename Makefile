@@ -18,13 +18,13 @@ $(STAMP): pyproject.toml | $(BIN)/python
 demo: $(STAMP)
 	$(BIN)/hermes-envs demo --out demo-output
 
-## test: the whole test suite (slow tests included)
+## test: the whole test suite (slow tests included), on two workers (pytest-xdist)
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2
 
 ## test-fast: the suite without the tests marked slow
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not slow"
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check hermes_envs environments tests bench conformance scripts

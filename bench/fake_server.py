@@ -10,7 +10,9 @@ Prints, from one run:
 - 64 concurrent rollouts x 10 turns vs 1 rollout at a time, time per turn — ratio target <= 1.0 (not slower), with
   the server in a daemon thread (the target; it shares the GIL with the client) and in another process (the CLI).
 
-Every ratio is the median of per-round ratios, the two sides interleaved within a round (the machine is shared).
+Every ratio is the median of the ratios of short back-to-back pairs (which side goes first alternates): on a shared
+machine the load drifts on the scale of a second. The rollout lines also print CPU time per turn, which the load
+of other processes hardly moves.
 """
 
 from __future__ import annotations
@@ -100,69 +102,72 @@ async def _rate(client: openai.AsyncOpenAI, total: int, concurrency: int) -> flo
         for _ in range(n):
             await client.chat.completions.create(model="fake", messages=USER)
 
-    for _ in range(10):  # warm up connections
-        await client.chat.completions.create(model="fake", messages=USER)
-    per = total // concurrency
+    per = max(1, total // concurrency)
     t0 = time.perf_counter()
     await asyncio.gather(*(worker(per) for _ in range(concurrency)))
     return per * concurrency / (time.perf_counter() - t0)
 
 
-async def _best(make, total: int, concurrency: int, rounds: int) -> float:
-    rates = []
-    for _ in range(rounds):
-        client = make()
-        rates.append(await _rate(client, total, concurrency))
-        await client.close()
-    return max(rates)
+async def _pairs(measure_ours, measure_floor, pairs: int) -> tuple[float, float, float]:
+    """Medians of (ours, floor, ours/floor) over ``pairs`` back-to-back pairs, alternating which side goes first.
 
-
-async def http_ratio(total: int, concurrency: int, rounds: int) -> tuple[float, float, float]:
-    """(ours req/s, floor req/s, ratio): medians over rounds, the two servers alternated within a round."""
-    with FakeOpenAIServer(policy="answer:text=ok") as ours, MinimalServer() as floor:
-        r_ours, r_floor = [], []
-        for _ in range(rounds):
-            r_floor.append(
-                await _best(
-                    lambda: openai.AsyncOpenAI(base_url=floor.base_url, api_key="x"), total, concurrency, 1
-                )
-            )
-            r_ours.append(
-                await _best(
-                    lambda: openai.AsyncOpenAI(base_url=ours.base_url, api_key="x"), total, concurrency, 1
-                )
-            )
-            ours.reset()
-    return _medians(r_ours, r_floor)
-
-
-def _medians(ours: list[float], floor: list[float]) -> tuple[float, float, float]:
+    Short, interleaved pairs: the machine is shared, and its load drifts on the scale of a second, so one long
+    measurement per side (or always the same order) shows the drift more than the difference.
+    """
+    ours, floor = [], []
+    for i in range(pairs):
+        if i % 2:
+            ours.append(await measure_ours())
+            floor.append(await measure_floor())
+        else:
+            floor.append(await measure_floor())
+            ours.append(await measure_ours())
     ratios = [a / b for a, b in zip(ours, floor, strict=True)]
     return statistics.median(ours), statistics.median(floor), statistics.median(ratios)
 
 
-async def in_process_ratio(total: int, rounds: int) -> tuple[float, float, float]:
+async def http_ratio(total: int, concurrency: int, pairs: int) -> tuple[float, float, float]:
+    """(ours req/s, minimal aiohttp req/s, ratio), each side with its own warm client."""
+    with FakeOpenAIServer(policy="answer:text=ok") as ours, MinimalServer() as floor:
+        c_ours = openai.AsyncOpenAI(base_url=ours.base_url, api_key="x")
+        c_floor = openai.AsyncOpenAI(base_url=floor.base_url, api_key="x")
+        for c in (c_ours, c_floor):  # open the connections
+            await _rate(c, concurrency * 2, concurrency)
+
+        async def measure_ours() -> float:
+            ours.reset()  # keep the call records small
+            return await _rate(c_ours, total, concurrency)
+
+        out = await _pairs(measure_ours, lambda: _rate(c_floor, total, concurrency), pairs)
+        await c_ours.close()
+        await c_floor.close()
+    return out
+
+
+async def in_process_ratio(total: int, pairs: int) -> tuple[float, float, float]:
+    """(ours req/s, httpx2.MockTransport req/s, ratio), one request at a time."""
     ours = FakeOpenAIServer(policy="answer:text=ok")
 
     def fixed(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(200, content=FIXED, headers={"content-type": "application/json"})
 
-    def make_ours() -> openai.AsyncOpenAI:
-        return ours.async_client(in_process=True)
+    c_ours = ours.async_client(in_process=True)
+    c_floor = openai.AsyncOpenAI(
+        base_url="http://x/v1",
+        api_key="x",
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(fixed)),
+    )
+    for c in (c_ours, c_floor):
+        await _rate(c, 20, 1)
 
-    def make_floor() -> openai.AsyncOpenAI:
-        return openai.AsyncOpenAI(
-            base_url="http://x/v1",
-            api_key="x",
-            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(fixed)),
-        )
-
-    r_ours, r_floor = [], []
-    for _ in range(rounds):
-        r_floor.append(await _best(make_floor, total, 1, 1))
-        r_ours.append(await _best(make_ours, total, 1, 1))
+    async def measure_ours() -> float:
         ours.reset()
-    return _medians(r_ours, r_floor)
+        return await _rate(c_ours, total, 1)
+
+    out = await _pairs(measure_ours, lambda: _rate(c_floor, total, 1), pairs)
+    await c_ours.close()
+    await c_floor.close()
+    return out
 
 
 TURNS = 10
@@ -230,9 +235,13 @@ async def rollouts_ratio(
     rows: dict[str, list[float]] = {
         k: [] for k in ("one", "many", "ratio", "cold", "cpu_one", "cpu_many", "cpu_ratio")
     }
-    for _ in range(rounds):
-        one, cpu_one = await _per_turn(one_c, sequential, concurrent=False, server_pid=server_pid)
-        many, cpu_many = await _per_turn(many_c, n, concurrent=True, server_pid=server_pid)
+    for i in range(rounds):
+        if i % 2:  # alternate which side goes first
+            many, cpu_many = await _per_turn(many_c, n, concurrent=True, server_pid=server_pid)
+            one, cpu_one = await _per_turn(one_c, sequential, concurrent=False, server_pid=server_pid)
+        else:
+            one, cpu_one = await _per_turn(one_c, sequential, concurrent=False, server_pid=server_pid)
+            many, cpu_many = await _per_turn(many_c, n, concurrent=True, server_pid=server_pid)
         fresh = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0)
         await _rollout(fresh, -1)  # one connection open, like a client that has served one rollout
         cold, _ = await _per_turn(fresh, n, concurrent=True)
@@ -291,7 +300,7 @@ class _SdkServer:
         return await self.client.chat.completions.create(model="fake", **kwargs)
 
 
-async def agent_loop_ratio(total: int, rounds: int) -> tuple[float, float, float]:
+async def agent_loop_ratio(total: int, pairs: int) -> tuple[float, float, float]:
     """Seconds per HermesAgentLoop turn (one request + one trivial sync tool) vs per bare SDK request.
 
     Both send the same request (the item's first turn, which calls ``noop``) to the same server over HTTP.
@@ -330,13 +339,10 @@ async def agent_loop_ratio(total: int, rounds: int) -> tuple[float, float, float
 
         await loop_turns()
         await bare_requests()
-        loops, bares = [], []
-        for _ in range(rounds):
-            bares.append(await bare_requests())
-            loops.append(await loop_turns())
+        out = await _pairs(loop_turns, bare_requests, pairs)
         srv.assert_no_failures()
         await client.close()
-    return _medians(loops, bares)
+    return out
 
 
 def _print_rollouts(where: str, n: int, r: dict[str, float]) -> None:
@@ -350,23 +356,23 @@ def _print_rollouts(where: str, n: int, r: dict[str, float]) -> None:
 
 
 async def main(quick: bool) -> int:
-    total1, total32, rounds = (150, 320, 1) if quick else (400, 960, 3)
+    pairs, rounds = (5, 2) if quick else (15, 5)
     ok = True
     print(f"python {sys.version.split()[0]}, openai {openai.__version__}")
-    for conc, total in ((1, total1), (32, total32)):
-        ours, floor, ratio = await http_ratio(total, conc, rounds)
+    for conc, total in ((1, 60), (32, 192)):
+        ours, floor, ratio = await http_ratio(total, conc, pairs)
         ok &= ratio >= 0.9
         print(
             f"HTTP, concurrency {conc:>2}: ours {ours:7.0f} req/s, minimal aiohttp {floor:7.0f} req/s, "
             f"ratio {ratio:.2f} (target >= 0.9)"
         )
-    ours, floor, ratio = await in_process_ratio(total1 * 2, rounds)
+    ours, floor, ratio = await in_process_ratio(100, pairs)
     ok &= ratio >= 0.9
     print(
         f"in-process:            ours {ours:7.0f} req/s, httpx2.MockTransport {floor:7.0f} req/s, "
         f"ratio {ratio:.2f} (target >= 0.9)"
     )
-    loop_t, bare_t, ratio = await agent_loop_ratio(total1 // 2, rounds)
+    loop_t, bare_t, ratio = await agent_loop_ratio(40, pairs)
     ok &= ratio <= 1.3
     print(
         f"agent loop turn:       HermesAgentLoop {loop_t * 1000:.2f} ms/turn (request + 1 tool), bare SDK request "

@@ -104,7 +104,12 @@ class HermesAgentLoop:
         self.extra_body = extra_body
         self.tool_call_parser = tool_call_parser
         self._registry = registry
+        # Resolved now, so a misspelled parser name fails here with the list of names, not in every rollout.
         self._parser: Any = None
+        if tool_call_parser:
+            from hermes_envs.parsers import get_parser
+
+            self._parser = get_parser(tool_call_parser)
 
     @property
     def registry(self) -> Any:
@@ -127,14 +132,8 @@ class HermesAgentLoop:
 
     def _recover_tool_calls(self, content: str) -> tuple[str, list[dict[str, Any]]]:
         """Tool calls written as text (no server-side parser): parse them with the configured parser."""
-        if not self.tool_call_parser or not content:
+        if self._parser is None or not content:
             return content, []
-        if self._parser is None:
-            try:
-                from hermes_envs.parsers import get_parser
-            except ImportError:  # parsers are optional at import time; without them, text stays text
-                return content, []
-            self._parser = get_parser(self.tool_call_parser)
         try:
             new_content, calls = self._parser.parse(content, tools=self.tool_schemas or None)
         except Exception:  # a parser must never take down a rollout; log and keep the text

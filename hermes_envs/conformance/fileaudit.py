@@ -23,6 +23,8 @@ from pathlib import Path
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _CODE_SUFFIXES = (".py", ".pyc", ".so", ".pth", ".pyi")
+_EVENTS = frozenset({"open", "os.listdir", "os.scandir", "os.remove", "os.mkdir", "os.rmdir", "os.rename",
+                     "shutil.copyfile", "shutil.move"})
 
 
 @dataclass(frozen=True)
@@ -73,11 +75,34 @@ class FileAudit:
         self.accesses.append(Access(event, path, write, self._phase))
 
 
+_STDLIB = os.path.dirname(os.__file__)
+_FRAMEWORK = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools") + os.sep
+
+
+def _from_framework() -> bool:
+    """True when the access is made by hermes-envs' own sandbox code (creating the sandbox root, say), not the env.
+
+    The first frame outside the standard library decides: ``tempfile.mkdtemp`` called by our sandbox is ours, an
+    ``open`` or ``shutil.copy`` called by the env's reward is the env's.
+    """
+    frame = sys._getframe(2)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if filename.startswith(_FRAMEWORK):
+            return True
+        if not filename.startswith(_STDLIB) and not filename.startswith("<"):
+            return False
+        frame = frame.f_back
+    return False
+
+
 def _hook(event: str, args: tuple) -> None:
     audit = FileAudit._active
     if audit is None or threading.get_ident() != audit._thread:
         return
     try:
+        if event in _EVENTS and _from_framework():
+            return
         if event == "open":
             path, mode, flags = (tuple(args) + (None, None, None))[:3]
             if isinstance(path, int):

@@ -305,7 +305,7 @@ def gold_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
         for _shape, template in ANSWER_FORMATS:
             positives.append(
                 Positive(
-                    f"field {name!r} answered as {template!r}",
+                    f"field {name!r} answered as {template.format(v=text)[:80]!r}",
                     say(template.format(v=text)),
                     "field",
                     field=name,

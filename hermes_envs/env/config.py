@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from atroposlib.envs.base import BaseEnvConfig
-from pydantic import Field
+from pydantic import Field, field_validator
 
 
 class HermesAgentEnvConfig(BaseEnvConfig):
@@ -32,3 +32,15 @@ class HermesAgentEnvConfig(BaseEnvConfig):
         default=False,
         description="Raise when compute_reward raises instead of scoring 0.0 (the conformance kit turns this on).",
     )
+
+    @field_validator("tool_call_parser")
+    @classmethod
+    def _known_parser(cls, name: str) -> str:
+        from hermes_envs.parsers import list_parsers
+
+        if name not in list_parsers():
+            raise ValueError(
+                f"tool_call_parser should be one of {', '.join(list_parsers())}; got {name!r}. "
+                "Fix: pass --env.tool_call_parser with one of those names."
+            )
+        return name

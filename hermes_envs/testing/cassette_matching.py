@@ -54,7 +54,14 @@ VOLATILE_FIELDS: frozenset[str] = frozenset(
 )
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+# A task's sandbox folder (random temp names: <tmp>/hermes-envs-XXXX/<task>-YYYY) shows up in tool output
+# (tracebacks, pwd, ls); it differs on every run, so it is compared as a placeholder.
+_SANDBOX = re.compile(r"[^\s'\"()]*?/hermes-envs-[A-Za-z0-9_]+(?:/[^/\s'\"():,]+)?")
 _MISSING = object()
+
+
+def _volatile_text(text: str) -> str:
+    return _SANDBOX.sub("<sandbox>", _UUID.sub("<uuid>", text))
 
 
 def endpoint(url_or_path: str) -> str:
@@ -111,14 +118,14 @@ def _normalize(value: Any, ids: dict[str, str], key: str = "") -> Any:
                 try:
                     out[k] = _normalize(json.loads(v), ids)
                 except ValueError:
-                    out[k] = _UUID.sub("<uuid>", v)
+                    out[k] = _volatile_text(v)
             else:
                 out[k] = _normalize(v, ids, key=k)
         return out
     if isinstance(value, list):
         return [_normalize(v, ids, key=key) for v in value]
     if isinstance(value, str):
-        return _UUID.sub("<uuid>", value)
+        return _volatile_text(value)
     return value
 
 

@@ -222,3 +222,17 @@ async def test_slow_tool_does_not_block_the_event_loop() -> None:
     assert result.messages[2]["content"] != threading.current_thread().name  # ran in the pool
     gaps = [b - a for a, b in zip(ticks, ticks[1:])]
     assert max(gaps) < 0.3, f"event loop stalled {max(gaps):.2f}s while a tool slept 0.4s"
+
+
+def test_unknown_parser_fails_at_construction_with_the_names() -> None:
+    with pytest.raises(KeyError, match="hermes"):
+        HermesAgentLoop(StubServer(), [], [], tool_call_parser="hermse")
+
+
+def test_env_config_rejects_an_unknown_parser() -> None:
+    from pydantic import ValidationError
+
+    from hermes_envs.env import HermesAgentEnvConfig
+
+    with pytest.raises(ValidationError, match="tool_call_parser should be one of"):
+        HermesAgentEnvConfig(tool_call_parser="hermse")
