@@ -76,6 +76,20 @@ def smoke_group(s: EnvSession) -> list[Finding]:
             )
         )
     for i, (tok, mask) in enumerate(zip(tokens, masks)):
+        if not isinstance(tok, list) or not all(isinstance(t, int) for t in tok):
+            shown = f"a {type(tok).__name__} with keys {sorted(tok.keys())}" if hasattr(tok, "keys") else repr(tok)[:80]
+            findings.append(
+                Finding(
+                    "HC501",
+                    f"rollout {i} tokens should be a list of integer token ids; got {shown}.",
+                    "with transformers >= 5, tokenizer.apply_chat_template(...) returns a BatchEncoding (a dict), "
+                    "and atroposlib 0.4's tokenize_for_trainer passes it on as the 'tokens'. Call "
+                    "apply_chat_template(..., return_dict=False), pin transformers<5, or build tokens and masks "
+                    "with hermes_envs.env.tokenize_transcript(self.tokenizer, messages, tools).",
+                    subject=f"rollout {i}",
+                )
+            )
+            break
         if len(tok) != len(mask) or not tok:
             findings.append(
                 Finding(

@@ -1,0 +1,25 @@
+"""HC501: a raw BaseEnv that tokenizes with atroposlib's tokenize_for_trainer, the usual way. Under transformers >= 5
+apply_chat_template returns a BatchEncoding, so "tokens" is a dict and every rollout is untrainable."""
+
+import sys
+from pathlib import Path
+
+from atroposlib.utils.tokenize_for_trainer import tokenize_for_trainer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "good"))
+
+from raw_atropos_env import RawSumEnv  # noqa: E402
+
+EXPECTED_FINDINGS = ["HC501"]
+
+
+class TokenizeForTrainerEnv(RawSumEnv):
+    name = "tokenize-for-trainer"
+
+    def tokenize(self, messages: list[dict]) -> tuple[list[int], list[int]]:
+        out = tokenize_for_trainer(self.tokenizer, messages)
+        return out["tokens"], out["masks"]
+
+
+if __name__ == "__main__":
+    TokenizeForTrainerEnv.cli()
