@@ -155,13 +155,30 @@ class EnvSession:
             self._server.stop()
             self._server = None
         if self._loop is not None:
+            # Close the env's HTTP clients on the loop they were made on, and let pending tasks finish, before the
+            # loop goes: otherwise their finalizers later report "Event loop is closed".
             with contextlib.suppress(Exception):
+                self._loop.run_until_complete(self._close_clients())
+            with contextlib.suppress(Exception):
+                pending = [t for t in asyncio.all_tasks(self._loop) if not t.done()]
+                for task in pending:
+                    task.cancel()
+                if pending:
+                    self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
                 self._loop.run_until_complete(self._loop.shutdown_asyncgens())
             self._loop.close()
             self._loop = None
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
+
+    async def _close_clients(self) -> None:
+        """Close the openai clients of the env's servers (atroposlib never closes them)."""
+        for server in getattr(getattr(self._env, "server", None), "servers", []) or []:
+            client = getattr(server, "openai", None)
+            if client is not None and hasattr(client, "close"):
+                with contextlib.suppress(Exception):
+                    await client.close()
 
     def __enter__(self) -> EnvSession:
         return self

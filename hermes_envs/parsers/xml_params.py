@@ -67,14 +67,17 @@ class _Broken(Exception):
 class _Scan:
     """Per-text state: the cached searches shared by every call of one ``parse``."""
 
-    def __init__(self, text: str, value_close: str, head: re.Pattern[str]) -> None:
-        self.closes = Finder(text, value_close)
-        self.later_closes = Finder(text, value_close)
+    __slots__ = ("bound_calls", "call_closes", "call_ends", "closes", "later_calls", "later_closes", "opens")
+
+    def __init__(self, text: str, parser: XmlParamsParser) -> None:
+        self.closes = Finder(text, parser.value_close)
+        self.later_closes = Finder(text, parser.value_close)
         # a later call start only counts when a function head follows it (not a mere mention of the tag)
-        self.later_calls = Finder(
-            text, TOOL_CALL, lambda at: head.match(text, at + len(TOOL_CALL)) is not None
-        )
+        self.later_calls = Finder(text, parser.call_needle, lambda at: parser._real_call_at(text, at))
+        self.bound_calls = Finder(text, parser.call_needle, lambda at: parser._real_call_at(text, at))
         self.call_ends = Finder(text, TOOL_CALL_END)
+        self.call_closes = Finder(text, parser.call_close)
+        self.opens = Finder(text, parser.open_needle)
 
 
 class XmlParamsParser(ToolCallParser):
@@ -83,34 +86,55 @@ class XmlParamsParser(ToolCallParser):
     head: ClassVar[re.Pattern[str]]
     start_check: ClassVar[re.Pattern[str]]  # what must follow <tool_call> for a later call to count as one
     param_open: ClassVar[re.Pattern[str]]
+    open_needle: ClassVar[str]  # the literal start of ``param_open``
     value_close: ClassVar[str]
     call_close: ClassVar[str]
     strip_newline: ClassVar[bool] = False
+    # a call may also start without <tool_call> with this (qwen3_coder: a bare <function=NAME>)
+    bare_start: ClassVar[str | None] = None
+    call_needle: ClassVar[str] = TOOL_CALL  # what every real call start contains (for forward searches)
 
     # -- reading ------------------------------------------------------------------------------------------
 
+    def _real_call_at(self, text: str, at: int) -> bool:
+        """True when a real call starts at ``at``: ``<tool_call>`` (or the bare start) followed by a head."""
+        if text.startswith(TOOL_CALL, at):
+            return self.start_check.match(text, at + len(TOOL_CALL)) is not None
+        return self.bare_start is not None and self.head.match(text, at) is not None
+
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         starts = MarkerScanner(text, TOOL_CALL)
-        first = starts.next(0)
+        bare = MarkerScanner(text, self.bare_start) if self.bare_start else None
+
+        def next_start(pos: int) -> int:
+            a = starts.next(pos)
+            if bare is not None:
+                b = bare.next(pos)
+                if b != -1 and (a == -1 or b < a):
+                    return b
+            return a
+
+        first = next_start(0)
         if first == -1:
             return ParseResult(text, None)
         schemas = ToolSchemas(tools)
-        scan = _Scan(text, self.value_close, self.start_check)
+        scan = _Scan(text, self)
         calls: list[ChatCompletionMessageToolCall] = []
         errors = Problems()
         index = 0
         pos = first
         while pos != -1:
             index += 1
+            body = pos + len(TOOL_CALL) if text.startswith(TOOL_CALL, pos) else pos
             try:
-                name, args, end = self._read_call(text, pos + len(TOOL_CALL), index, schemas, scan, errors)
+                name, args, end = self._read_call(text, body, index, schemas, scan, errors)
             except _Broken as exc:
                 if errors.room():
                     errors.append(f"tool call #{index} should be complete and well formed; {exc}.")
                 end = exc.resume
             else:
                 calls.append(make_tool_call(name, arguments_to_json(args)))
-            pos = starts.next(end) if end < len(text) else -1
+            pos = next_start(end) if end < len(text) else -1
         return finish(text, first, calls, errors)
 
     def _read_call(
@@ -134,9 +158,14 @@ class XmlParamsParser(ToolCallParser):
                 key = opening.group(1).strip()
                 start = opening.end()
                 used = args.keys() | {key}
-                close = self._value_end(text, start, used, props, scan)
+                close, resume = self._value_end(text, start, used, props, scan)
                 if close == -1:
                     raise _Broken(f"the value of {name}.{key} was cut off (no {self.value_close})", len(text))
+                if resume == close and errors.room():
+                    errors.append(
+                        f"tool call #{index} ({name}) parameter {key!r} should end with {self.value_close}; "
+                        f"it was missing (the value was read up to the next tag)."
+                    )
                 raw = text[start:close]
                 if self.strip_newline:
                     raw = raw[1:] if raw.startswith("\n") else raw
@@ -146,7 +175,7 @@ class XmlParamsParser(ToolCallParser):
                     if errors.room():
                         errors.append(f"tool call #{index} ({name}) parameter {key!r} {problem}.")
                 args[key] = value
-                pos = close + len(self.value_close)
+                pos = resume
                 continue
             if text.startswith(self.call_close, pos):
                 return name, args, self._after_call_close(text, pos)
@@ -186,34 +215,84 @@ class XmlParamsParser(ToolCallParser):
         return pos
 
     def _recover(self, text: str, pos: int, scan: _Scan) -> int:
+        """Where to look for the next call after a broken one: after the next call end (either tag)."""
         end = scan.call_ends.find(pos)
-        return len(text) if end == -1 else end + len(TOOL_CALL_END)
+        resume = len(text) if end == -1 else end + len(TOOL_CALL_END)
+        if self.call_close != TOOL_CALL_END:  # bare calls have no </tool_call>
+            fend = scan.call_closes.find(pos)
+            if fend != -1 and fend + len(self.call_close) < resume:
+                resume = fend + len(self.call_close)
+        return resume
 
-    def _value_end(self, text: str, start: int, used: Any, props: dict[str, Any] | None, scan: _Scan) -> int:
-        """Where the value starting at ``start`` really ends (see the module docstring), or -1."""
-        close = scan.closes.find(start)
+    def _call_end_confirmed(self, text: str, at: int, scan: _Scan) -> bool:
+        """Is the ``call_close`` at ``at`` the real end of the call? Yes when what follows it is the end of the
+        text, a real next call, or text with no further value-closing tag before the next real call."""
+        rest = skip_ws(text, self._after_call_close(text, at))
+        if rest >= len(text) or self._real_call_at(text, rest):
+            return True
+        later_close = scan.later_closes.find(rest)
+        if later_close == -1:
+            return True
+        later_call = scan.later_calls.find(rest)
+        return later_call != -1 and later_call < later_close
+
+    def _close_confirmed(
+        self, text: str, close: int, used: Any, props: dict[str, Any] | None, scan: _Scan
+    ) -> bool:
+        """Is the ``value_close`` at ``close`` the real end of a value (see the module docstring)?"""
+        nxt = skip_ws(text, close + len(self.value_close))
+        if nxt >= len(text):
+            return True
+        opening = self.param_open.match(text, nxt)
+        if opening is not None:
+            key = opening.group(1).strip()
+            return key not in used and (not props or key in props)
+        if text.startswith(self.call_close, nxt):
+            return self._call_end_confirmed(text, nxt, scan)
+        return False
+
+    def _value_end(
+        self, text: str, start: int, used: Any, props: dict[str, Any] | None, scan: _Scan
+    ) -> tuple[int, int]:
+        """Where the value starting at ``start`` really ends, and where reading goes on; ``(-1, -1)`` if nowhere.
+
+        The first confirmed closing tag wins. Before the first closing tag (and before the next real call), a
+        value whose closing tag the model forgot also ends at a parameter opening whose own value closes with a
+        confirmed tag, or at a confirmed end of the call; reading then goes on at that tag.
+        """
+        first = scan.closes.find(start)
+        limit = len(text) if first == -1 else first
+        bound = scan.bound_calls.find(start)
+        if bound != -1 and bound < limit:
+            limit = bound
+        op = scan.opens.find(start)
+        fc = scan.call_closes.find(start)
+        while True:
+            op_in = op != -1 and op < limit
+            fc_in = fc != -1 and fc < limit
+            if op_in and (not fc_in or op < fc):
+                opening = self.param_open.match(text, op)
+                if opening is not None and first != -1:
+                    key = opening.group(1).strip()
+                    if (
+                        key not in used
+                        and (not props or key in props)
+                        and self._close_confirmed(text, first, used | {key}, props, scan)
+                    ):
+                        return op, op
+                op = scan.opens.find(op + 1)
+            elif fc_in:
+                if self._call_end_confirmed(text, fc, scan):
+                    return fc, fc
+                fc = scan.call_closes.find(fc + 1)
+            else:
+                break
+        close = first
         while close != -1:
-            after = close + len(self.value_close)
-            nxt = skip_ws(text, after)
-            if nxt >= len(text):
-                return close
-            opening = self.param_open.match(text, nxt)
-            if opening is not None:
-                key = opening.group(1).strip()
-                if key not in used and (not props or key in props):
-                    return close
-            elif text.startswith(self.call_close, nxt):
-                rest = skip_ws(text, self._after_call_close(text, nxt))
-                if rest >= len(text):
-                    return close
-                if text.startswith(TOOL_CALL, rest) and self.start_check.match(text, rest + len(TOOL_CALL)):
-                    return close
-                later_close = scan.later_closes.find(rest)
-                later_call = scan.later_calls.find(rest)
-                if later_close == -1 or (later_call != -1 and later_call < later_close):
-                    return close
-            close = scan.closes.find(after)
-        return -1
+            if self._close_confirmed(text, close, used, props, scan):
+                return close, close + len(self.value_close)
+            close = scan.closes.find(close + len(self.value_close))
+        return -1, -1
 
     # -- writing ------------------------------------------------------------------------------------------
 
@@ -233,6 +312,9 @@ class Qwen3CoderParser(XmlParamsParser):
     head = re.compile(r"\s*<function=([^>\n]*)>")
     start_check = head
     param_open = re.compile(r"<parameter=([^>\n]*)>")
+    open_needle = "<parameter="
+    bare_start = "<function="
+    call_needle = "<function="
     value_close = "</parameter>"
     call_close = "</function>"
     strip_newline = True
@@ -257,6 +339,7 @@ class Glm45Parser(XmlParamsParser):
     head = re.compile(r"\s*([^\s<{]+)")
     start_check = re.compile(r"\s*[^\s<{]+\s*(?:<arg_key>|</tool_call>|\{)")
     param_open = re.compile(r"<arg_key>([^<]*)</arg_key>\s*<arg_value>")
+    open_needle = "<arg_key>"
     value_close = "</arg_value>"
     call_close = TOOL_CALL_END
     newline: ClassVar[str] = "\n"

@@ -94,10 +94,9 @@ class ConformanceItem(pytest.Item):
         return self.parent.env_session
 
     def runtest(self) -> None:
-        from hermes_envs.testing.plugin import OUTCOMES
-
         outcome = self.env_session.run(self.check_id)
-        self.config.stash[OUTCOMES].append((self.env_session.label, outcome))
+        # Travels with the test report (also from xdist workers to the controller, which writes the report).
+        self.user_properties.append((REPORT_KEY, outcome_record(self.env_session, outcome, self.config)))
         if outcome.status is Status.NOT_APPLICABLE:
             pytest.skip(f"{self.check_id} not applicable: {outcome.note}")
         if outcome.status is Status.SKIPPED:
@@ -117,22 +116,60 @@ class ConformanceItem(pytest.Item):
         return self.path, None, f"{self.check_id} {CHECKS[self.check_id].title}"
 
 
-def finish_report(config: pytest.Config, outcomes: list[tuple[str, Outcome]], path: str | None) -> None:
+REPORT_KEY = "hermes_conformance"
+
+
+def outcome_record(session: EnvSession, outcome: Outcome, config: pytest.Config) -> dict[str, Any]:
+    """A JSON-able record of one outcome (xdist sends user_properties between processes)."""
+    try:
+        file = str(session.path.relative_to(config.rootpath))
+    except ValueError:
+        file = str(session.path)
+    return {
+        "env": session.label,
+        "file": file,
+        "check_id": outcome.check_id,
+        "status": outcome.status.value,
+        "note": outcome.note,
+        "seconds": outcome.seconds,
+        "findings": [
+            {"check_id": f.check_id, "message": f.message, "fix": f.fix, "severity": f.severity.value,
+             "subject": f.subject}
+            for f in outcome.findings
+        ],
+    }
+
+
+def _outcome_of(record: dict[str, Any]) -> Outcome:
+    from hermes_envs.conformance.findings import Finding, Severity
+
+    findings = [
+        Finding(f["check_id"], f["message"], f["fix"], Severity(f["severity"]), f["subject"]) for f in record["findings"]
+    ]
+    return Outcome(record["check_id"], Status(record["status"]), findings, record["note"], record["seconds"])
+
+
+def finish_report(config: pytest.Config, records: list[dict[str, Any]], path: str | None) -> None:
     """Write ``--hermes-report`` and, on GitHub Actions, one annotation per error finding."""
     from hermes_envs.conformance.runner import ConformanceReport, EnvReport
 
     by_env: dict[str, list[Outcome]] = {}
-    for label, outcome in outcomes:
-        by_env.setdefault(label, []).append(outcome)
-    report = ConformanceReport([EnvReport(label, outs) for label, outs in by_env.items()])
+    files: dict[str, str] = {}
+    for record in records:
+        by_env.setdefault(record["env"], []).append(_outcome_of(record))
+        files[record["env"]] = record["file"]
+    for outcomes in by_env.values():
+        outcomes.sort(key=lambda o: o.check_id)  # xdist may deliver them out of order
+    report = ConformanceReport([EnvReport(label, outs) for label, outs in sorted(by_env.items())])
     if path:
         report.write(path)
     if os.environ.get("GITHUB_ACTIONS") == "true":
-        for label, outcome in outcomes:
-            for f in outcome.findings:
-                level = "error" if f.severity.value == "error" else "warning"
-                file = label.split("::")[0]
-                text = (
-                    f"{f.message} Fix: {f.fix}".replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-                )
-                print(f"::{level} file={file},title={f.check_id}::{text}")
+        for env in report.envs:
+            for outcome in env.outcomes:
+                for f in outcome.findings:
+                    level = "error" if f.severity.value == "error" else "warning"
+                    file = files[env.label]
+                    text = (
+                        f"{f.message} Fix: {f.fix}".replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+                    )
+                    print(f"::{level} file={file},title={f.check_id}::{text}")

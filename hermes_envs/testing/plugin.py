@@ -23,7 +23,7 @@ from hermes_envs.testing.replay_fixtures import (  # noqa: F401  (fixtures)
 )
 
 TARGETS = pytest.StashKey[dict]()
-OUTCOMES = pytest.StashKey[list]()
+OUTCOMES = pytest.StashKey["_OutcomeCollector"]()
 SETTINGS = pytest.StashKey[object]()
 
 
@@ -76,7 +76,9 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(exc)) from None
     config.stash[SETTINGS] = settings
     config.stash[TARGETS] = {p.resolve(): name for p, name in found}
-    config.stash[OUTCOMES] = []
+    collector = _OutcomeCollector()
+    config.stash[OUTCOMES] = collector
+    config.pluginmanager.register(collector, "hermes-conformance-outcomes")
     # The paths come in as an option value, so we hand them to pytest's collection ourselves. Alone, they replace
     # the default (testpaths / current folder), so the project's own tests are not run along with them.
     explicit = config.args_source is pytest.Config.ArgsSource.ARGS
@@ -107,13 +109,26 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
     return _conformance_file(module_path, parent)
 
 
+class _OutcomeCollector:
+    """Gathers conformance outcomes from test reports' user_properties, so the process that writes the report
+    (the xdist controller, or the only process) sees every worker's outcomes."""
+
+    def __init__(self) -> None:
+        self.records: list[dict] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call":
+            self.records.extend(value for key, value in report.user_properties if key == "hermes_conformance")
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
-    if config.stash.get(TARGETS, None) is None:
-        return
+    collector = config.stash.get(OUTCOMES, None)
+    if collector is None or hasattr(config, "workerinput"):
+        return  # not a conformance run, or an xdist worker (the controller writes the report)
     from hermes_envs.testing.conformance_items import finish_report
 
-    finish_report(config, config.stash[OUTCOMES], config.getoption("hermes_report"))
+    finish_report(config, collector.records, config.getoption("hermes_report"))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
