@@ -75,11 +75,14 @@ async def collect(server_type: str, parser: str) -> tuple[dict, FakeOpenAIServer
         return group, srv
 
 
-@pytest.mark.parametrize("parser", ["hermes", "mistral", "llama3_json", "qwen3_coder", "deepseek_v3", "kimi_k2",
-                                    "glm45"])
-async def test_phase2_matches_phase1(parser: str) -> None:
+@pytest.mark.parametrize(
+    ("server_type", "parser"),
+    [("vllm", p) for p in ("hermes", "mistral", "llama3_json", "qwen3_coder", "deepseek_v3", "kimi_k2", "glm45")]
+    + [("sglang", "hermes"), ("sglang", "qwen3_coder")],
+)
+async def test_phase2_matches_phase1(server_type: str, parser: str) -> None:
     phase1, _ = await collect("openai", parser)
-    phase2, srv = await collect("vllm", parser)
+    phase2, srv = await collect(server_type, parser)
     assert all(c.route == "/generate" for c in srv.calls)  # really went through the token endpoint
     assert phase2["scores"] == phase1["scores"] == [1.0, 1.0]
     for m1, m2 in zip(phase1["messages"], phase2["messages"]):
