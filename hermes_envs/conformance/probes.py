@@ -208,7 +208,48 @@ class StrictAgentResult(AgentResult):
         import copy
 
         fields = {f.name: copy.deepcopy(getattr(result, f.name)) for f in dataclasses.fields(AgentResult)}
-        return cls(**fields)
+        strict = cls(**fields)
+        for message in strict.messages:
+            calls = message.get("tool_calls") if isinstance(message, dict) else None
+            if calls:
+                message["tool_calls"] = [_StrictToolCall.wrap(tc, strict.violations) for tc in calls]
+        return strict
+
+
+class _StrictToolCall(dict):
+    """A tool-call dict (or its ``function`` dict) that explains attribute access: ``tc.function.name`` is the
+    guide's mistake #2 (the calls in ``result.messages`` are dicts, not OpenAI objects). Recorded like the
+    AgentResult misuses, so a reward that swallows the AttributeError is still caught."""
+
+    __slots__ = ("_violations",)
+
+    @classmethod
+    def wrap(cls, value: Any, violations: list[str]) -> Any:
+        if not isinstance(value, dict):
+            return value
+        wrapped = cls({k: cls.wrap(v, violations) if k == "function" else v for k, v in value.items()})
+        wrapped._violations = violations
+        return wrapped
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "_violations":
+            raise AttributeError(name)
+        if _defensive_caller():
+            raise AttributeError(name)
+        message = (
+            f"tool calls in result.messages are dicts, not objects: `.{name}` does not work; use "
+            f"tc[{name!r}] (e.g. tc['function']['name'], json.loads(tc['function']['arguments']))."
+        )
+        self._violations.append(message)
+        raise ContractViolation(message)
+
+    def __deepcopy__(self, memo: dict) -> dict:
+        import copy
+
+        return {k: copy.deepcopy(v, memo) for k, v in self.items()}
+
+    def __reduce__(self) -> Any:
+        return (dict, (dict(self),))
 
 
 # ----------------------------------------------------------------------------------------------- positives

@@ -470,6 +470,7 @@ class SectionedJsonParser(ToolCallParser):
     """
 
     section_begin: ClassVar[str]
+    section_begin_alts: ClassVar[tuple[str, ...]] = ()  # other spellings of the section start
     section_end: ClassVar[str]
     call_begin: ClassVar[str]
     call_end: ClassVar[str]
@@ -479,14 +480,24 @@ class SectionedJsonParser(ToolCallParser):
         raise NotImplementedError
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
-        sections = MarkerScanner(text, self.section_begin)
-        section = sections.next(0)
+        scanners = [(MarkerScanner(text, m), len(m)) for m in (self.section_begin, *self.section_begin_alts)]
+
+        def next_section(at: int) -> tuple[int, int]:
+            best, size = -1, 0
+            for scanner, length in scanners:
+                p = scanner.next(at)
+                if p != -1 and (best == -1 or p < best):
+                    best, size = p, length
+            return best, size
+
+        section, section_len = next_section(0)
         bare = MarkerScanner(text, self.call_begin).next(0)
-        candidates = [p for p in (section, bare) if p != -1]
-        if not candidates:
+        if section == -1 and bare == -1:
             return ParseResult(text, None)
-        first = min(candidates)
-        pos = first + len(self.section_begin) if first == section else first
+        if section != -1 and (bare == -1 or section <= bare):
+            first, pos = section, section + section_len
+        else:
+            first = pos = bare
         ends = Finder(text, self.call_end)
         begins = Finder(text, self.call_begin)
         calls: list[ChatCompletionMessageToolCall] = []
@@ -497,10 +508,10 @@ class SectionedJsonParser(ToolCallParser):
             if pos >= len(text):
                 break
             if text.startswith(self.section_end, pos):  # another section may follow (later in the text)
-                pos = sections.next(pos + len(self.section_end))
+                pos, section_len = next_section(pos + len(self.section_end))
                 if pos == -1:
                     break
-                pos += len(self.section_begin)
+                pos += section_len
                 continue
             if not text.startswith(self.call_begin, pos):
                 nxt = begins.find(pos)

@@ -3,7 +3,8 @@
 V3:   ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\\n```json\\nARGS\\n```<｜tool▁call▁end｜>``
 V3.1: ``<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>ARGS<｜tool▁call▁end｜>``
 Both close the section with ``<｜tool▁calls▁end｜>``. The JSON is read with a decoder, so an argument holding
-````` ``` ````` or a marker does not end the call early.
+````` ``` ````` or a marker does not end the call early. Each parser also reads the other's call spelling (a
+model served with the neighbouring parser name is common), and V3's ```json fence is optional.
 """
 
 from __future__ import annotations
@@ -44,16 +45,9 @@ class _DeepSeekBase(SectionedJsonParser):
     call_begin = CALL_BEGIN
     call_end = CALL_END
 
-
-@register_parser("deepseek_v3")
-class DeepSeekV3Parser(_DeepSeekBase):
-    """DeepSeek V3 / R1: a type, the name, then the arguments in a ```json fence."""
-
-    def _read_call(self, text: str, pos: int, index: int) -> tuple[str, str, str | None, int]:
-        head = _V3_HEAD.match(text, pos)
-        if head is None or not head.group(2):
-            raise ValueError(f"expected TYPE{SEP}NAME then a newline; got {excerpt(text, pos)}")
-        at = skip_ws(text, head.end())
+    def _v3_arguments(self, text: str, at: int, name: str) -> tuple[str, str, str | None, int]:
+        """The JSON arguments at ``at``, optionally inside a ```json fence (closed unless the text ends)."""
+        at = skip_ws(text, at)
         fence = _FENCE_OPEN.match(text, at)
         if fence is not None:
             at = fence.end()
@@ -64,9 +58,23 @@ class DeepSeekV3Parser(_DeepSeekBase):
                 end = close + 3
             elif close < len(text):
                 raise ValueError(
-                    f"the ```json block of {head.group(2)!r} should close after the JSON; got {excerpt(text, close)}"
+                    f"the ```json block of {name!r} should close after the JSON; got {excerpt(text, close)}"
                 )
-        return head.group(2), args, None, end
+        return name, args, None, end
+
+
+@register_parser("deepseek_v3")
+class DeepSeekV3Parser(_DeepSeekBase):
+    """DeepSeek V3 / R1: a type, the name, then the arguments in a ```json fence."""
+
+    def _read_call(self, text: str, pos: int, index: int) -> tuple[str, str, str | None, int]:
+        head = _V3_HEAD.match(text, pos)
+        if head is None or not head.group(2):
+            short = _V31_HEAD.match(text, pos)  # the V3.1 spelling NAME<｜tool▁sep｜>ARGS: accepted too
+            if short is not None and short.group(1) and text.startswith(("{", "```"), skip_ws(text, short.end())):
+                return self._v3_arguments(text, short.end(), short.group(1))
+            raise ValueError(f"expected TYPE{SEP}NAME then a newline; got {excerpt(text, pos)}")
+        return self._v3_arguments(text, head.end(), head.group(2))
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
         blocks = []
@@ -85,8 +93,11 @@ class DeepSeekV31Parser(_DeepSeekBase):
         head = _V31_HEAD.match(text, pos)
         if head is None or not head.group(1):
             raise ValueError(f"expected NAME{SEP}ARGS; got {excerpt(text, pos)}")
-        args, end = self._json_arguments(text, head.end())
-        return head.group(1), args, None, end
+        if not text.startswith(("{", "```"), skip_ws(text, head.end())):
+            long = _V3_HEAD.match(text, pos)  # the V3 spelling TYPE<｜tool▁sep｜>NAME + ```json: accepted too
+            if long is not None and long.group(2):
+                return self._v3_arguments(text, long.end(), long.group(2))
+        return self._v3_arguments(text, head.end(), head.group(1))
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
         blocks = []

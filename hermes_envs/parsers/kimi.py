@@ -1,5 +1,7 @@
 """Kimi K2: ``<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>ARGS
-<|tool_call_end|>...<|tool_calls_section_end|>``. The call id keeps Kimi's ``functions.NAME:IDX`` spelling."""
+<|tool_call_end|>...<|tool_calls_section_end|>``. The call id keeps Kimi's ``functions.NAME:IDX`` spelling; the
+name is everything between ``functions.`` and the last ``:IDX`` (dots and dashes kept: ``functions.mcp.web-search:2``
+names ``mcp.web-search``, where upstream keeps only ``mcp``)."""
 
 from __future__ import annotations
 
@@ -42,6 +44,7 @@ class KimiK2Parser(SectionedJsonParser):
     """Kimi K2 / K2 Thinking tool calls."""
 
     section_begin = SECTION_BEGIN
+    section_begin_alts = ("<|tool_call_section_begin|>",)  # the singular spelling vLLM also accepts
     section_end = SECTION_END
     call_begin = CALL_BEGIN
     call_end = CALL_END

@@ -1,9 +1,11 @@
 """Llama 3.x / 4 JSON tool calls: ``<|python_tag|>{"name": ..., "parameters": {...}}; {...}``.
 
 Only JSON at the top level of the output is a call: the output must start (after whitespace and an optional
-``<|python_tag|>``) with a JSON object that has a string ``name`` and ``parameters`` (or ``arguments``). JSON
-quoted inside prose, or a JSON answer that is not call-shaped, is plain content. Several calls are separated by
-``;`` (whitespace alone is accepted too).
+``<|python_tag|>``) with a JSON object that has a string ``name`` and ``parameters`` (or ``arguments``), or a JSON
+list of such objects. Text followed by ``<|python_tag|>`` and calls is content then calls (the special token is an
+unambiguous marker). JSON quoted inside prose without the tag, or a JSON answer that is not call-shaped, is plain
+content. Several calls are separated by ``;`` (whitespace alone is accepted too); end-of-turn tokens such as
+``<|eom_id|>`` after the calls are ignored.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers.base import (
+    MarkerScanner,
     ParserError,
     ParseResult,
     ToolCallParser,
@@ -33,11 +36,17 @@ PYTHON_TAG = "<|python_tag|>"
 
 
 def _is_call_shaped(value: Any) -> bool:
+    if isinstance(value, dict) and "name" not in value and isinstance(value.get("function"), dict):
+        value = value["function"]  # OpenAI's {"type": "function", "function": {...}}
     return (
         isinstance(value, dict)
         and isinstance(value.get("name"), str)
         and ("parameters" in value or "arguments" in value)
     )
+
+
+# end-of-turn tokens that servers sometimes leave in the text after the calls (not worth a report)
+_END_TOKENS = ("<|eom_id|>", "<|eot_id|>", "<|eot|>", "<|end_of_text|>")
 
 
 @register_parser("llama3_json")
@@ -47,9 +56,16 @@ class Llama3JsonParser(ToolCallParser):
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         pos = skip_ws(text, 0)
         tagged = text.startswith(PYTHON_TAG, pos)
+        content_end = 0
+        if not tagged and (pos >= len(text) or text[pos] not in "{["):
+            # text first, then <|python_tag|>: the special token marks the calls (the text is content)
+            at = MarkerScanner(text, PYTHON_TAG).next(pos)
+            if at == -1:
+                return ParseResult(text, None)
+            tagged, pos, content_end = True, at, at
         if tagged:
             pos = skip_ws(text, pos + len(PYTHON_TAG))
-        if pos >= len(text) or text[pos] != "{":
+        if pos >= len(text) or text[pos] not in "{[":
             errors = (
                 [f"{PYTHON_TAG} should be followed by a JSON tool call; got {excerpt(text, pos)}."]
                 if tagged
@@ -69,30 +85,35 @@ class Llama3JsonParser(ToolCallParser):
                         f"tool call #{index} should be valid JSON; got {excerpt(text, pos)} ({exc})."
                     )
                 break
-            if not _is_call_shaped(value):
+            # a JSON list of calls is accepted as well (every item must be call-shaped)
+            items = value if isinstance(value, list) and value else [value]
+            if not all(_is_call_shaped(item) for item in items):
                 if index > 1 or tagged:
                     errors.append(
                         f"tool call #{index} should be an object with 'name' and 'parameters'; got {excerpt(text, pos)}."
                     )
                 break
-            try:
-                name, args = call_from_object(value)
-                calls.append(make_tool_call(name, args))
-            except ValueError as exc:
-                errors.append(f"tool call #{index} should be a call object; {exc}.")
+            for item in items:
+                try:
+                    name, args = call_from_object(item)
+                    calls.append(make_tool_call(name, args))
+                except ValueError as exc:
+                    errors.append(f"tool call #{index} should be a call object; {exc}.")
             pos = skip_ws(text, end)
             if pos < len(text) and text[pos] == ";":
                 pos = skip_ws(text, pos + 1)
+            while text.startswith(_END_TOKENS, pos):
+                pos = skip_ws(text, text.index("|>", pos) + 2)
             if pos >= len(text):
                 break
-            if text[pos] != "{":
+            if text[pos] not in "{[":
                 errors.append(
                     f"text after the last tool call should be empty; got {excerpt(text, pos)} (ignored)."
                 )
                 break
         if not calls:
             return ParseResult(text, None, errors)
-        return ParseResult(None, calls, errors)
+        return ParseResult(text[:content_end].rstrip() or None, calls, errors)
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
         if content:

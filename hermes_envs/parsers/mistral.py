@@ -3,17 +3,23 @@
 Both forms are read by the same parser, also mixed in one output, plus the ``[TOOL_CALLS]NAME[ARGS]{...}`` and
 ``[TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{...}`` spellings some servers emit. ``render`` writes the list form by
 default; ``MistralParser(style="v11")`` or ``style="args"`` writes the newer ones.
+
+Call ids are 9 letters/digits, as vLLM generates them: Mistral's chat templates reject the next turn when a
+tool-call id has any other shape. An id given in the output (``[CALL_ID]ID`` or an ``"id"`` in the list form) is
+kept.
 """
 
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterable
 from typing import Any, Literal
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers.base import (
+    _IDS,
     MarkerScanner,
     ParserError,
     ParseResult,
@@ -34,7 +40,24 @@ from hermes_envs.parsers.base import (
 __all__ = ["MistralParser"]
 
 TOOL_CALLS = "[TOOL_CALLS]"
-_NAME = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.\-]*)(?:\[CALL_ID\][A-Za-z0-9_\-]*)?(?:\[ARGS\])?")
+_NAME = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.\-]*)(?:\[CALL_ID\]([A-Za-z0-9_\-]*))?(?:\[ARGS\])?")
+_ID_CHARS = string.ascii_letters + string.digits
+
+
+def mistral_call_id() -> str:
+    """A fresh Mistral-style call id: 9 letters/digits (Mistral's chat templates reject any other shape)."""
+    bits = _IDS.getrandbits(54)
+    out = []
+    for _ in range(9):
+        bits, digit = divmod(bits, 62)
+        out.append(_ID_CHARS[digit])
+    return "".join(out)
+
+
+def _given_id(item: Any) -> str | None:
+    """The ``"id"`` a list item carries (older Mistral outputs include one), if it is a usable string."""
+    call_id = item.get("id") if isinstance(item, dict) else None
+    return call_id if isinstance(call_id, str) and call_id.strip() else None
 MistralStyle = Literal["list", "v11", "args"]
 
 
@@ -75,7 +98,7 @@ class MistralParser(ToolCallParser):
                                     f"tool call #{index} (item {item_no}) should be a call object; {exc}."
                                 )
                             continue
-                        calls.append(make_tool_call(name, args))
+                        calls.append(make_tool_call(name, args, _given_id(item) or mistral_call_id()))
                 else:
                     match = _NAME.match(text, body)
                     if match is None:
@@ -84,14 +107,18 @@ class MistralParser(ToolCallParser):
                     if start >= len(text):
                         raise ValueError(f"the arguments of {match.group(1)!r} were cut off (end of text)")
                     value, end = decode_json_at(text, start)
-                    calls.append(make_tool_call(match.group(1), arguments_to_json(value)))
+                    calls.append(
+                        make_tool_call(
+                            match.group(1), arguments_to_json(value), match.group(2) or mistral_call_id()
+                        )
+                    )
             except ValueError as exc:
                 if errors.room():
                     errors.append(f"tool call #{index} should be well formed; {exc}.")
             pos = markers.next(max(end, body))
             if pos == -1:
                 rest = skip_ws(text, end)
-                if calls and rest < len(text) and end > body:
+                if calls and rest < len(text) and end > body and text[rest:].rstrip() != "</s>":
                     if errors.room():
                         errors.append(
                             f"text after the last tool call should be empty; got {excerpt(text, rest)} (ignored)."

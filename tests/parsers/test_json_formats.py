@@ -237,8 +237,11 @@ def test_llama_json_answer_that_is_not_call_shaped_is_content():
 def test_llama_broken_second_call_and_trailing_text_are_reported(calls_of):
     result = L.parse_detailed('{"name": "a", "parameters": {}}; {"name": "b", "parameters": {')
     assert calls_of(result) == [("a", {})] and "#2" in result.errors[0]
-    result = L.parse_detailed('{"name": "a", "parameters": {}}<|eom_id|>')
+    result = L.parse_detailed('{"name": "a", "parameters": {}} Anything else?')
     assert calls_of(result) == [("a", {})] and "ignored" in result.errors[0]
+    # an end-of-turn token left in the text is not a problem
+    result = L.parse_detailed('{"name": "a", "parameters": {}}<|eom_id|>')
+    assert calls_of(result) == [("a", {})] and result.errors == []
 
 
 def test_llama_python_tag_with_code_is_reported_but_kept_as_content():

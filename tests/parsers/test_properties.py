@@ -50,7 +50,12 @@ def test_round_trip(name, data):
     assert calls_of(result) == out.calls
     for call in result.tool_calls:
         assert call.type == "function"
-        assert call.id.startswith("functions." if name == "kimi_k2" else "call_")
+        if name == "kimi_k2":
+            assert call.id.startswith("functions.")
+        elif name == "mistral":  # Mistral's templates require 9 letters/digits
+            assert len(call.id) == 9 and call.id.isalnum() and call.id.isascii()
+        else:
+            assert call.id.startswith("call_")
     # render takes the parsed OpenAI objects and their dict form alike
     as_dicts = [c.model_dump() for c in result.tool_calls]
     assert parser.render(out.content, result.tool_calls) == parser.render(out.content, as_dicts)

@@ -225,8 +225,8 @@ def result_is_object(s: EnvSession) -> list[Finding]:
             swallowed = (
                 ""
                 if entry["exc"] is not None
-                else " (your reward caught the error and went on, so "
-                "upstream would score every rollout 0.0 without a word)"
+                else " (your reward caught the error and carried on with a fallback score, so the bug stays "
+                "silent during training)"
             )
             findings.append(
                 Finding(
