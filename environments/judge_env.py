@@ -312,6 +312,8 @@ class JudgeEnv(HermesAgentBaseEnv):
         total = 0.0
         used_tools = 0
         samples = []
+        # compute_reward counts judge failures for train/judge_failures; eval must not add to that count.
+        train_failures = self._judge_failures
         for item in self._eval_items:
             messages = [
                 {"role": "system", "content": SYSTEM_PROMPT},
@@ -334,7 +336,9 @@ class JudgeEnv(HermesAgentBaseEnv):
             used_tools += any(m.get("role") == "tool" for m in result.messages)
             samples.append({"snippet": item["snippet"], "answer": self._final_answer(result), "score": score})
         n = max(1, len(self._eval_items))
-        metrics = {"eval/mean_score": total / n, "eval/tool_use_rate": used_tools / n}
+        eval_failures, self._judge_failures = self._judge_failures - train_failures, train_failures
+        metrics = {"eval/mean_score": total / n, "eval/tool_use_rate": used_tools / n,
+                   "eval/judge_failures": eval_failures}
         self._eval_metrics.extend(metrics.items())
         await self.evaluate_log(
             metrics=metrics,

@@ -8,7 +8,7 @@ from atroposlib.utils.tokenize_for_trainer import tokenize_for_trainer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "good"))
 
-from raw_atropos_env import RawSumEnv  # noqa: E402
+from raw_atropos_env import RawSumEnv
 
 EXPECTED_FINDINGS = ["HC501"]
 

@@ -107,6 +107,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "All rollouts share one event loop; a blocking call in a hook stalls every other rollout.",
         "await async APIs; ctx.aterminal / asyncio.to_thread for blocking work.",
     ),
+    "HC409": (
+        "Every judge call costs money and latency per rollout; two verdicts on one answer can disagree.",
+        "Call the judge once per rollout and reuse its verdict (also in evaluate).",
+    ),
     "HC501": (
         "atroposlib needs group_size aligned tokens/masks/scores; misalignment crashes or corrupts batches.",
         "Build masks from the same tokenization as tokens.",
@@ -145,6 +149,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "HC704": (
         "Without super(), the base's metrics (tool errors, lengths, rollout tables) and yours are dropped.",
         "End the override with `await super().wandb_log(wandb_metrics)`.",
+    ),
+    "HC705": (
+        "Eval scores mixed into train/* curves hide how training is really going (eval runs at temperature 0 on "
+        "held-out items).",
+        "Log eval results as eval/* (evaluate_log); keep train/* buffers for training rollouts only.",
     ),
     "HC801": (
         "An unknown parser crashes rollouts; one that cannot round-trip the env's tools loses tool calls "

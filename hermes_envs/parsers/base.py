@@ -106,6 +106,7 @@ def _reject_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(strict=False, parse_constant=_reject_constant)
+_JSONDecodeError = json.JSONDecodeError
 _SCAN = _DECODER.scan_once
 _WS = re.compile(r"\s*")
 
@@ -120,11 +121,15 @@ def skip_ws(text: str, pos: int) -> int:
 _FIRST_WINDOW = 512
 
 
-def decode_json_at(text: str, pos: int) -> tuple[Any, int]:
-    """Decode one JSON value starting exactly at ``pos``; return it and the position just after it.
+def scan_json_at(text: str, pos: int) -> tuple[Any, int, str | None]:
+    """Decode one JSON value starting exactly at ``pos``, without raising.
+
+    Returns ``(value, end, None)`` on success and ``(None, error_position, reason)`` on failure. This is the hot
+    path of every JSON format (degenerate output can hold tens of thousands of broken calls), so it neither
+    raises nor formats anything; :func:`decode_json_at` is the raising spelling.
 
     Raw control characters inside strings are accepted (models often write literal newlines in code arguments);
-    NaN/Infinity are not (they are not JSON). Raises ``ValueError`` with a short reason.
+    NaN/Infinity are not (they are not JSON).
 
     The decoder is run on a window of the text that grows geometrically, never on the whole rest of the text:
     ``json.JSONDecodeError`` counts the newlines from the start of the string it was given, so decoding at
@@ -132,25 +137,40 @@ def decode_json_at(text: str, pos: int) -> tuple[Any, int]:
     A window only grows when its result could differ from the full text's (a value or an error touching the
     window's end, or an unterminated string).
     """
+    n = len(text)
     window = _FIRST_WINDOW
     while True:
-        end = min(len(text), pos + window)
+        end = pos + window
+        if end >= n:
+            end = n
         chunk = text[pos:end]
-        at_end = end == len(text)
+        size = end - pos
         try:
             value, stop = _SCAN(chunk, 0)
         except StopIteration as exc:  # what the C scanner raises when a value cannot start (even nested)
-            if at_end or exc.value < len(chunk) - 6:
-                raise ValueError(f"Expecting value at offset {pos + exc.value}") from None
-        except json.JSONDecodeError as exc:
-            if at_end or not (exc.pos >= len(chunk) - 6 or exc.msg.startswith("Unterminated string")):
-                raise ValueError(f"{exc.msg} at offset {pos + exc.pos}") from None
-        except RecursionError:
-            raise ValueError(f"JSON nested too deeply at offset {pos}") from None
+            if end == n or exc.value < size - 6:
+                return None, pos + exc.value, "Expecting value"
+        except _JSONDecodeError as exc:
+            if end == n or not (exc.pos >= size - 6 or exc.msg.startswith("Unterminated string")):
+                return None, pos + exc.pos, exc.msg
+        except (ValueError, RecursionError) as exc:  # NaN/Infinity, or nesting deeper than the C stack allows
+            reason = "JSON nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            return None, pos, reason
         else:
-            if at_end or stop < len(chunk):
-                return value, pos + stop
+            if end == n or stop < size:
+                return value, pos + stop, None
         window *= 8
+
+
+def decode_json_at(text: str, pos: int) -> tuple[Any, int]:
+    """Decode one JSON value starting exactly at ``pos``; return it and the position just after it.
+
+    Raises ``ValueError`` with a short reason (see :func:`scan_json_at`, which does not raise).
+    """
+    value, end, reason = scan_json_at(text, pos)
+    if reason is not None:
+        raise ValueError(f"{reason} at offset {end}")
+    return value, end
 
 
 def loads_strict(raw: str) -> Any:

@@ -93,6 +93,8 @@ class XmlParamsParser(ToolCallParser):
     # a call may also start without <tool_call> with this (qwen3_coder: a bare <function=NAME>)
     bare_start: ClassVar[str | None] = None
     call_needle: ClassVar[str] = TOOL_CALL  # what every real call start contains (for forward searches)
+    # read a value whose closing tag the model forgot (qwen3_coder does this; see _value_end)
+    tolerate_missing_close: ClassVar[bool] = False
 
     # -- reading ------------------------------------------------------------------------------------------
 
@@ -256,15 +258,19 @@ class XmlParamsParser(ToolCallParser):
     ) -> tuple[int, int]:
         """Where the value starting at ``start`` really ends, and where reading goes on; ``(-1, -1)`` if nowhere.
 
-        The first confirmed closing tag wins. Before the first closing tag (and before the next real call), a
-        value whose closing tag the model forgot also ends at a parameter opening whose own value closes with a
-        confirmed tag, or at a confirmed end of the call; reading then goes on at that tag.
+        The first confirmed closing tag wins. With ``tolerate_missing_close``, before the first closing tag (and
+        before the next real call) a value whose closing tag the model forgot also ends at a parameter opening
+        (an unused, declared parameter whose own value closes with a confirmed tag), or at a confirmed call end
+        at a line start; reading then goes on at that tag.
         """
         first = scan.closes.find(start)
         limit = len(text) if first == -1 else first
-        bound = scan.bound_calls.find(start)
-        if bound != -1 and bound < limit:
-            limit = bound
+        if self.tolerate_missing_close:
+            bound = scan.bound_calls.find(start)
+            if bound != -1 and bound < limit:
+                limit = bound
+        else:
+            limit = -1
         op = scan.opens.find(start)
         fc = scan.call_closes.find(start)
         while True:
@@ -282,7 +288,7 @@ class XmlParamsParser(ToolCallParser):
                         return op, op
                 op = scan.opens.find(op + 1)
             elif fc_in:
-                if self._call_end_confirmed(text, fc, scan):
+                if text[fc - 1 : fc] == "\n" and self._call_end_confirmed(text, fc, scan):
                     return fc, fc
                 fc = scan.call_closes.find(fc + 1)
             else:
@@ -313,6 +319,7 @@ class Qwen3CoderParser(XmlParamsParser):
     start_check = head
     param_open = re.compile(r"<parameter=([^>\n]*)>")
     open_needle = "<parameter="
+    tolerate_missing_close = True
     bare_start = "<function="
     call_needle = "<function="
     value_close = "</parameter>"

@@ -4,7 +4,8 @@ atroposlib wraps its server calls in tenacity (3 attempts outside, 3 inside, ran
 client retries on its own (2 more, with back-off). Against a fake server that returns an error on purpose, one
 failing call then takes a minute. :func:`fast_retries` sets every tenacity layer of atroposlib's server classes to
 one attempt with no wait, and :func:`disable_client_retries` sets ``max_retries=0`` on the openai clients of a
-``ServerManager``. Both are undone on exit; production code is never touched.
+``ServerManager``. ``fast_retries`` is undone when its block exits; ``disable_client_retries`` replaces the clients of
+that one ServerManager for good (use it on test envs only). Production code is never touched.
 """
 
 from __future__ import annotations

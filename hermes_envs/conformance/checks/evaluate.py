@@ -130,3 +130,66 @@ def wandb_log_super(s: EnvSession) -> list[Finding]:
             )
         ]
     return []
+
+
+def _metrics_around_evaluate(s: EnvSession) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(train/* metrics of an idle wandb_log, train/* metrics of the wandb_log right after an evaluate()).
+
+    Buffers are flushed first, so the only activity between the two logs is the evaluate() run.
+    """
+    from atroposlib.envs.base import BaseEnv
+
+    seen: list[dict[str, Any]] = []
+    original = BaseEnv.__dict__["wandb_log"]
+
+    async def spy(env_self: Any, wandb_metrics: dict | None = None, *args: Any, **kwargs: Any) -> Any:
+        seen.append({k: v for k, v in (wandb_metrics or {}).items() if str(k).startswith("train/")})
+        return await original(env_self, wandb_metrics, *args, **kwargs)
+
+    BaseEnv.wandb_log = spy  # type: ignore[method-assign]
+    try:
+        s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # flush what training probes left
+        s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # idle baseline
+        idle = seen[-1] if seen else {}
+        with s.responding(lambda body: {"content": "I don't know."}):
+            s.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
+        s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")
+        after = seen[-1] if seen else {}
+    finally:
+        BaseEnv.wandb_log = original  # type: ignore[method-assign]
+    return idle, after
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # numpy arrays and tables do not compare to a bool
+        return a is b
+
+
+@check(
+    "HC705",
+    "eval-not-in-train-metrics",
+    "evaluate does not feed the training metrics",
+    requires=("HC704", "HC202"),
+)
+def eval_not_in_train_metrics(s: EnvSession) -> list[Finding]:
+    """evaluate() that appends eval scores to the buffers behind train/* metrics: the training curves then mix
+    held-out results in (usually at temperature 0), and look better or worse than training really is."""
+    try:
+        idle, after = _metrics_around_evaluate(s)
+    except Exception as exc:
+        raise Skip(f"evaluate() or wandb_log raised ({type(exc).__name__}: {exc}); see HC202/HC704") from None
+    changed = sorted(k for k in after if k not in idle or not _same(after[k], idle[k]))
+    if not changed:
+        return []
+    shown = ", ".join(f"{k}={after[k]!r}"[:80] for k in changed[:4])
+    return [
+        Finding(
+            "HC705",
+            f"evaluate() should not feed the training metrics; after one evaluate() and no training, wandb_log "
+            f"reported {shown}.",
+            "keep eval results in their own buffer and log them as eval/* (or through evaluate_log); clear or "
+            "leave untouched the lists your wandb_log turns into train/* metrics.",
+        )
+    ]

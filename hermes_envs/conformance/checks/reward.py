@@ -50,6 +50,7 @@ def _score(s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "re
         "violations": [],
         "mutated": [],
         "accesses": [],
+        "model_requests": 0,
     }
     item_before = copy.deepcopy(item)
     audit = FileAudit()
@@ -58,6 +59,7 @@ def _score(s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "re
     try:
         for key in ("score", "score2"):
             strict = StrictAgentResult.of(result)
+            requests_before = len(s.server.calls)
             try:
                 with audit.watching("compute_reward"):
                     entry[key] = s.run_env(
@@ -66,6 +68,10 @@ def _score(s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "re
             except Exception as exc:
                 entry["exc"] = exc
                 entry["error"] = f"{type(exc).__name__}: {exc}"
+            if key == "score":  # model requests the reward itself made (a judge)
+                entry["model_requests"] = sum(
+                    1 for c in s.server.calls[requests_before:] if c.route.endswith("completions")
+                )
             entry["violations"].extend(v for v in strict.violations if v not in entry["violations"])
             if key == "score" and strict.messages != result.messages:
                 entry["mutated"].append(("result.messages", _diff_messages(result.messages, strict.messages)))
@@ -497,3 +503,29 @@ def no_loop_blocking(s: EnvSession) -> list[Finding]:
             )
         )
     return findings
+
+
+@check(
+    "HC409",
+    "judge-once",
+    "compute_reward asks the model (a judge) at most once per rollout",
+    severity=Severity.WARNING,
+    requires=("HC402",),
+)
+def judge_once(s: EnvSession) -> list[Finding]:
+    """A reward that calls its LLM judge more than once per rollout: double the cost and latency of every group,
+    and two verdicts that can disagree (the guide's "calling an LLM judge twice")."""
+    worst = max(scored_probes(s), key=lambda e: e.get("model_requests", 0), default=None)
+    if worst is None or worst.get("model_requests", 0) <= 1:
+        return []
+    return [
+        Finding(
+            "HC409",
+            f"compute_reward should ask the judge at most once per rollout; on probe {worst['probe']!r} it made "
+            f"{worst['model_requests']} model requests for one call.",
+            "call the judge once and keep its verdict (e.g. parse score and explanation from one reply); if "
+            "evaluate() needs the verdict too, reuse the reward's instead of asking again.",
+            Severity.WARNING,
+            subject=f"probe {worst['probe']}",
+        )
+    ]
