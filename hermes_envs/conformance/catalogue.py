@@ -134,6 +134,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "rollout for another one's files.",
         "Go through ctx (read_file, terminal): the rollout's own sandbox.",
     ),
+    "HC603": (
+        "Leftover sandboxes fill the disk and keep processes running for the whole run; a reused task id would be "
+        "credited for old files.",
+        "Create each ToolContext in try/finally and call ctx.cleanup() in the finally block.",
+    ),
     "HC701": (
         "Eval without tools (or single-turn) measures a different task from training.",
         "Run HermesAgentLoop with the resolved tools in evaluate().",

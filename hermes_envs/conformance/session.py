@@ -393,6 +393,9 @@ class EnvSession:
                 return await original_log(*args, **kwargs)
 
             env.evaluate_log = spy_log
+        from hermes_envs.tools import active_sandboxes, cleanup_sandbox
+
+        sandboxes_before = set(active_sandboxes())
         with self.responding(call_each_tool_then("I don't know.")) as made:
             try:
                 returned = self.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
@@ -406,12 +409,17 @@ class EnvSession:
             users = [m.get("content") for m in call.body.get("messages", []) if m.get("role") == "user"]
             if users and isinstance(users[0], str) and users[0] not in prompts:
                 prompts.append(users[0])
+        # Sandboxes evaluate() left behind (a ToolContext never cleaned up): reported by HC603, then removed.
+        leaked = sorted(set(active_sandboxes()) - sandboxes_before)
+        for task_id in leaked:
+            cleanup_sandbox(task_id)
         self.facts["eval"] = {
             "prompts": prompts,
             "requests": made,
             "error": error,
             "returned": returned,
             "logged": logged,
+            "leaked_sandboxes": leaked,
         }
         return self.facts["eval"]
 

@@ -173,6 +173,46 @@ def decode_json_at(text: str, pos: int) -> tuple[Any, int]:
     return value, end
 
 
+_MEMO_KEY_MAX = 256  # longest stretch remembered
+_MEMO_LENGTHS = 4  # distinct stretch lengths tried per lookup
+_MEMO_SIZE = 1024  # stretches remembered per parse
+
+
+class JsonMemo:
+    """:func:`scan_json_at` that remembers failures, for degenerate output that repeats itself.
+
+    A model stuck in a loop writes the same broken call thousands of times, and the fixed cost of one failed
+    decode (the decoder builds its exception object in Python) would then dominate the parse. A failure met
+    at offset ``e`` depends only on the text up to a few characters past ``e`` ("Expecting ..." and
+    "Invalid ..." errors: the decoder read nothing further), so that stretch is remembered and an identical
+    stretch later fails identically, whatever follows it, without running the decoder.
+    """
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[
+            int, dict[str, str]
+        ] = {}  # stretch length -> stretch -> reason (error at length - 9)
+
+    def scan(self, text: str, pos: int) -> tuple[Any, int, str | None]:
+        seen = self._seen
+        for size, failures in seen.items():
+            reason = failures.get(text[pos : pos + size])
+            if reason is not None:
+                return None, pos + size - 9, reason
+        value, end, reason = scan_json_at(text, pos)
+        if reason is not None and reason.startswith(("Expecting", "Invalid")):
+            size = end - pos + 9
+            if size <= _MEMO_KEY_MAX and pos + size <= len(text):
+                failures = seen.get(size)
+                if failures is None and len(seen) < _MEMO_LENGTHS:
+                    failures = seen[size] = {}
+                if failures is not None and len(failures) < _MEMO_SIZE:
+                    failures[text[pos : pos + size]] = reason
+        return value, end, reason
+
+
 def loads_strict(raw: str) -> Any:
     """``json.loads`` with the same rules as :func:`decode_json_at` (whole string, surrounding whitespace allowed)."""
     start = skip_ws(raw, 0)
@@ -495,7 +535,7 @@ class SectionedJsonParser(ToolCallParser):
     call_begin: ClassVar[str]
     call_end: ClassVar[str]
 
-    def _read_call(self, text: str, pos: int, index: int) -> tuple[str, str, str | None, int]:
+    def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
         """Return ``(name, arguments_json, call_id or None, end)``; raise ValueError with a reason."""
         raise NotImplementedError
 
@@ -522,6 +562,7 @@ class SectionedJsonParser(ToolCallParser):
         begins = Finder(text, self.call_begin)
         calls: list[ChatCompletionMessageToolCall] = []
         errors = Problems()
+        memo = JsonMemo()
         index = 0
         while True:
             pos = skip_ws(text, pos)
@@ -546,7 +587,7 @@ class SectionedJsonParser(ToolCallParser):
             index += 1
             start = pos + len(self.call_begin)
             try:
-                name, args, call_id, end = self._read_call(text, start, index)
+                name, args, call_id, end = self._read_call(text, start, index, memo)
             except ValueError as exc:
                 if errors.room():
                     errors.append(f"tool call #{index} should be well formed; {exc}.")
@@ -579,11 +620,13 @@ class SectionedJsonParser(ToolCallParser):
                 )
         return finish(text, first, calls, errors)
 
-    def _json_arguments(self, text: str, pos: int) -> tuple[str, int]:
+    def _json_arguments(self, text: str, pos: int, memo: JsonMemo) -> tuple[str, int]:
         pos = skip_ws(text, pos)
         if pos >= len(text):
             raise ValueError("the arguments were cut off (end of text)")
-        value, end = decode_json_at(text, pos)
+        value, end, reason = memo.scan(text, pos)
+        if reason is not None:
+            raise ValueError(f"{reason} at offset {end}")
         return arguments_to_json(value), end
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hermes_envs.parsers.base import (
+    JsonMemo,
     ParserError,
     SectionedJsonParser,
     call_parts,
@@ -45,13 +46,15 @@ class _DeepSeekBase(SectionedJsonParser):
     call_begin = CALL_BEGIN
     call_end = CALL_END
 
-    def _v3_arguments(self, text: str, at: int, name: str) -> tuple[str, str, str | None, int]:
+    def _v3_arguments(
+        self, text: str, at: int, name: str, memo: JsonMemo
+    ) -> tuple[str, str, str | None, int]:
         """The JSON arguments at ``at``, optionally inside a ```json fence (closed unless the text ends)."""
         at = skip_ws(text, at)
         fence = _FENCE_OPEN.match(text, at)
         if fence is not None:
             at = fence.end()
-        args, end = self._json_arguments(text, at)
+        args, end = self._json_arguments(text, at, memo)
         if fence is not None:
             close = skip_ws(text, end)
             if text.startswith("```", close):
@@ -67,14 +70,18 @@ class _DeepSeekBase(SectionedJsonParser):
 class DeepSeekV3Parser(_DeepSeekBase):
     """DeepSeek V3 / R1: a type, the name, then the arguments in a ```json fence."""
 
-    def _read_call(self, text: str, pos: int, index: int) -> tuple[str, str, str | None, int]:
+    def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
         head = _V3_HEAD.match(text, pos)
         if head is None or not head.group(2):
             short = _V31_HEAD.match(text, pos)  # the V3.1 spelling NAME<｜tool▁sep｜>ARGS: accepted too
-            if short is not None and short.group(1) and text.startswith(("{", "```"), skip_ws(text, short.end())):
-                return self._v3_arguments(text, short.end(), short.group(1))
+            if (
+                short is not None
+                and short.group(1)
+                and text.startswith(("{", "```"), skip_ws(text, short.end()))
+            ):
+                return self._v3_arguments(text, short.end(), short.group(1), memo)
             raise ValueError(f"expected TYPE{SEP}NAME then a newline; got {excerpt(text, pos)}")
-        return self._v3_arguments(text, head.end(), head.group(2))
+        return self._v3_arguments(text, head.end(), head.group(2), memo)
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
         blocks = []
@@ -89,15 +96,15 @@ class DeepSeekV3Parser(_DeepSeekBase):
 class DeepSeekV31Parser(_DeepSeekBase):
     """DeepSeek V3.1: ``NAME<｜tool▁sep｜>ARGS`` per call."""
 
-    def _read_call(self, text: str, pos: int, index: int) -> tuple[str, str, str | None, int]:
+    def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
         head = _V31_HEAD.match(text, pos)
         if head is None or not head.group(1):
             raise ValueError(f"expected NAME{SEP}ARGS; got {excerpt(text, pos)}")
         if not text.startswith(("{", "```"), skip_ws(text, head.end())):
             long = _V3_HEAD.match(text, pos)  # the V3 spelling TYPE<｜tool▁sep｜>NAME + ```json: accepted too
             if long is not None and long.group(2):
-                return self._v3_arguments(text, long.end(), long.group(2))
-        return self._v3_arguments(text, head.end(), head.group(1))
+                return self._v3_arguments(text, long.end(), long.group(2), memo)
+        return self._v3_arguments(text, head.end(), head.group(1), memo)
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
         blocks = []

@@ -9,13 +9,13 @@ from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers.base import (
     Finder,
+    JsonMemo,
     MarkerScanner,
     ParseResult,
     Problems,
     ToolCallParser,
     call_from_object,
     call_parts,
-    decode_json_at,
     dumps,
     excerpt,
     finish,
@@ -24,6 +24,8 @@ from hermes_envs.parsers.base import (
     register_parser,
     skip_ws,
 )
+
+_WS_CHARS = frozenset(" \t\r\n\f\v")
 
 __all__ = ["HermesParser", "JsonTaggedParser", "LongcatParser"]
 
@@ -40,60 +42,65 @@ class JsonTaggedParser(ToolCallParser):
     end_tag: ClassVar[str] = "</tool_call>"
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
-        starts = MarkerScanner(text, self.start_tag)
+        start_tag, end_tag = self.start_tag, self.end_tag
+        starts = MarkerScanner(text, start_tag)
         first = starts.next(0)
         if first == -1:
             return ParseResult(text, None)
-        ends = Finder(text, self.end_tag)
+        ends = Finder(text, end_tag)
         calls: list[ChatCompletionMessageToolCall] = []
         errors = Problems()
+        memo = JsonMemo()
         index = 0
         pos = first
+        n = len(text)
+        tag_len = len(start_tag)
         while pos != -1:
             index += 1
-            body = skip_ws(text, pos + len(self.start_tag))
-            if body >= len(text):
+            body = pos + tag_len
+            while body < n and text[body] in _WS_CHARS:  # usually one newline: cheaper than a regex
+                body += 1
+            if body >= n:
                 if errors.room():
                     errors.append(
-                        f"tool call #{index} should hold a JSON object; the text ends right after {self.start_tag}."
+                        f"tool call #{index} should hold a JSON object; the text ends right after {start_tag}."
                     )
                 break
-            try:
-                value, after = decode_json_at(text, body)
-            except ValueError as exc:
+            value, after, reason = memo.scan(text, body)
+            if reason is not None:  # the hot path of degenerate output: no formatting past the error cap
                 if errors.room():
                     errors.append(
-                        f"tool call #{index} should be valid JSON; got {excerpt(text, body)} ({exc})."
+                        f"tool call #{index} should be valid JSON; got {excerpt(text, body)} ({reason} at offset {after})."
                     )
                 stop = ends.find(body)
                 nxt = starts.next(body)
                 if stop != -1 and (nxt == -1 or stop < nxt):
-                    nxt = starts.next(stop + len(self.end_tag))
+                    nxt = starts.next(stop + len(end_tag))
                 pos = nxt
                 continue
-            items = value if isinstance(value, list) else [value]
+            items = value if isinstance(value, list) else (value,)
             for item_no, item in enumerate(items, 1):
-                where = f"#{index}" if len(items) == 1 else f"#{index} (item {item_no})"
                 try:
                     name, args = call_from_object(item)
                 except ValueError as exc:
                     if errors.room():
+                        where = f"#{index}" if len(items) == 1 else f"#{index} (item {item_no})"
                         errors.append(f"tool call {where} should be a call object; {exc}.")
                     continue
                 calls.append(make_tool_call(name, args))
             after = skip_ws(text, after)
-            if text.startswith(self.end_tag, after):
-                after += len(self.end_tag)
-            elif after < len(text):
+            if text.startswith(end_tag, after):
+                after += len(end_tag)
+            elif after < n:
                 if errors.room():
                     errors.append(
-                        f"tool call #{index} should end with {self.end_tag} right after its JSON; got "
+                        f"tool call #{index} should end with {end_tag} right after its JSON; got "
                         f"{excerpt(text, after)} (ignored)."
                     )
                 stop = ends.find(after)
                 nxt = starts.next(after)
                 if stop != -1 and (nxt == -1 or stop < nxt):
-                    after = stop + len(self.end_tag)
+                    after = stop + len(end_tag)
             pos = starts.next(after)
         return finish(text, first, calls, errors)
 

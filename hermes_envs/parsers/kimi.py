@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hermes_envs.parsers.base import (
+    JsonMemo,
     ParserError,
     SectionedJsonParser,
     call_parts,
@@ -49,7 +50,7 @@ class KimiK2Parser(SectionedJsonParser):
     call_begin = CALL_BEGIN
     call_end = CALL_END
 
-    def _read_call(self, text: str, pos: int, index: int) -> tuple[str, str, str | None, int]:
+    def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
         head = _HEAD.match(text, pos)
         if head is None:
             raise ValueError(f"expected functions.NAME:IDX{ARGUMENT_BEGIN}; got {excerpt(text, pos)}")
@@ -57,7 +58,7 @@ class KimiK2Parser(SectionedJsonParser):
         name = name_from_id(call_id)
         if not name:
             raise ValueError(f"the call id {call_id!r} should name a function")
-        args, end = self._json_arguments(text, head.end())
+        args, end = self._json_arguments(text, head.end(), memo)
         return name, args, call_id, end
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:

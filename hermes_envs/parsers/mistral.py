@@ -20,6 +20,7 @@ from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers.base import (
     _IDS,
+    JsonMemo,
     MarkerScanner,
     ParserError,
     ParseResult,
@@ -28,7 +29,6 @@ from hermes_envs.parsers.base import (
     arguments_to_json,
     call_from_object,
     call_parts,
-    decode_json_at,
     dumps,
     excerpt,
     finish,
@@ -58,6 +58,8 @@ def _given_id(item: Any) -> str | None:
     """The ``"id"`` a list item carries (older Mistral outputs include one), if it is a usable string."""
     call_id = item.get("id") if isinstance(item, dict) else None
     return call_id if isinstance(call_id, str) and call_id.strip() else None
+
+
 MistralStyle = Literal["list", "v11", "args"]
 
 
@@ -77,6 +79,7 @@ class MistralParser(ToolCallParser):
             return ParseResult(text, None)
         calls: list[ChatCompletionMessageToolCall] = []
         errors = Problems()
+        memo = JsonMemo()
         index = 0
         pos = first
         while pos != -1:
@@ -87,7 +90,9 @@ class MistralParser(ToolCallParser):
                 if body >= len(text):
                     raise ValueError(f"the text ends right after {TOOL_CALLS}")
                 if text[body] in "[{":
-                    value, end = decode_json_at(text, body)
+                    value, end, reason = memo.scan(text, body)
+                    if reason is not None:
+                        raise ValueError(f"{reason} at offset {end}")
                     items = value if isinstance(value, list) else [value]
                     for item_no, item in enumerate(items, 1):
                         try:
@@ -106,7 +111,9 @@ class MistralParser(ToolCallParser):
                     start = skip_ws(text, match.end())
                     if start >= len(text):
                         raise ValueError(f"the arguments of {match.group(1)!r} were cut off (end of text)")
-                    value, end = decode_json_at(text, start)
+                    value, end, reason = memo.scan(text, start)
+                    if reason is not None:
+                        raise ValueError(f"{reason} at offset {end}")
                     calls.append(
                         make_tool_call(
                             match.group(1), arguments_to_json(value), match.group(2) or mistral_call_id()

@@ -146,3 +146,33 @@ def sandbox_privacy(s: EnvSession) -> list[Finding]:
         if len(findings) >= 5:
             break
     return findings
+
+
+@check(
+    "HC603",
+    "sandbox-cleanup",
+    "every rollout's sandbox is cleaned up (training and evaluate)",
+    requires=("HC501",),
+)
+def sandbox_cleanup(s: EnvSession) -> list[Finding]:
+    """Sandboxes left behind after a rollout (a ToolContext whose cleanup() never runs): files pile up for the
+    length of a run, processes keep running, and a later rollout with a reused id is credited for old work."""
+    from hermes_envs.conformance.checks.trajectory import collected_group
+
+    findings = []
+    for where, leaked in (
+        ("collect_trajectories", collected_group(s).get("leaked_sandboxes") or []),
+        ("evaluate()", s.eval_observation().get("leaked_sandboxes") or []),
+    ):
+        if leaked:
+            findings.append(
+                Finding(
+                    "HC603",
+                    f"{where} should clean up every sandbox it used; {len(leaked)} were left behind "
+                    f"(task ids {', '.join(leaked[:3])}{', ...' if len(leaked) > 3 else ''}).",
+                    "call ctx.cleanup() in a finally block for every ToolContext you create: "
+                    "`ctx = ToolContext(task_id)`, `try: ... finally: ctx.cleanup()`.",
+                    subject=where,
+                )
+            )
+    return findings

@@ -22,16 +22,22 @@ def collected_group(s: EnvSession) -> dict[str, Any]:
     """
     if "group" in s.facts:
         return s.facts["group"]
+    from hermes_envs.tools import active_sandboxes, cleanup_sandbox
+
     item = s.probe_items()[0]
     group, error = None, None
+    before = set(active_sandboxes())
     with s.responding(call_each_tool_then("I think the answer is 0.")) as made:
         try:
             group, _backlog = s.run_env(lambda e: e.collect_trajectories(item), phase="trajectories")
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
+    leaked = sorted(set(active_sandboxes()) - before)  # HC603 reports them; then they are removed
+    for task_id in leaked:
+        cleanup_sandbox(task_id)
     if isinstance(group, list):
         group = next((g for g in group if g), None)
-    s.facts["group"] = {"group": group, "error": error, "requests": made}
+    s.facts["group"] = {"group": group, "error": error, "requests": made, "leaked_sandboxes": leaked}
     return s.facts["group"]
 
 
