@@ -13,6 +13,8 @@ import json
 import random
 import re
 from collections.abc import Callable, Iterable
+from json.encoder import c_make_encoder as _c_make_encoder
+from json.encoder import encode_basestring as _encode_basestring
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
@@ -112,8 +114,14 @@ _WS = re.compile(r"\s*")
 
 
 def skip_ws(text: str, pos: int) -> int:
-    """Return the first position at or after ``pos`` that is not whitespace."""
-    if pos < len(text) and not text[pos].isspace():
+    """Return the first position at or after ``pos`` that is not whitespace (``len(text)`` at most)."""
+    n = len(text)
+    if pos >= n:
+        return n
+    if not text[pos].isspace():
+        return pos
+    pos += 1  # usually a single newline: checked without the regex
+    if pos >= n or not text[pos].isspace():
         return pos
     return _WS.match(text, pos).end()
 
@@ -223,11 +231,27 @@ def loads_strict(raw: str) -> Any:
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False) builds one per call
+# The C encoder behind it, called directly: JSONEncoder.encode's Python layers cost more than encoding a small
+# call's arguments. No circular-reference bookkeeping (a cycle ends in RecursionError, turned into ValueError).
+_C_ENCODE = (
+    _c_make_encoder(None, _ENCODER.default, _encode_basestring, None, ": ", ", ", False, False, True)
+    if _c_make_encoder is not None
+    else None
+)
 
 
 def dumps(value: Any) -> str:
-    """The JSON spelling used for ``function.arguments`` and in rendered text (UTF-8 kept as is)."""
-    return _ENCODER.encode(value)
+    """The JSON spelling used for ``function.arguments`` and in rendered text (UTF-8 kept as is).
+
+    Same output as ``json.dumps(value, ensure_ascii=False)``; raises ``TypeError`` for values JSON cannot hold
+    and ``ValueError`` for circular or too deeply nested ones.
+    """
+    if _C_ENCODE is None:
+        return _ENCODER.encode(value)
+    try:
+        return "".join(_C_ENCODE(value, 0))
+    except RecursionError:
+        raise ValueError("the value is circular or nested too deeply to write as JSON") from None
 
 
 def arguments_to_json(value: Any) -> str:

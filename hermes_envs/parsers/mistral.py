@@ -82,18 +82,22 @@ class MistralParser(ToolCallParser):
         memo = JsonMemo()
         index = 0
         pos = first
+        n = len(text)
         while pos != -1:
             index += 1
             body = skip_ws(text, pos + len(TOOL_CALLS))
-            end = body
-            try:
-                if body >= len(text):
-                    raise ValueError(f"the text ends right after {TOOL_CALLS}")
-                if text[body] in "[{":
-                    value, end, reason = memo.scan(text, body)
-                    if reason is not None:
-                        raise ValueError(f"{reason} at offset {end}")
-                    items = value if isinstance(value, list) else [value]
+            end = body  # just after the last JSON read for this marker (body: none was read)
+            problem: str | None = None  # why this marker's call could not be read (only built if listed)
+            if body >= n:
+                problem = f"the text ends right after {TOOL_CALLS}"
+            elif text[body] in "[{":
+                value, stop, reason = memo.scan(text, body)
+                if reason is not None:
+                    if errors.room():
+                        problem = f"{reason} at offset {stop}"
+                else:
+                    end = stop
+                    items = value if isinstance(value, list) else (value,)
                     for item_no, item in enumerate(items, 1):
                         try:
                             name, args = call_from_object(item)
@@ -104,28 +108,35 @@ class MistralParser(ToolCallParser):
                                 )
                             continue
                         calls.append(make_tool_call(name, args, _given_id(item) or mistral_call_id()))
+            else:
+                match = _NAME.match(text, body)
+                if match is None:
+                    if errors.room():
+                        problem = f"expected a JSON list or NAME{{ARGS}}; got {excerpt(text, body)}"
                 else:
-                    match = _NAME.match(text, body)
-                    if match is None:
-                        raise ValueError(f"expected a JSON list or NAME{{ARGS}}; got {excerpt(text, body)}")
                     start = skip_ws(text, match.end())
-                    if start >= len(text):
-                        raise ValueError(f"the arguments of {match.group(1)!r} were cut off (end of text)")
-                    value, end, reason = memo.scan(text, start)
-                    if reason is not None:
-                        raise ValueError(f"{reason} at offset {end}")
-                    calls.append(
-                        make_tool_call(
-                            match.group(1), arguments_to_json(value), match.group(2) or mistral_call_id()
-                        )
-                    )
-            except ValueError as exc:
-                if errors.room():
-                    errors.append(f"tool call #{index} should be well formed; {exc}.")
-            pos = markers.next(max(end, body))
+                    if start >= n:
+                        problem = f"the arguments of {match.group(1)!r} were cut off (end of text)"
+                    else:
+                        value, stop, reason = memo.scan(text, start)
+                        if reason is not None:
+                            if errors.room():
+                                problem = f"{reason} at offset {stop}"
+                        else:
+                            end = stop
+                            try:
+                                args = arguments_to_json(value)
+                            except ValueError as exc:
+                                problem = str(exc)
+                            else:
+                                call_id = match.group(2) or mistral_call_id()
+                                calls.append(make_tool_call(match.group(1), args, call_id))
+            if problem is not None and errors.room():
+                errors.append(f"tool call #{index} should be well formed; {problem}.")
+            pos = markers.next(end)
             if pos == -1:
                 rest = skip_ws(text, end)
-                if calls and rest < len(text) and end > body and text[rest:].rstrip() != "</s>":
+                if calls and rest < n and end > body and text[rest:].rstrip() != "</s>":
                     if errors.room():
                         errors.append(
                             f"text after the last tool call should be empty; got {excerpt(text, rest)} (ignored)."

@@ -265,7 +265,7 @@ class XmlParamsParser(ToolCallParser):
         """
         first = scan.closes.find(start)
         limit = len(text) if first == -1 else first
-        if self.tolerate_missing_close:
+        if self.tolerate_missing_close and text.find("<", start, limit) != -1:  # no tag before: nothing missing
             bound = scan.bound_calls.find(start)
             if bound != -1 and bound < limit:
                 limit = bound

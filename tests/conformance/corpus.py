@@ -46,8 +46,9 @@ def fired(path: Path) -> dict[str, Outcome]:
 
 
 _VOLATILE = [
-    (re.compile(r"/(?:tmp|var/folders)/[^\s'\"),]+"), "<tmp>"),
+    # the checkout first: CI clones the repo into a folder that may itself be under /tmp
     (re.compile(re.escape(str(ROOT))), "<repo>"),
+    (re.compile(r"/(?:tmp|var/folders)/[^\s'\"),]+"), "<tmp>"),
     (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:<port>"),
     (re.compile(r"\b\d+\.\d+ s\b"), "<t> s"),
     (re.compile(r"\b0\.\d{5,}\b"), "<float>"),

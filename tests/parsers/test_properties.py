@@ -136,3 +136,20 @@ def test_schema_for_calls_declares_every_argument(calls):
         assert name in tools
         if calls[[n for n, _ in calls].index(name)][1] is args:
             assert set(tools[name]) == set(args)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_qwen3_coder_bare_calls_round_trip(data):
+    # real Qwen3-Coder output sometimes has no <tool_call> wrapper: the same calls must come back
+    out = data.draw(rendered_outputs("qwen3_coder"))
+    parser = get_parser("qwen3_coder")
+    blocks = [
+        parser.render(None, [call]).removeprefix("<tool_call>\n").removesuffix("\n</tool_call>")
+        for call in out.calls
+    ]
+    text = (f"{out.content}\n" if out.content else "") + "\n".join(blocks)
+    result = parser.parse_detailed(text, out.tools)
+    assert result.errors == []
+    assert result.content == out.content
+    assert calls_of(result) == out.calls
