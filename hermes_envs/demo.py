@@ -153,7 +153,7 @@ def summarize_jsonl(path: Path) -> dict[str, Any]:
     rollouts = [(t, m) for g in groups for t, m in zip(g["tokens"], g["masks"])]
     return {
         "groups": len(groups),
-        "scores": [s for g in groups for s in g["scores"]],
+        "scores": [round(s, 4) for g in groups for s in g["scores"]],
         "aligned": all(len(t) == len(m) for t, m in rollouts),
         "trained_tokens": sum(sum(1 for x in m if x != -100) for _, m in rollouts),
         "tokens": sum(len(t) for t, _ in rollouts),
