@@ -8,11 +8,17 @@ rendered call (thousands of unclosed markers of each shape), markers followed by
 GLM shape that made upstream's regex parser quadratic, and every format's markers salted together. It prints
 MB/s for the ordinary corpus and, per format, the worst ratio adversarial-time / ordinary-1MB-time measured in
 this same run (the target is < 10: linear time whatever the model emits).
+
+Runs are timed with the garbage collector paused (after a full collection), as ``timeit`` does. With it running,
+one full collection of the whole process heap (about 60 ms here, proportional to everything the process has
+imported, not to the text) lands on whichever run happens to cross CPython's threshold, ordinary or adversarial,
+and made the ratios swing between 7 and 11 from one run to the next. ``--with-gc`` times with it running.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import string
 import sys
@@ -123,12 +129,21 @@ def adversarial_texts(name: str, size: int) -> dict[str, str]:
     return {k: v[:size] for k, v in texts.items()}
 
 
+PAUSE_GC = True
+
+
 def best_time(fn: Callable[[], object], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
+        gc.collect()
+        if PAUSE_GC:
+            gc.disable()
+        try:
+            start = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - start)
+        finally:
+            gc.enable()
     return best
 
 
@@ -137,9 +152,13 @@ def main(argv: list[str] | None = None) -> int:
     opts = argparse.ArgumentParser()
     opts.add_argument("--size-mb", type=float, default=1.0)
     opts.add_argument("--repeat", type=int, default=3)
+    opts.add_argument("--with-gc", action="store_true", help="time with the garbage collector running")
     ns = opts.parse_args(args)
+    global PAUSE_GC
+    PAUSE_GC = not ns.with_gc
     size = int(ns.size_mb * 1_000_000)
-    print(f"tool-call parsers, {ns.size_mb:g} MB per corpus, best of {ns.repeat}\n")
+    gc_note = "collector running" if ns.with_gc else "collector paused"
+    print(f"tool-call parsers, {ns.size_mb:g} MB per corpus, best of {ns.repeat}, {gc_note}\n")
     print(f"{'format':<14}{'msgs MB/s':>10}{'1MB MB/s':>10}{'worst adversarial':>26}{'ratio':>8}")
     worst_overall = 0.0
     for name in FORMATS:

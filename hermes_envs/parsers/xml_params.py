@@ -159,8 +159,7 @@ class XmlParamsParser(ToolCallParser):
             if opening is not None:
                 key = opening.group(1).strip()
                 start = opening.end()
-                used = args.keys() | {key}
-                close, resume = self._value_end(text, start, used, props, scan)
+                close, resume = self._value_end(text, start, args, key, props, scan)
                 if close == -1:
                     raise _Broken(f"the value of {name}.{key} was cut off (no {self.value_close})", len(text))
                 if resume == close and errors.room():
@@ -172,7 +171,8 @@ class XmlParamsParser(ToolCallParser):
                 if self.strip_newline:
                     raw = raw[1:] if raw.startswith("\n") else raw
                     raw = raw[:-1] if raw.endswith("\n") else raw
-                value, problem = convert_value(raw, lookup(props, key))
+                schema = lookup(props, key)
+                value, problem = (raw, None) if schema is None else convert_value(raw, schema)
                 if problem:
                     if errors.room():
                         errors.append(f"tool call #{index} ({name}) parameter {key!r} {problem}.")
@@ -239,7 +239,14 @@ class XmlParamsParser(ToolCallParser):
         return later_call != -1 and later_call < later_close
 
     def _close_confirmed(
-        self, text: str, close: int, used: Any, props: dict[str, Any] | None, scan: _Scan
+        self,
+        text: str,
+        close: int,
+        args: dict[str, Any],
+        key: str,
+        props: dict[str, Any] | None,
+        scan: _Scan,
+        also: str | None = None,
     ) -> bool:
         """Is the ``value_close`` at ``close`` the real end of a value (see the module docstring)?"""
         nxt = skip_ws(text, close + len(self.value_close))
@@ -247,14 +254,22 @@ class XmlParamsParser(ToolCallParser):
             return True
         opening = self.param_open.match(text, nxt)
         if opening is not None:
-            key = opening.group(1).strip()
-            return key not in used and (not props or key in props)
+            nxt_key = opening.group(1).strip()  # a parameter not used yet (``key`` and ``also`` are in use)
+            return (
+                nxt_key != key and nxt_key != also and nxt_key not in args and (not props or nxt_key in props)
+            )
         if text.startswith(self.call_close, nxt):
             return self._call_end_confirmed(text, nxt, scan)
         return False
 
     def _value_end(
-        self, text: str, start: int, used: Any, props: dict[str, Any] | None, scan: _Scan
+        self,
+        text: str,
+        start: int,
+        args: dict[str, Any],
+        key: str,
+        props: dict[str, Any] | None,
+        scan: _Scan,
     ) -> tuple[int, int]:
         """Where the value starting at ``start`` really ends, and where reading goes on; ``(-1, -1)`` if nowhere.
 
@@ -264,38 +279,38 @@ class XmlParamsParser(ToolCallParser):
         at a line start; reading then goes on at that tag.
         """
         first = scan.closes.find(start)
+        # a tag before the first closing tag could be where a forgotten one belonged (no "<": nothing to check)
         limit = len(text) if first == -1 else first
-        if self.tolerate_missing_close and text.find("<", start, limit) != -1:  # no tag before: nothing missing
+        if self.tolerate_missing_close and text.find("<", start, limit) != -1:
             bound = scan.bound_calls.find(start)
             if bound != -1 and bound < limit:
                 limit = bound
-        else:
-            limit = -1
-        op = scan.opens.find(start)
-        fc = scan.call_closes.find(start)
-        while True:
-            op_in = op != -1 and op < limit
-            fc_in = fc != -1 and fc < limit
-            if op_in and (not fc_in or op < fc):
-                opening = self.param_open.match(text, op)
-                if opening is not None and first != -1:
-                    key = opening.group(1).strip()
-                    if (
-                        key not in used
-                        and (not props or key in props)
-                        and self._close_confirmed(text, first, used | {key}, props, scan)
-                    ):
-                        return op, op
-                op = scan.opens.find(op + 1)
-            elif fc_in:
-                if text[fc - 1 : fc] == "\n" and self._call_end_confirmed(text, fc, scan):
-                    return fc, fc
-                fc = scan.call_closes.find(fc + 1)
-            else:
-                break
+            op = scan.opens.find(start)
+            fc = scan.call_closes.find(start)
+            while True:
+                op_in = op != -1 and op < limit
+                fc_in = fc != -1 and fc < limit
+                if op_in and (not fc_in or op < fc):
+                    opening = self.param_open.match(text, op)
+                    if opening is not None and first != -1:
+                        other = opening.group(1).strip()
+                        if (
+                            other != key
+                            and other not in args
+                            and (not props or other in props)
+                            and self._close_confirmed(text, first, args, other, props, scan, also=key)
+                        ):
+                            return op, op
+                    op = scan.opens.find(op + 1)
+                elif fc_in:
+                    if text[fc - 1 : fc] == "\n" and self._call_end_confirmed(text, fc, scan):
+                        return fc, fc
+                    fc = scan.call_closes.find(fc + 1)
+                else:
+                    break
         close = first
         while close != -1:
-            if self._close_confirmed(text, close, used, props, scan):
+            if self._close_confirmed(text, close, args, key, props, scan):
                 return close, close + len(self.value_close)
             close = scan.closes.find(close + len(self.value_close))
         return -1, -1

@@ -58,9 +58,9 @@ def unchanged(parser: str, text: str, tools: Any = None) -> bool:
 
 H = get_parser("hermes")
 HERMES_ONE = '<tool_call>\n{"name": "get_current_weather", "arguments": {"city": "Dallas", "state": "TX", "unit": "fahrenheit"}}\n</tool_call>'
-HERMES_TWO = HERMES_ONE.replace("\n</tool_call>", "\n</tool_call>\n") + HERMES_ONE.replace("Dallas", "Orlando").replace(
-    '"TX"', '"FL"'
-)
+HERMES_TWO = HERMES_ONE.replace("\n</tool_call>", "\n</tool_call>\n") + HERMES_ONE.replace(
+    "Dallas", "Orlando"
+).replace('"TX"', '"FL"')
 
 
 def test_hermes_vllm_single_call_no_content():
@@ -86,7 +86,12 @@ def test_hermes_content_before_the_call():
 
 def test_hermes_several_calls_with_text_between():
     # vLLM and SGLang both return only the text before the first call as content; so do we
-    text = "First Dallas.\n" + HERMES_ONE + "\nNow Orlando:\n" + HERMES_ONE.replace("Dallas", "Orlando").replace('"TX"', '"FL"')
+    text = (
+        "First Dallas.\n"
+        + HERMES_ONE
+        + "\nNow Orlando:\n"
+        + HERMES_ONE.replace("Dallas", "Orlando").replace('"TX"', '"FL"')
+    )
     result = H.parse_detailed(text)
     assert result.content == "First Dallas."
     assert calls(result) == [("get_current_weather", DALLAS), ("get_current_weather", ORLANDO)]
@@ -116,9 +121,16 @@ def test_hermes_2_pro_arguments_before_name_and_end_token():
 
 @pytest.mark.parametrize("sep", ["", "\n", "\n\n"])
 def test_qwen3_tool_call_right_after_think(sep):
-    text = "<think>\nThe user wants the weather in Dallas. I should call get_current_weather.\n</think>" + sep + HERMES_ONE
+    text = (
+        "<think>\nThe user wants the weather in Dallas. I should call get_current_weather.\n</think>"
+        + sep
+        + HERMES_ONE
+    )
     result = get_parser("qwen").parse_detailed(text)
-    assert result.content == "<think>\nThe user wants the weather in Dallas. I should call get_current_weather.\n</think>"
+    assert (
+        result.content
+        == "<think>\nThe user wants the weather in Dallas. I should call get_current_weather.\n</think>"
+    )
     assert calls(result) == [("get_current_weather", DALLAS)]
 
 
@@ -174,7 +186,9 @@ def test_llama_python_tag_forms(name):
 @LLAMAS
 def test_llama_text_before_python_tag_is_content(name):
     # SGLang splits at <|python_tag|>; the special token is an unambiguous marker, so we do too
-    result = get_parser(name).parse_detailed('Let me look that up.<|python_tag|>{"name": "searchTool", "parameters": {"query": "x"}}')
+    result = get_parser(name).parse_detailed(
+        'Let me look that up.<|python_tag|>{"name": "searchTool", "parameters": {"query": "x"}}'
+    )
     assert result.content == "Let me look that up." and calls(result) == [("searchTool", {"query": "x"})]
 
 
@@ -229,7 +243,9 @@ def test_llama_not_calls(name, text):
 def test_llama_32_type_function_shape_and_string_parameters(name):
     p = get_parser(name)
     text = '{"type": "function", "name": "get_weather", "parameters": {"location": "Zürich", "opts": {"days": [1, 2]}}}'
-    assert calls(p.parse_detailed(text)) == [("get_weather", {"location": "Zürich", "opts": {"days": [1, 2]}})]
+    assert calls(p.parse_detailed(text)) == [
+        ("get_weather", {"location": "Zürich", "opts": {"days": [1, 2]}})
+    ]
     text = '{"name": "get_weather", "parameters": "{\\"location\\": \\"Paris\\"}"}'
     assert calls(p.parse_detailed(text)) == [("get_weather", {"location": "Paris"})]
 
@@ -315,12 +331,21 @@ def v3_call(name: str, args: dict, fence: bool = True) -> str:
 def test_deepseek_v3_vllm_shape_with_content():
     text = f"I'll check.{TCB}{v3_call('get_current_weather', DALLAS)}{TCE}"
     result = get_parser("deepseek_v3").parse_detailed(text)
-    assert result.content == "I'll check." and calls(result) == [("get_current_weather", DALLAS)] and result.ok
+    assert (
+        result.content == "I'll check." and calls(result) == [("get_current_weather", DALLAS)] and result.ok
+    )
 
 
 @pytest.mark.parametrize("between", ["", "\n"])
 def test_deepseek_v3_multiple_calls(between):
-    text = TCB + v3_call("get_current_weather", DALLAS) + between + v3_call("get_current_weather", ORLANDO) + TCE + EOS
+    text = (
+        TCB
+        + v3_call("get_current_weather", DALLAS)
+        + between
+        + v3_call("get_current_weather", ORLANDO)
+        + TCE
+        + EOS
+    )
     assert calls(get_parser("deepseek_v3").parse_detailed(text)) == [
         ("get_current_weather", DALLAS),
         ("get_current_weather", ORLANDO),
@@ -332,9 +357,18 @@ def test_deepseek_v3_missing_section_end_and_no_fence():
     assert calls(p.parse_detailed(TCB + v3_call("f", {"a": 1}))) == [("f", {"a": 1})]
     assert calls(p.parse_detailed(TCB + v3_call("f", {"a": 1}, fence=False) + TCE)) == [("f", {"a": 1})]
     # R1-style: reasoning, then the calls
-    text = "<think>\nweather needed\n</think>\n\n" + TCB + v3_call("f", {}, fence=False) + v3_call("g", {"b": [1]}) + TCE
+    text = (
+        "<think>\nweather needed\n</think>\n\n"
+        + TCB
+        + v3_call("f", {}, fence=False)
+        + v3_call("g", {"b": [1]})
+        + TCE
+    )
     result = p.parse_detailed(text)
-    assert result.content == "<think>\nweather needed\n</think>" and calls(result) == [("f", {}), ("g", {"b": [1]})]
+    assert result.content == "<think>\nweather needed\n</think>" and calls(result) == [
+        ("f", {}),
+        ("g", {"b": [1]}),
+    ]
 
 
 def test_deepseek_v3_and_v31_read_each_others_call_spelling():
@@ -342,7 +376,9 @@ def test_deepseek_v3_and_v31_read_each_others_call_spelling():
     v3 = f"{TCB}{v3_call('get_current_weather', {'city': 'Dallas'})}{TCE}"
     for name in ("deepseek_v3", "deepseek_v3_1"):
         for text in (v31, v3):
-            assert calls(get_parser(name).parse_detailed(text)) == [("get_current_weather", {"city": "Dallas"})]
+            assert calls(get_parser(name).parse_detailed(text)) == [
+                ("get_current_weather", {"city": "Dallas"})
+            ]
 
 
 def test_deepseek_v31_shapes():
@@ -354,9 +390,9 @@ def test_deepseek_v31_shapes():
     assert calls(result) == [("get_current_weather", DALLAS), ("get_current_weather", ORLANDO)]
     assert calls(p.parse_detailed(TCB + one + two)) == calls(result)  # no final <｜tool▁calls▁end｜>
     args = {"q": "北京 🌧", "nested": {"k": [1, {"z": None}]}, "code": "```py\nx=1\n```"}
-    assert calls(p.parse_detailed(f"{TCB}{CB}search{SEP}{json.dumps(args, ensure_ascii=False)}{CE}{TCE}")) == [
-        ("search", args)
-    ]
+    assert calls(
+        p.parse_detailed(f"{TCB}{CB}search{SEP}{json.dumps(args, ensure_ascii=False)}{CE}{TCE}")
+    ) == [("search", args)]
 
 
 @pytest.mark.parametrize("name", ["deepseek_v3", "deepseek_v3_1"])
@@ -420,7 +456,9 @@ GLMS = pytest.mark.parametrize("name", ["glm45", "glm47"])
 
 @GLMS
 def test_glm_vllm_shape_with_content_and_several_calls(name):
-    text = "I'll check both.\n" + GLM_ONE + "\n" + GLM_ONE.replace("Dallas", "Orlando").replace(">TX<", ">FL<")
+    text = (
+        "I'll check both.\n" + GLM_ONE + "\n" + GLM_ONE.replace("Dallas", "Orlando").replace(">TX<", ">FL<")
+    )
     result = get_parser(name).parse_detailed(text, [WEATHER])
     assert result.content == "I'll check both."
     assert calls(result) == [("get_current_weather", DALLAS), ("get_current_weather", ORLANDO)] and result.ok
@@ -451,8 +489,20 @@ def test_glm_values_typed_by_schema(name):
         s={"type": "string"},
         opt={"anyOf": [{"type": "string"}, {"type": "null"}]},
     )
-    pairs = {"n": "42", "x": "3.14", "b": "true", "o": '{"key": "value"}', "a": "[1, 2, 3]", "s": "42", "opt": "null"}
-    text = "<tool_call>f\n" + "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n" for k, v in pairs.items()) + "</tool_call>"
+    pairs = {
+        "n": "42",
+        "x": "3.14",
+        "b": "true",
+        "o": '{"key": "value"}',
+        "a": "[1, 2, 3]",
+        "s": "42",
+        "opt": "null",
+    }
+    text = (
+        "<tool_call>f\n"
+        + "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n" for k, v in pairs.items())
+        + "</tool_call>"
+    )
     p = get_parser(name)
     expected = {"n": 42, "x": 3.14, "b": True, "o": {"key": "value"}, "a": [1, 2, 3], "s": "42", "opt": None}
     assert calls(p.parse_detailed(text, schema)) == [("f", expected)]
@@ -500,7 +550,10 @@ def test_qwen3_coder_bare_function_without_tool_call_wrapper(schema):
     # vLLM falls back to the whole output when there is no <tool_call>; real Qwen3-Coder emits this
     result = Q.parse_detailed(QWEN_BARE, schema)
     assert result.content is None and calls(result) == [("get_current_weather", DALLAS)] and result.ok
-    result = Q.parse_detailed("Checking.\n" + QWEN_BARE + "\n" + QWEN_BARE.replace("Dallas", "Orlando").replace("\nTX\n", "\nFL\n"), schema)
+    result = Q.parse_detailed(
+        "Checking.\n" + QWEN_BARE + "\n" + QWEN_BARE.replace("Dallas", "Orlando").replace("\nTX\n", "\nFL\n"),
+        schema,
+    )
     assert result.content == "Checking."
     assert calls(result) == [("get_current_weather", DALLAS), ("get_current_weather", ORLANDO)]
     # wrapped and bare mixed
@@ -515,8 +568,15 @@ def test_qwen3_coder_missing_final_parameter_close(schema):
     assert calls(result) == [("get_current_weather", DALLAS)]
     assert len(result.errors) == 1 and "'unit' should end with </parameter>" in result.errors[0]
     # also bare, and followed by another call: the first call does not swallow the second
-    two = text.removeprefix("<tool_call>\n").removesuffix("\n</tool_call>") + "\n" + QWEN_ONE.replace("Dallas", "Orlando").replace("\nTX\n", "\nFL\n")
-    assert calls(Q.parse_detailed(two, schema)) == [("get_current_weather", DALLAS), ("get_current_weather", ORLANDO)]
+    two = (
+        text.removeprefix("<tool_call>\n").removesuffix("\n</tool_call>")
+        + "\n"
+        + QWEN_ONE.replace("Dallas", "Orlando").replace("\nTX\n", "\nFL\n")
+    )
+    assert calls(Q.parse_detailed(two, schema)) == [
+        ("get_current_weather", DALLAS),
+        ("get_current_weather", ORLANDO),
+    ]
 
 
 @pytest.mark.parametrize("schema", [None, [WEATHER]])
@@ -561,7 +621,11 @@ def test_qwen3_coder_vllm_type_conversion():
         "array_param": "[1, 2, 3]",
         "null_param": "null",
     }
-    text = "<tool_call>\n<function=test_types>\n" + "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in values.items()) + "</function>\n</tool_call>"
+    text = (
+        "<tool_call>\n<function=test_types>\n"
+        + "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in values.items())
+        + "</function>\n</tool_call>"
+    )
     assert calls(Q.parse_detailed(text, schema)) == [
         (
             "test_types",
@@ -584,14 +648,21 @@ def test_qwen3_coder_multiline_code_value_and_no_parameter_call():
         f"<tool_call>\n<function=write_file>\n<parameter=path>\nf.py\n</parameter>\n<parameter=content>\n{code}\n</parameter>\n"
         "</function>\n</tool_call>\n<tool_call>\n<function=list_files>\n</function>\n</tool_call>"
     )
-    assert calls(Q.parse_detailed(text)) == [("write_file", {"path": "f.py", "content": code}), ("list_files", {})]
+    assert calls(Q.parse_detailed(text)) == [
+        ("write_file", {"path": "f.py", "content": code}),
+        ("list_files", {}),
+    ]
 
 
 def test_qwen3_coder_cut_off_output_keeps_complete_calls():
-    result = Q.parse_detailed(QWEN_ONE + "\n<tool_call>\n<function=get_current_weather>\n<parameter=city>\nOrl")
+    result = Q.parse_detailed(
+        QWEN_ONE + "\n<tool_call>\n<function=get_current_weather>\n<parameter=city>\nOrl"
+    )
     assert calls(result) == [("get_current_weather", DALLAS)] and "#2" in result.errors[0]
     # </function> present, </tool_call> missing (the stop token ended the output)
-    assert calls(Q.parse_detailed(QWEN_ONE.removesuffix("\n</tool_call>"))) == [("get_current_weather", DALLAS)]
+    assert calls(Q.parse_detailed(QWEN_ONE.removesuffix("\n</tool_call>"))) == [
+        ("get_current_weather", DALLAS)
+    ]
 
 
 def test_qwen3_coder_plain_text_and_fenced_example_unchanged():
