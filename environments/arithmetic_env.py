@@ -37,7 +37,9 @@ def _make_items(n: int = 120, seed: int = 1234) -> list[dict]:
         if expression in seen:
             continue
         seen.add(expression)
-        items.append({"question": f"What is {expression}?", "expression": expression, "answer": str(eval(expression))})
+        items.append(
+            {"question": f"What is {expression}?", "expression": expression, "answer": str(eval(expression))}
+        )
     return items
 
 

@@ -337,8 +337,11 @@ class JudgeEnv(HermesAgentBaseEnv):
             samples.append({"snippet": item["snippet"], "answer": self._final_answer(result), "score": score})
         n = max(1, len(self._eval_items))
         eval_failures, self._judge_failures = self._judge_failures - train_failures, train_failures
-        metrics = {"eval/mean_score": total / n, "eval/tool_use_rate": used_tools / n,
-                   "eval/judge_failures": eval_failures}
+        metrics = {
+            "eval/mean_score": total / n,
+            "eval/tool_use_rate": used_tools / n,
+            "eval/judge_failures": eval_failures,
+        }
         self._eval_metrics.extend(metrics.items())
         await self.evaluate_log(
             metrics=metrics,

@@ -68,11 +68,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="gate the example env and run it under atroposlib process, offline")
-    demo.add_argument("--out", default="demo-output", help="folder for the report, JSONL and HTML (default: %(default)s)")
+    demo.add_argument(
+        "--out", default="demo-output", help="folder for the report, JSONL and HTML (default: %(default)s)"
+    )
     demo.set_defaults(func=_demo)
 
-    chk = sub.add_parser("check", help="run the conformance checks on env files or folders (exit 1 on errors)")
-    chk.add_argument("paths", nargs="+", metavar="PATH", help="env files or folders (PATH::Class picks one class)")
+    chk = sub.add_parser(
+        "check", help="run the conformance checks on env files or folders (exit 1 on errors)"
+    )
+    chk.add_argument(
+        "paths", nargs="+", metavar="PATH", help="env files or folders (PATH::Class picks one class)"
+    )
     chk.add_argument("--select", help="comma-separated check ids or prefixes to run")
     chk.add_argument("--ignore", help="comma-separated check ids or prefixes to skip")
     chk.add_argument("--slow", action="store_true", help="also run the slow checks (HC503: a `process` run)")
@@ -81,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     from hermes_envs.testing.fake_server.cli import add_arguments
 
-    fake = sub.add_parser("fake-server", help="serve a fake OpenAI-compatible model from a script until interrupted")
+    fake = sub.add_parser(
+        "fake-server", help="serve a fake OpenAI-compatible model from a script until interrupted"
+    )
     add_arguments(fake)
     fake.set_defaults(func=_fake_server)
 
@@ -95,7 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("paths", nargs="+", metavar="PATH", help="cassette files or folders")
     lint.set_defaults(func=_lint_cassettes)
 
-    tok = sub.add_parser("tokenizer-path", help="print the folder of the offline tokenizer (for --env.tokenizer_name)")
+    tok = sub.add_parser(
+        "tokenizer-path", help="print the folder of the offline tokenizer (for --env.tokenizer_name)"
+    )
     tok.set_defaults(func=_tokenizer_path)
     return parser
 

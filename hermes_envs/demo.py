@@ -32,7 +32,9 @@ def example_paths() -> list[Path]:
     for name in EXAMPLES:
         spec = importlib.util.find_spec(name)
         if spec is None or spec.origin is None:
-            raise FileNotFoundError(f"example environment {name} is not installed. Fix: pip install -e . in the repo.")
+            raise FileNotFoundError(
+                f"example environment {name} is not installed. Fix: pip install -e . in the repo."
+            )
         paths.append(Path(spec.origin))
     return paths
 
@@ -47,12 +49,18 @@ def arithmetic_policy(body: dict[str, Any]) -> dict[str, Any]:
         except (ValueError, AttributeError):
             output = tool_outputs[-1]
         numbers = re.findall(r"-?\d+", str(output))
-        return {"content": f"The terminal says {numbers[-1] if numbers else '?'}.\nAnswer: {numbers[-1] if numbers else 0}"}
+        return {
+            "content": f"The terminal says {numbers[-1] if numbers else '?'}.\nAnswer: {numbers[-1] if numbers else 0}"
+        }
     prompt = next((m.get("content", "") for m in messages if m.get("role") == "user"), "")
     match = _EXPRESSION.search(prompt if isinstance(prompt, str) else "")
     if not match or not body.get("tools"):
         return {"content": "Answer: 0"}
-    return {"tool_calls": [{"name": "terminal", "arguments": {"command": f"python3 -c 'print({match.group(1)})'"}}]}
+    return {
+        "tool_calls": [
+            {"name": "terminal", "arguments": {"command": f"python3 -c 'print({match.group(1)})'"}}
+        ]
+    }
 
 
 def _example_items(module: str) -> list[dict[str, Any]]:
@@ -83,7 +91,9 @@ def file_task_policy() -> Callable[[dict[str, Any]], dict[str, Any]]:
         if solution is None or not body.get("tools"):
             return {"content": "I could not find the script."}
         if turn == 0:
-            return {"tool_calls": [{"name": "write_file", "arguments": {"path": "task.py", "content": solution}}]}
+            return {
+                "tool_calls": [{"name": "write_file", "arguments": {"path": "task.py", "content": solution}}]
+            }
         if turn == 1:
             return {"tool_calls": [{"name": "terminal", "arguments": {"command": "python3 task.py"}}]}
         return {"content": "Fixed the bug; task.py now prints the expected output."}
@@ -119,9 +129,17 @@ POLICIES: dict[str, Callable[[], Callable[[dict[str, Any]], dict[str, Any]]]] = 
 }
 
 
-def run_process(env_file: Path, out_dir: Path, base_url: str, *, steps: int = 1, group_size: int = 2,
-                timeout: float = 300, server_type: str = "openai",
-                extra: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_process(
+    env_file: Path,
+    out_dir: Path,
+    base_url: str,
+    *,
+    steps: int = 1,
+    group_size: int = 2,
+    timeout: float = 300,
+    server_type: str = "openai",
+    extra: list[str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     """``python env_file process ...`` against ``base_url`` with the offline tokenizer; output in ``out_dir``.
 
     ``server_type`` "vllm" / "sglang" runs Phase 2 (token endpoints, exact tokens) instead of OpenAI tool_calls.
@@ -129,18 +147,31 @@ def run_process(env_file: Path, out_dir: Path, base_url: str, *, steps: int = 1,
     from hermes_envs.testing.offline import offline_environ, offline_tokenizer_path
 
     cmd = [
-        sys.executable, str(env_file), "process",
-        "--env.total_steps", str(steps),
-        "--env.group_size", str(group_size),
-        "--env.use_wandb", "False",
-        "--env.tokenizer_name", offline_tokenizer_path(),
-        "--env.data_path_to_save_groups", str(out_dir / f"{env_file.stem}.jsonl"),
-        "--openai.base_url", base_url,
-        "--openai.model_name", "fake",
-        "--openai.api_key", "x",
-        "--openai.health_check", "False",
-        "--openai.server_type", server_type,
-        "--openai.tokenizer_name", offline_tokenizer_path(),
+        sys.executable,
+        str(env_file),
+        "process",
+        "--env.total_steps",
+        str(steps),
+        "--env.group_size",
+        str(group_size),
+        "--env.use_wandb",
+        "False",
+        "--env.tokenizer_name",
+        offline_tokenizer_path(),
+        "--env.data_path_to_save_groups",
+        str(out_dir / f"{env_file.stem}.jsonl"),
+        "--openai.base_url",
+        base_url,
+        "--openai.model_name",
+        "fake",
+        "--openai.api_key",
+        "x",
+        "--openai.health_check",
+        "False",
+        "--openai.server_type",
+        server_type,
+        "--openai.tokenizer_name",
+        offline_tokenizer_path(),
         *(extra or []),
     ]
     env = {**os.environ, **offline_environ()}
@@ -157,8 +188,9 @@ def summarize_jsonl(path: Path) -> dict[str, Any]:
         "aligned": all(len(t) == len(m) for t, m in rollouts),
         "trained_tokens": sum(sum(1 for x in m if x != -100) for _, m in rollouts),
         "tokens": sum(len(t) for t, _ in rollouts),
-        "tool_messages": sum(1 for g in groups for conv in g.get("messages") or [] for msg in conv
-                             if msg.get("role") == "tool"),
+        "tool_messages": sum(
+            1 for g in groups for conv in g.get("messages") or [] for msg in conv if msg.get("role") == "tool"
+        ),
     }
 
 
@@ -180,8 +212,10 @@ def main(out: str | Path = "demo-output") -> int:
     report = run_conformance([str(p) for p in paths])
     console.print(report.to_text(), markup=False, highlight=False)
     report.write(out_dir / "conformance.md")
-    console.print(f"conformance: {'FAILED' if report.failed else 'passed'} in {time.perf_counter() - start:.1f} s; "
-                  f"report: {out_dir / 'conformance.md'}")
+    console.print(
+        f"conformance: {'FAILED' if report.failed else 'passed'} in {time.perf_counter() - start:.1f} s; "
+        f"report: {out_dir / 'conformance.md'}"
+    )
     ok &= not report.failed
 
     console.rule("[bold]2. one-step atroposlib `process` run against the fake model server")
@@ -199,9 +233,11 @@ def main(out: str | Path = "demo-output") -> int:
                 continue
             summary = summarize_jsonl(jsonl)
             html = jsonl.with_suffix(".html")
-            console.print(f"{path.name}: {summary['groups']} group(s), scores {summary['scores']}, "
-                          f"{summary['tokens']} tokens ({summary['trained_tokens']} trained), "
-                          f"{summary['tool_messages']} tool messages, in {time.perf_counter() - start:.1f} s")
+            console.print(
+                f"{path.name}: {summary['groups']} group(s), scores {summary['scores']}, "
+                f"{summary['tokens']} tokens ({summary['trained_tokens']} trained), "
+                f"{summary['tool_messages']} tool messages, in {time.perf_counter() - start:.1f} s"
+            )
             console.print(f"  JSONL: {jsonl}\n  HTML:  {html if html.exists() else '(missing)'}")
             ok &= html.exists() and summary["aligned"] and summary["groups"] > 0
         if server.failures:

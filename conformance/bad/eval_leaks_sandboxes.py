@@ -19,7 +19,9 @@ class LeakyEvalEnv(LetterCountEnv):
         tools, names = self._resolve_tools_for_group()
         correct = 0
         for item in self.eval_items:
-            loop = HermesAgentLoop(self.server, tools, names, max_turns=self.config.max_agent_turns, temperature=0.0)
+            loop = HermesAgentLoop(
+                self.server, tools, names, max_turns=self.config.max_agent_turns, temperature=0.0
+            )
             result = await loop.run([{"role": "user", "content": self.format_prompt(item)}])
             ctx = ToolContext(loop.task_id)
             correct += await self.compute_reward(item, result, ctx) == 1.0  # no ctx.cleanup()

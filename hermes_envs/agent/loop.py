@@ -17,7 +17,6 @@ from hermes_envs.agent.result import AgentResult, ToolError
 logger = logging.getLogger(__name__)
 
 
-
 class ChatServer(Protocol):
     """Anything with atroposlib's ``chat_completion(**kwargs)`` coroutine (ServerManager, ManagedServer, ...)."""
 
@@ -164,8 +163,13 @@ class HermesAgentLoop:
             try:
                 response = await self.server.chat_completion(**self._request_kwargs(messages))
             except Exception as exc:  # any server failure ends the rollout, as upstream does
-                logger.warning("model call failed on turn %d of task %s: %s: %s", turn + 1, self.task_id,
-                               type(exc).__name__, exc)
+                logger.warning(
+                    "model call failed on turn %d of task %s: %s: %s",
+                    turn + 1,
+                    self.task_id,
+                    type(exc).__name__,
+                    exc,
+                )
                 return result(turn + 1, False, "api_error", f"{type(exc).__name__}: {exc}")
             choices = getattr(response, "choices", None) if response is not None else None
             if not choices:
@@ -220,7 +224,9 @@ class HermesAgentLoop:
             try:
                 args = json.loads(raw_args) if raw_args.strip() else {}
             except json.JSONDecodeError as exc:
-                error = f"Invalid JSON in tool arguments: {exc.msg} at position {exc.pos}. Send a JSON object."
+                error = (
+                    f"Invalid JSON in tool arguments: {exc.msg} at position {exc.pos}. Send a JSON object."
+                )
             else:
                 if not isinstance(args, dict):
                     error = f"Tool arguments must be a JSON object; got {type(args).__name__}."

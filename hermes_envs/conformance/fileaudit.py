@@ -23,8 +23,19 @@ from pathlib import Path
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _CODE_SUFFIXES = (".py", ".pyc", ".so", ".pth", ".pyi")
-_EVENTS = frozenset({"open", "os.listdir", "os.scandir", "os.remove", "os.mkdir", "os.rmdir", "os.rename",
-                     "shutil.copyfile", "shutil.move"})
+_EVENTS = frozenset(
+    {
+        "open",
+        "os.listdir",
+        "os.scandir",
+        "os.remove",
+        "os.mkdir",
+        "os.rmdir",
+        "os.rename",
+        "shutil.copyfile",
+        "shutil.move",
+    }
+)
 
 
 @dataclass(frozen=True)

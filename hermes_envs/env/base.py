@@ -207,10 +207,14 @@ class HermesAgentBaseEnv(BaseEnv):
         tools = self._resolve_tools_for_group()
         token = _GROUP_TOOLS.set(tools)
         try:
-            results = await asyncio.gather(*(self.collect_trajectory(item) for _ in range(self.config.group_size)))
+            results = await asyncio.gather(
+                *(self.collect_trajectory(item) for _ in range(self.config.group_size))
+            )
         finally:
             _GROUP_TOOLS.reset(token)
-        group = ScoredDataGroup(tokens=[], masks=[], scores=[], messages=[], advantages=None, ref_logprobs=None)
+        group = ScoredDataGroup(
+            tokens=[], masks=[], scores=[], messages=[], advantages=None, ref_logprobs=None
+        )
         backlog: list[Any] = []
         for scored, extra in results:
             backlog.extend(extra)
@@ -230,7 +234,9 @@ class HermesAgentBaseEnv(BaseEnv):
         wandb_metrics = dict(wandb_metrics or {})
         if self.tool_error_buffer:
             wandb_metrics["train/tool_errors_count"] = sum(self.tool_error_buffer)
-            wandb_metrics["train/tool_errors_per_rollout"] = sum(self.tool_error_buffer) / len(self.tool_error_buffer)
+            wandb_metrics["train/tool_errors_per_rollout"] = sum(self.tool_error_buffer) / len(
+                self.tool_error_buffer
+            )
             self.tool_error_buffer = []
         wandb_metrics["train/reward_errors"] = self.reward_error_count
         await super().wandb_log(wandb_metrics)

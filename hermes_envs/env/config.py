@@ -11,23 +11,41 @@ from pydantic import Field, field_validator
 class HermesAgentEnvConfig(BaseEnvConfig):
     """Settings of a tool-calling agent environment; every field is also a ``--env.<field>`` CLI flag."""
 
-    enabled_toolsets: list[str] | None = Field(default=None, description="Toolsets offered to the model; None = all.")
+    enabled_toolsets: list[str] | None = Field(
+        default=None, description="Toolsets offered to the model; None = all."
+    )
     disabled_toolsets: list[str] | None = Field(default=None, description="Toolsets never offered.")
     distribution: str | None = Field(
         default=None, description="Name of a registered toolset distribution, sampled once per group."
     )
-    max_agent_turns: int = Field(default=30, ge=1, description="Model calls per rollout before it is cut off.")
-    system_prompt: str | None = Field(default=None, description="System message placed before the user prompt.")
-    agent_temperature: float = Field(default=1.0, ge=0.0, description="Sampling temperature of training rollouts.")
-    terminal_backend: str = Field(default="local", description="Sandbox backend for tools: 'local' (or 'bwrap').")
+    max_agent_turns: int = Field(
+        default=30, ge=1, description="Model calls per rollout before it is cut off."
+    )
+    system_prompt: str | None = Field(
+        default=None, description="System message placed before the user prompt."
+    )
+    agent_temperature: float = Field(
+        default=1.0, ge=0.0, description="Sampling temperature of training rollouts."
+    )
+    terminal_backend: str = Field(
+        default="local", description="Sandbox backend for tools: 'local' (or 'bwrap')."
+    )
     terminal_timeout: int = Field(default=120, ge=1, description="Default per-command timeout in seconds.")
     terminal_lifetime: int = Field(default=3600, ge=1, description="Seconds an idle task sandbox lives.")
-    dataset_name: str | None = Field(default=None, description="Dataset to load in setup() (author's choice).")
+    dataset_name: str | None = Field(
+        default=None, description="Dataset to load in setup() (author's choice)."
+    )
     dataset_split: str = Field(default="train", description="Split of dataset_name to load.")
     prompt_field: str = Field(default="prompt", description="Item field holding the prompt.")
-    tool_pool_size: int = Field(default=128, ge=1, description="Threads that run tool calls off the event loop.")
-    tool_call_parser: str = Field(default="hermes", description="Parser for tool calls written as text (Phase 2).")
-    extra_body: dict[str, Any] | None = Field(default=None, description="Extra JSON sent with every model request.")
+    tool_pool_size: int = Field(
+        default=128, ge=1, description="Threads that run tool calls off the event loop."
+    )
+    tool_call_parser: str = Field(
+        default="hermes", description="Parser for tool calls written as text (Phase 2)."
+    )
+    extra_body: dict[str, Any] | None = Field(
+        default=None, description="Extra JSON sent with every model request."
+    )
     raise_on_reward_error: bool = Field(
         default=False,
         description="Raise when compute_reward raises instead of scoring 0.0 (the conformance kit turns this on).",

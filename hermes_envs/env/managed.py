@@ -83,7 +83,9 @@ class ParserTranslator:
 class HermesManagedServer(ManagedServer):
     """ManagedServer whose tool-call translation uses the hermes-envs parser named ``tool_parser``."""
 
-    def __init__(self, server: Any, tokenizer: Any = None, tool_parser: str = "hermes", **kwargs: Any) -> None:
+    def __init__(
+        self, server: Any, tokenizer: Any = None, tool_parser: str = "hermes", **kwargs: Any
+    ) -> None:
         super().__init__(server=server, tokenizer=tokenizer, tool_parser=tool_parser, **kwargs)
         self._hermes_translator: ParserTranslator | None = None
 

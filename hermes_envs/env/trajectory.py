@@ -45,11 +45,12 @@ def transcript_spans(
         if not (full.startswith(before) and full.startswith(after) and len(before) >= pos):
             logger.warning(
                 "chat template is not prefix-consistent at message %d; masking from there on. "
-                "Training data for this rollout keeps only earlier assistant turns.", i
+                "Training data for this rollout keeps only earlier assistant turns.",
+                i,
             )
             break
-        spans.append((full[pos:len(before)], False))
-        spans.append((full[len(before):len(after)], True))
+        spans.append((full[pos : len(before)], False))
+        spans.append((full[len(before) : len(after)], True))
         pos = len(after)
     spans.append((full[pos:], False))
     return [(text, trained) for text, trained in spans if text]

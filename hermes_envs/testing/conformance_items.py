@@ -133,8 +133,13 @@ def outcome_record(session: EnvSession, outcome: Outcome, config: pytest.Config)
         "note": outcome.note,
         "seconds": outcome.seconds,
         "findings": [
-            {"check_id": f.check_id, "message": f.message, "fix": f.fix, "severity": f.severity.value,
-             "subject": f.subject}
+            {
+                "check_id": f.check_id,
+                "message": f.message,
+                "fix": f.fix,
+                "severity": f.severity.value,
+                "subject": f.subject,
+            }
             for f in outcome.findings
         ],
     }
@@ -144,7 +149,8 @@ def _outcome_of(record: dict[str, Any]) -> Outcome:
     from hermes_envs.conformance.findings import Finding, Severity
 
     findings = [
-        Finding(f["check_id"], f["message"], f["fix"], Severity(f["severity"]), f["subject"]) for f in record["findings"]
+        Finding(f["check_id"], f["message"], f["fix"], Severity(f["severity"]), f["subject"])
+        for f in record["findings"]
     ]
     return Outcome(record["check_id"], Status(record["status"]), findings, record["note"], record["seconds"])
 
@@ -170,6 +176,8 @@ def finish_report(config: pytest.Config, records: list[dict[str, Any]], path: st
                     level = "error" if f.severity.value == "error" else "warning"
                     file = files[env.label]
                     text = (
-                        f"{f.message} Fix: {f.fix}".replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+                        f"{f.message} Fix: {f.fix}".replace("%", "%25")
+                        .replace("\r", "%0D")
+                        .replace("\n", "%0A")
                     )
                     print(f"::{level} file={file},title={f.check_id}::{text}")

@@ -39,14 +39,30 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run the conformance checks on env files or folders (PATH::ClassName picks one class). "
         "Given without other paths, only the conformance checks run.",
     )
-    group.addoption("--hermes-report", default=None, metavar="PATH",
-                    help="write the conformance report to PATH (.json for JSON, anything else Markdown).")
-    group.addoption("--hermes-select", default=None, metavar="IDS",
-                    help="comma-separated check ids or prefixes to run (e.g. HC1,HC401); overrides pyproject.")
-    group.addoption("--hermes-ignore", default=None, metavar="IDS",
-                    help="comma-separated check ids or prefixes to skip; overrides pyproject.")
-    group.addoption("--hermes-slow", action="store_true", default=None,
-                    help="also run the slow conformance checks (HC503: a one-step `process` run).")
+    group.addoption(
+        "--hermes-report",
+        default=None,
+        metavar="PATH",
+        help="write the conformance report to PATH (.json for JSON, anything else Markdown).",
+    )
+    group.addoption(
+        "--hermes-select",
+        default=None,
+        metavar="IDS",
+        help="comma-separated check ids or prefixes to run (e.g. HC1,HC401); overrides pyproject.",
+    )
+    group.addoption(
+        "--hermes-ignore",
+        default=None,
+        metavar="IDS",
+        help="comma-separated check ids or prefixes to skip; overrides pyproject.",
+    )
+    group.addoption(
+        "--hermes-slow",
+        action="store_true",
+        default=None,
+        help="also run the slow conformance checks (HC503: a one-step `process` run).",
+    )
     from hermes_envs.testing.replay_fixtures import add_options
 
     add_options(group)
@@ -57,10 +73,15 @@ def _ids(value: str | None) -> list[str] | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "fake_openai(script=None, policy=None, ...): configure the fake_openai fixture.")
+    config.addinivalue_line(
+        "markers", "fake_openai(script=None, policy=None, ...): configure the fake_openai fixture."
+    )
     config.addinivalue_line("markers", "hermes_conformance: a conformance check item (one per check id).")
-    config.addinivalue_line("markers", "hermes_cassette(path=None, record_mode=None): cassette of this test "
-                            "(default cassettes/<module>/<test>.yaml beside the test file).")
+    config.addinivalue_line(
+        "markers",
+        "hermes_cassette(path=None, record_mode=None): cassette of this test "
+        "(default cassettes/<module>/<test>.yaml beside the test file).",
+    )
     targets = config.getoption("hermes_conformance", default=None)
     if not targets:
         return
@@ -68,9 +89,12 @@ def pytest_configure(config: pytest.Config) -> None:
     from hermes_envs.errors import ConfigError
 
     try:
-        settings = load_settings(Path(str(config.rootpath)), select=_ids(config.getoption("hermes_select")),
-                                 ignore=_ids(config.getoption("hermes_ignore")),
-                                 slow=config.getoption("hermes_slow", default=None))
+        settings = load_settings(
+            Path(str(config.rootpath)),
+            select=_ids(config.getoption("hermes_select")),
+            ignore=_ids(config.getoption("hermes_ignore")),
+            slow=config.getoption("hermes_slow", default=None),
+        )
         found = discover(targets)
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
@@ -98,7 +122,9 @@ def _conformance_file(file_path: Path, parent: pytest.Collector) -> pytest.Colle
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     # Files given on the command line (or named like tests) go through pytest's Python collector, which asks
     # pytest_pycollect_makemodule below; answering here too would collect them twice.
-    if parent.session.isinitpath(file_path) or any(file_path.match(p) for p in parent.config.getini("python_files")):
+    if parent.session.isinitpath(file_path) or any(
+        file_path.match(p) for p in parent.config.getini("python_files")
+    ):
         return None
     return _conformance_file(file_path, parent)
 

@@ -174,7 +174,9 @@ def set_pool_size(size: int) -> None:
     """Size the thread pool that runs tools and sandbox calls off the event loop (``tool_pool_size``)."""
     global _pool, _pool_size
     if size < 1:
-        raise ConfigError(f"tool_pool_size should be at least 1; got {size!r}. Fix: set --env.tool_pool_size 1 or more.")
+        raise ConfigError(
+            f"tool_pool_size should be at least 1; got {size!r}. Fix: set --env.tool_pool_size 1 or more."
+        )
     with _lock:
         if size != _pool_size and _pool is not None:
             _pool.shutdown(wait=False)

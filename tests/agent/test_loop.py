@@ -15,19 +15,33 @@ from hermes_envs.agent import AgentResult, HermesAgentLoop, final_response, tool
 from hermes_envs.tools import ToolRegistry
 
 
-def completion(content: str | None = "", calls: list[tuple[str, str]] | None = None, finish: str | None = None,
-               **extra: Any) -> ChatCompletion:
+def completion(
+    content: str | None = "",
+    calls: list[tuple[str, str]] | None = None,
+    finish: str | None = None,
+    **extra: Any,
+) -> ChatCompletion:
     message: dict[str, Any] = {"role": "assistant", "content": content, **extra}
     if calls:
         message["tool_calls"] = [
             {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
             for i, (n, a) in enumerate(calls)
         ]
-    return ChatCompletion.model_validate({
-        "id": "x", "object": "chat.completion", "created": 0, "model": "fake",
-        "choices": [{"index": 0, "message": message,
-                     "finish_reason": finish or ("tool_calls" if calls else "stop")}],
-    })
+    return ChatCompletion.model_validate(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "fake",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": finish or ("tool_calls" if calls else "stop"),
+                }
+            ],
+        }
+    )
 
 
 class StubServer:
@@ -89,7 +103,9 @@ async def test_request_shape_follows_the_contract(tools: ToolRegistry) -> None:
     assert sent["n"] == 1 and sent["temperature"] == 0.3
     assert {t["function"]["name"] for t in sent["tools"]} == {"add", "boom", "where"}
     assert "max_tokens" not in sent and "extra_body" not in sent
-    await HermesAgentLoop(server, [], [], max_tokens=50, extra_body={"top_k": 5}).run([{"role": "user", "content": "q"}])
+    await HermesAgentLoop(server, [], [], max_tokens=50, extra_body={"top_k": 5}).run(
+        [{"role": "user", "content": "q"}]
+    )
     sent = server.requests[1]
     assert "tools" not in sent and sent["max_tokens"] == 50 and sent["extra_body"] == {"top_k": 5}
 
@@ -99,8 +115,11 @@ async def test_tool_call_is_dispatched_and_result_appended(tools: ToolRegistry) 
     result = await make_loop(server, tools).run([{"role": "user", "content": "2+3"}])
     assistant, tool_msg = result.messages[1], result.messages[2]
     assert assistant["content"] == ""  # not None when the model said nothing
-    assert assistant["tool_calls"][0] == {"id": "call_0", "type": "function",
-                                          "function": {"name": "add", "arguments": '{"a": 2, "b": 3}'}}
+    assert assistant["tool_calls"][0] == {
+        "id": "call_0",
+        "type": "function",
+        "function": {"name": "add", "arguments": '{"a": 2, "b": 3}'},
+    }
     assert tool_msg == {"role": "tool", "tool_call_id": "call_0", "content": "5"}
     assert result.turns_used == 2 and result.finished_naturally and not result.tool_errors
     assert tools_used(result) == ["add"] and tool_calls(result)[0]["arguments"] == {"a": 2, "b": 3}
@@ -151,8 +170,9 @@ async def test_api_error_returns_at_once(tools: ToolRegistry) -> None:
 
 
 async def test_empty_choices_returns_at_once(tools: ToolRegistry) -> None:
-    empty = ChatCompletion.model_validate({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-                                           "choices": []})
+    empty = ChatCompletion.model_validate(
+        {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}
+    )
     result = await make_loop(StubServer(empty), tools).run([{"role": "user", "content": "q"}])
     assert (result.turns_used, result.finished_naturally, result.termination) == (1, False, "empty_response")
 
@@ -166,7 +186,8 @@ async def test_max_turns(tools: ToolRegistry) -> None:
 
 async def test_length_finish_reason_is_reported(tools: ToolRegistry) -> None:
     result = await make_loop(StubServer(completion("The answer is", finish="length")), tools).run(
-        [{"role": "user", "content": "q"}])
+        [{"role": "user", "content": "q"}]
+    )
     assert result.termination == "length" and result.finished_naturally
 
 
@@ -180,7 +201,9 @@ async def test_length_finish_reason_is_reported(tools: ToolRegistry) -> None:
     ],
 )
 async def test_reasoning_extraction(tools: ToolRegistry, extra: dict, expected: str | None) -> None:
-    result = await make_loop(StubServer(completion("ok", **extra)), tools).run([{"role": "user", "content": "q"}])
+    result = await make_loop(StubServer(completion("ok", **extra)), tools).run(
+        [{"role": "user", "content": "q"}]
+    )
     assert result.reasoning_per_turn == [expected]
     assert result.messages[-1].get("reasoning_content") == expected
 

@@ -23,12 +23,16 @@ def test_tokenizer_path(capsys: pytest.CaptureFixture[str]) -> None:
     assert path == Path(offline_tokenizer_path()) and (path / "tokenizer.json").is_file()
 
 
-def test_check_passes_a_correct_env_and_fails_a_broken_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_passes_a_correct_env_and_fails_a_broken_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["check", str(EXAMPLE), "--select", "HC1,HC2", "--report", str(tmp_path / "r.json")]) == 0
     assert "PASSED" in capsys.readouterr().out
     assert json.loads((tmp_path / "r.json").read_text())["failed"] is False
     bad = tmp_path / "bad_env.py"
-    bad.write_text(EXAMPLE.read_text().replace("        return config, servers", "        return config, servers[0]"))
+    bad.write_text(
+        EXAMPLE.read_text().replace("        return config, servers", "        return config, servers[0]")
+    )
     assert main(["check", str(bad), "--select", "HC104"]) == 1
     out = capsys.readouterr().out
     assert "HC104" in out and "LIST of APIServerConfig" in out and "Fix:" in out
@@ -45,8 +49,12 @@ def test_check_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_fake_server_rejects_a_malformed_script_naming_the_line(tmp_path: Path) -> None:
     script = tmp_path / "s.yaml"
     script.write_text("turns:\n  - content: ok\n  - tool_calls: [{arguments: {a: 1}}]\n")
-    done = subprocess.run([sys.executable, "-m", "hermes_envs.cli", "fake-server", "--script", str(script)],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_envs.cli", "fake-server", "--script", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert "s.yaml" in done.stderr and "line 3" in done.stderr and "name" in done.stderr
 
@@ -56,20 +64,53 @@ def test_readme_step_4_process_run_against_the_cli_fake_server(tmp_path: Path) -
     """hermes-envs fake-server --script ... & python env.py process ... -> JSONL + HTML with tool messages."""
     env = {**os.environ, **offline_environ()}
     server = subprocess.Popen(
-        [sys.executable, "-m", "hermes_envs.cli", "fake-server", "--port", "0", "--script",
-         str(ROOT / "environments" / "scripts" / "arithmetic.yaml")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        [
+            sys.executable,
+            "-m",
+            "hermes_envs.cli",
+            "fake-server",
+            "--port",
+            "0",
+            "--script",
+            str(ROOT / "environments" / "scripts" / "arithmetic.yaml"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     try:
         base_url = server.stdout.readline().strip()
         assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
         out = tmp_path / "out" / "g.jsonl"
         done = subprocess.run(
-            [sys.executable, str(EXAMPLE), "process", "--env.total_steps", "1", "--env.group_size", "2",
-             "--env.use_wandb", "False", "--env.tokenizer_name", offline_tokenizer_path(),
-             "--env.data_path_to_save_groups", str(out), "--openai.base_url", base_url,
-             "--openai.model_name", "fake", "--openai.api_key", "x", "--openai.health_check", "False"],
-            capture_output=True, text=True, timeout=240, env=env,
+            [
+                sys.executable,
+                str(EXAMPLE),
+                "process",
+                "--env.total_steps",
+                "1",
+                "--env.group_size",
+                "2",
+                "--env.use_wandb",
+                "False",
+                "--env.tokenizer_name",
+                offline_tokenizer_path(),
+                "--env.data_path_to_save_groups",
+                str(out),
+                "--openai.base_url",
+                base_url,
+                "--openai.model_name",
+                "fake",
+                "--openai.api_key",
+                "x",
+                "--openai.health_check",
+                "False",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=240,
+            env=env,
         )
         assert done.returncode == 0, done.stderr[-3000:]
     finally:

@@ -160,9 +160,20 @@ def test_report_collects_every_workers_outcomes_under_xdist(pytester: pytest.Pyt
     envs = pytester.mkdir("envs")
     (envs / "a_env.py").write_text(EXAMPLE)
     (envs / "b_env.py").write_text(EXAMPLE.replace("ArithmeticTerminalEnv", "OtherArithmeticEnv"))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--dist", "loadscope",
-                                           "--hermes-conformance", "envs", "--hermes-select", "HC1,HC2",
-                                           "--hermes-report", "r.json")
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "-n",
+        "2",
+        "--dist",
+        "loadscope",
+        "--hermes-conformance",
+        "envs",
+        "--hermes-select",
+        "HC1,HC2",
+        "--hermes-report",
+        "r.json",
+    )
     assert result.ret == 0, result.stdout.str()[-2000:]
     report = json.loads((pytester.path / "r.json").read_text())
     envs_seen = {e["env"]: [c["id"] for c in e["checks"]] for e in report["envs"]}

@@ -15,7 +15,11 @@ from hermes_envs.testing.offline import offline_tokenizer_path
 from hermes_envs.tools import ToolContext, active_sandboxes
 
 SCRIPT = [
-    {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo 42 > answer.txt && cat answer.txt"}}]},
+    {
+        "tool_calls": [
+            {"name": "terminal", "arguments": {"command": "echo 42 > answer.txt && cat answer.txt"}}
+        ]
+    },
     {"content": "Answer: 42"},
 ]
 
@@ -50,11 +54,19 @@ class RaisingEnv(FileEnv):
 
 
 def build(cls: type, server: FakeOpenAIServer, **config: Any) -> HermesAgentBaseEnv:
-    settings = {"tokenizer_name": offline_tokenizer_path(), "use_wandb": False, "group_size": 2,
-                "enabled_toolsets": ["terminal"], **config}
+    settings = {
+        "tokenizer_name": offline_tokenizer_path(),
+        "use_wandb": False,
+        "group_size": 2,
+        "enabled_toolsets": ["terminal"],
+        **config,
+    }
     cfg = HermesAgentEnvConfig(**settings)
-    servers = [APIServerConfig(base_url=server.base_url, api_key="x", model_name="fake", server_type="openai",
-                               health_check=False)]
+    servers = [
+        APIServerConfig(
+            base_url=server.base_url, api_key="x", model_name="fake", server_type="openai", health_check=False
+        )
+    ]
     return cls(cfg, servers, slurm=False, testing=False)
 
 
@@ -87,8 +99,10 @@ async def test_every_rollout_of_a_group_is_offered_the_same_tools() -> None:
     for _ in range(4):
         start = len(server.chat_calls)
         await env.collect_trajectories(await env.get_next_item())
-        offered = {tuple(sorted(t["function"]["name"] for t in c.body.get("tools", []))) for c in
-                   server.chat_calls[start:]}
+        offered = {
+            tuple(sorted(t["function"]["name"] for t in c.body.get("tools", [])))
+            for c in server.chat_calls[start:]
+        }
         assert len(offered) == 1, f"rollouts of one group saw different tools: {offered}"
     server.stop()
 
@@ -110,7 +124,9 @@ async def test_reward_exception_raises_when_asked(server: FakeOpenAIServer) -> N
         await env.collect_trajectory(await env.get_next_item())
 
 
-async def test_wandb_log_adds_tool_and_reward_error_metrics(server: FakeOpenAIServer, monkeypatch: Any) -> None:
+async def test_wandb_log_adds_tool_and_reward_error_metrics(
+    server: FakeOpenAIServer, monkeypatch: Any
+) -> None:
     env = build(RaisingEnv, server)
     await env.setup()
     await env.collect_trajectories(await env.get_next_item())

@@ -15,8 +15,10 @@ from hermes_envs.testing.offline import load_offline_tokenizer, offline_tokenize
 from hermes_envs.tools import ToolContext
 
 SCRIPT = [
-    {"content": "Let me compute.",
-     "tool_calls": [{"name": "terminal", "arguments": {"command": "echo $((6*7))"}}]},
+    {
+        "content": "Let me compute.",
+        "tool_calls": [{"name": "terminal", "arguments": {"command": "echo $((6*7))"}}],
+    },
     {"content": "The terminal says 42.\nAnswer: 42"},
 ]
 
@@ -42,10 +44,23 @@ class SixTimesSeven(HermesAgentBaseEnv):
 
 
 def build(server: FakeOpenAIServer, server_type: str, parser: str) -> SixTimesSeven:
-    config = HermesAgentEnvConfig(tokenizer_name=offline_tokenizer_path(), use_wandb=False, group_size=2,
-                                  enabled_toolsets=["terminal"], tool_call_parser=parser)
-    servers = [APIServerConfig(base_url=server.base_url, api_key="x", model_name="fake", server_type=server_type,
-                               tokenizer_name=offline_tokenizer_path(), health_check=False)]
+    config = HermesAgentEnvConfig(
+        tokenizer_name=offline_tokenizer_path(),
+        use_wandb=False,
+        group_size=2,
+        enabled_toolsets=["terminal"],
+        tool_call_parser=parser,
+    )
+    servers = [
+        APIServerConfig(
+            base_url=server.base_url,
+            api_key="x",
+            model_name="fake",
+            server_type=server_type,
+            tokenizer_name=offline_tokenizer_path(),
+            health_check=False,
+        )
+    ]
     return SixTimesSeven(config, servers, slurm=False, testing=False)
 
 
@@ -77,7 +92,10 @@ async def collect(server_type: str, parser: str) -> tuple[dict, FakeOpenAIServer
 
 @pytest.mark.parametrize(
     ("server_type", "parser"),
-    [("vllm", p) for p in ("hermes", "mistral", "llama3_json", "qwen3_coder", "deepseek_v3", "kimi_k2", "glm45")]
+    [
+        ("vllm", p)
+        for p in ("hermes", "mistral", "llama3_json", "qwen3_coder", "deepseek_v3", "kimi_k2", "glm45")
+    ]
     + [("sglang", "hermes"), ("sglang", "qwen3_coder")],
 )
 async def test_phase2_matches_phase1(server_type: str, parser: str) -> None:
@@ -97,8 +115,10 @@ async def test_phase2_tokens_are_exact_and_masks_cover_the_model_output() -> Non
         assert len(tokens) == len(masks)
         trained = [t for t in masks if t != -100]
         # every trained token is a model token, and every model token of this rollout is trained
-        assert trained == generated[0] + generated[1] or trained == generated[2] + generated[3] or any(
-            trained == generated[i] + generated[j] for i in range(4) for j in range(4) if i != j
+        assert (
+            trained == generated[0] + generated[1]
+            or trained == generated[2] + generated[3]
+            or any(trained == generated[i] + generated[j] for i in range(4) for j in range(4) if i != j)
         )
         text = tok.decode(tokens)
         assert text.startswith("<|im_start|>system") or text.startswith("<|im_start|>user")
@@ -116,8 +136,10 @@ def test_phase2_process_run_writes_exact_tokens(tmp_path: Any) -> None:
 
     tok = load_offline_tokenizer()
     env_file = Path(__file__).parents[2] / "environments" / "arithmetic_env.py"
-    script = [{"tool_calls": [{"name": "terminal", "arguments": {"command": "echo 42"}}]},
-              {"content": "Answer: 42"}]
+    script = [
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo 42"}}]},
+        {"content": "Answer: 42"},
+    ]
     with FakeOpenAIServer(script=script, tokenizer=tok, tool_parser="hermes") as srv:
         done = run_process(env_file, tmp_path, srv.base_url, server_type="vllm")
         assert done.returncode == 0, done.stderr[-3000:]
@@ -129,7 +151,16 @@ def test_phase2_process_run_writes_exact_tokens(tmp_path: Any) -> None:
     for tokens, masks, messages in zip(group["tokens"], group["masks"], group["messages"]):
         assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant"]
         text = tok.decode(tokens)
-        assert text.startswith("<|im_start|>system") and "<tools>" in text and text.endswith("Answer: 42<|im_end|>")
+        assert (
+            text.startswith("<|im_start|>system")
+            and "<tools>" in text
+            and text.endswith("Answer: 42<|im_end|>")
+        )
         trained = [t for t in masks if t != -100]
-        pairs = [generated[i] + generated[j] for i in range(len(generated)) for j in range(len(generated)) if i != j]
+        pairs = [
+            generated[i] + generated[j]
+            for i in range(len(generated))
+            for j in range(len(generated))
+            if i != j
+        ]
         assert trained in pairs  # exactly the model's two turns, nothing else

@@ -5,13 +5,30 @@ from __future__ import annotations
 from hermes_envs.env.trajectory import tokenize_transcript, transcript_spans
 from hermes_envs.testing.offline import load_offline_tokenizer
 
-TOOLS = [{"type": "function", "function": {"name": "terminal", "description": "Run a command.",
-                                           "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "terminal",
+            "description": "Run a command.",
+            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+        },
+    }
+]
 MESSAGES = [
     {"role": "system", "content": "Be brief."},
     {"role": "user", "content": "What is 6*7?"},
-    {"role": "assistant", "content": "", "tool_calls": [
-        {"id": "c1", "type": "function", "function": {"name": "terminal", "arguments": '{"command": "echo 42"}'}}]},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "terminal", "arguments": '{"command": "echo 42"}'},
+            }
+        ],
+    },
     {"role": "tool", "tool_call_id": "c1", "content": '{"output": "42\\n", "exit_code": 0}'},
     {"role": "assistant", "content": "Answer: 42 ✓"},
 ]

@@ -55,5 +55,5 @@ def test_quickstart_copy_passes_then_a_guide_mistake_fails_readably(tmp_path: Pa
     finding = failed.stdout
     assert "FAILED         HC401 compute_reward uses AgentResult as an object" in finding
     assert "result['messages'] does not work. Use attributes instead (result.messages)." in finding
-    assert 'At my_env.py:97: for msg in reversed(result["messages"]):' in finding
+    assert 'At my_env.py:99: for msg in reversed(result["messages"]):' in finding
     assert "Fix: use result.messages" in finding

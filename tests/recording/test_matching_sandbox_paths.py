@@ -6,11 +6,17 @@ from hermes_envs.testing.cassette_matching import normalize_body
 
 
 def body(path: str) -> dict:
-    return {"model": "m", "messages": [
-        {"role": "user", "content": "fix it"},
-        {"role": "tool", "tool_call_id": "c1",
-         "content": f'Traceback (most recent call last):\n  File "{path}/task.py", line 3, in <module>'},
-    ]}
+    return {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "fix it"},
+            {
+                "role": "tool",
+                "tool_call_id": "c1",
+                "content": f'Traceback (most recent call last):\n  File "{path}/task.py", line 3, in <module>',
+            },
+        ],
+    }
 
 
 def test_sandbox_paths_are_normalized() -> None:

@@ -83,7 +83,11 @@ def smoke_group(s: EnvSession) -> list[Finding]:
         )
     for i, (tok, mask) in enumerate(zip(tokens, masks)):
         if not isinstance(tok, list) or not all(isinstance(t, int) for t in tok):
-            shown = f"a {type(tok).__name__} with keys {sorted(tok.keys())}" if hasattr(tok, "keys") else repr(tok)[:80]
+            shown = (
+                f"a {type(tok).__name__} with keys {sorted(tok.keys())}"
+                if hasattr(tok, "keys")
+                else repr(tok)[:80]
+            )
             findings.append(
                 Finding(
                     "HC501",
