@@ -440,16 +440,21 @@ def _find_fence_close(text: str, fence: _Fence) -> int:
         pos = j
 
 
+THINK_OPEN = "<think>"
+THINK_CLOSE = "</think>"
+
+
 class MarkerScanner:
     """Finds the next tool-call marker in prose, skipping markers shown as examples.
 
-    A marker does not count when it sits inside a *closed* Markdown code fence (```` ``` ```` or ``~~~``) or
-    directly after a backtick (inline code such as ```<tool_call>```): those are examples the model is showing,
-    not calls. An unclosed fence is ignored (the model most likely forgot to close it before calling a tool).
-    Queries must not go backwards; the next fence opening is cached like :class:`Finder` answers.
+    A marker does not count when it sits inside a *closed* Markdown code fence (```` ``` ```` or ``~~~``),
+    directly after a backtick (inline code such as ```<tool_call>```), or inside a *closed* ``<think>...</think>``
+    reasoning block: those are examples or deliberation ("I should emit <tool_call> next"), not calls. An unclosed
+    fence or reasoning block is ignored (it hides nothing). Queries must not go backwards; the next fence opening
+    is cached like :class:`Finder` answers.
     """
 
-    __slots__ = ("_fence", "_finder", "_ticks", "_tildes", "text")
+    __slots__ = ("_fence", "_finder", "_think", "_think_close", "_ticks", "_tildes", "text")
 
     def __init__(self, text: str, marker: str) -> None:
         self.text = text
@@ -457,6 +462,20 @@ class MarkerScanner:
         self._ticks = Finder(text, "```")
         self._tildes = Finder(text, "~~~")
         self._fence = self._open(0)  # next fence opening not yet passed (None: no more)
+        self._think = Finder(text, THINK_OPEN)
+        self._think_close = Finder(text, THINK_CLOSE)
+
+    def _in_thinking(self, p: int, pos: int) -> int:
+        """End of the closed reasoning block holding position ``p`` (searching from ``pos``), else -1."""
+        start = self._think.find(pos)
+        while start != -1 and start < p:
+            end = self._think_close.find(start + len(THINK_OPEN))
+            if end == -1:
+                return -1  # unclosed: it hides nothing
+            if end > p:
+                return end + len(THINK_CLOSE)
+            start = self._think.find(end + len(THINK_CLOSE))
+        return -1
 
     def _open(self, pos: int) -> _Fence | None:
         return _find_fence_open(self.text, pos, self._ticks, self._tildes)
@@ -480,6 +499,10 @@ class MarkerScanner:
                     continue
             if p > 0 and text[p - 1] == "`":
                 pos = p + 1
+                continue
+            thinking_end = self._in_thinking(p, pos)
+            if thinking_end != -1:
+                pos = thinking_end
                 continue
             return p
 
