@@ -90,6 +90,10 @@ def _thresholds() -> str:
         value = getattr(defaults, name)
         shown = str(value).lower() if isinstance(value, bool) else repr(value)
         lines.append(f"{name} = {shown}".ljust(27) + f"# {note}")
+    lines.append(
+        'cassettes = ["cassettes/my_env/rollouts.yaml"]  # real-model replies as extra reward probes (default: '
+        "every cassette in <env folder>/cassettes/<env stem>/, where `hermes-envs record` writes)"
+    )
     return "\n".join(lines)
 
 

@@ -56,6 +56,9 @@ class Settings:
     slow: bool = False
     #: Ids named on the command line (--hermes-select / --select): they run even if the env ignores them.
     forced: list[str] = field(default_factory=list)
+    #: Recorded cassettes whose real-model replies also drive the reward probes. Default: every cassette in
+    #: ``<env folder>/cassettes/<env file stem>/`` (where ``hermes-envs record`` writes).
+    cassettes: list[str] | None = None
 
 
 class RoutingPolicy:
@@ -492,12 +495,41 @@ class EnvSession:
         if "probes" in self.facts:
             return self.facts["probes"]
         out: list[dict[str, Any]] = []
+        probes = [(name, factory, turns, about) for name, (factory, turns, about) in PROBES.items()]
+        probes += self.cassette_probes()
         for item in self.probe_items():
-            for probe, (factory, max_turns, _about) in PROBES.items():
+            for probe, factory, max_turns, about in probes:
                 result, task_id = self.run_probe(item, factory(), max_turns, probe)
-                out.append({"probe": probe, "item": item, "result": result, "task_id": task_id})
+                out.append(
+                    {"probe": probe, "item": item, "result": result, "task_id": task_id, "about": about}
+                )
         self.facts["probes"] = out
         return out
+
+    def cassette_files(self) -> list[Path]:
+        """Cassettes that drive extra probes: ``settings.cassettes``, else the env's default cassette folder."""
+        if self.settings.cassettes is not None:
+            return [Path(p) for p in self.settings.cassettes]
+        folder = self.path.parent / "cassettes" / self.path.stem
+        return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+
+    def cassette_probes(self) -> list[tuple[str, Callable[[], Responder], int, str]]:
+        """One probe per recorded cassette: a real model's replies (nearest recorded reply for requests the
+        recording never saw), so its quirks reach the same reward checks as the synthetic probes."""
+        from hermes_envs.testing.cassettes import cassette_responder
+
+        probes = []
+        for path in self.cassette_files():
+            try:
+                responder = cassette_responder(path, strict=False)
+            except Exception as exc:  # an unreadable cassette is the recording's problem, not a check crash
+                self.facts.setdefault("cassette_errors", []).append(f"{path}: {type(exc).__name__}: {exc}")
+                continue
+            max_turns = min(getattr(getattr(self.env(), "config", None), "max_agent_turns", 6) or 6, 6)
+            probes.append(
+                (f"cassette:{path.name}", lambda r=responder: r, max_turns, f"replay of {path.name}")
+            )
+        return probes
 
     def run_probe(
         self, item: Any, responder: Responder, max_turns: int, name: str, phase: str = "probes"

@@ -265,7 +265,7 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
         if key in seen:
             continue
         seen.add(key)
-        about = PROBES[entry["probe"]][2]
+        about = entry.get("about") or PROBES[entry["probe"]][2]
         hint = ""
         if isinstance(exc, AttributeError) and "'dict' object has no attribute" in str(exc):
             hint = (
