@@ -12,12 +12,17 @@ from collections.abc import Sequence
 
 
 def _check(args: argparse.Namespace) -> int:
-    from hermes_envs.conformance.runner import load_settings, run_conformance
+    from hermes_envs.conformance.runner import load_settings, parse_overrides, run_conformance
     from hermes_envs.errors import HermesEnvsError
 
     ids = lambda v: [x.strip() for x in v.split(",") if x.strip()] if v else None  # noqa: E731
     try:
-        settings = load_settings(select=ids(args.select), ignore=ids(args.ignore), slow=args.slow or None)
+        settings = load_settings(
+            **parse_overrides(args.set),
+            select=ids(args.select),
+            ignore=ids(args.ignore),
+            slow=args.slow or None,
+        )
         report = run_conformance(args.paths, settings)
     except HermesEnvsError as exc:
         print(f"hermes-envs check: {exc}", file=sys.stderr)
@@ -82,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--select", help="comma-separated check ids or prefixes to run")
     chk.add_argument("--ignore", help="comma-separated check ids or prefixes to skip")
     chk.add_argument("--slow", action="store_true", help="also run the slow checks (HC503: a `process` run)")
+    chk.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override one [tool.hermes-conformance] setting, e.g. --set control_ceiling=0.3",
+    )
     chk.add_argument("--report", metavar="FILE", help="also write the report (.json or Markdown)")
     chk.set_defaults(func=_check)
 

@@ -54,8 +54,10 @@ def conformance_transcripts(self, item: dict) -> dict:
 
 One precedence order, highest first:
 
-1. **Command line**: `--hermes-select`, `--hermes-ignore`, `--hermes-slow` (pytest) or `--select`, `--ignore`,
-   `--slow` (`hermes-envs check`). An id named in `--hermes-select` runs even if the env ignores it.
+1. **Command line**: `--hermes-select`, `--hermes-ignore`, `--hermes-slow`, `--hermes-set KEY=VALUE` (pytest) or
+   `--select`, `--ignore`, `--slow`, `--set KEY=VALUE` (`hermes-envs check`); `--hermes-set`/`--set` take any
+   setting below, e.g. `--hermes-set control_ceiling=0.3`. An id named in `--hermes-select` runs even if the env
+   ignores it.
 2. **The env itself** (the per-env marker): `conformance_ignore = {"HC302": "the answer is the prompt by design"}`
    on the env class (or module); the check is reported as skipped with your reason.
 3. **pyproject.toml**, `[tool.hermes-conformance]`:

@@ -51,6 +51,24 @@ def discover(targets: list[str]) -> list[tuple[Path, str | None]]:
     return found
 
 
+def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
+    """``["control_ceiling=0.3", "slow=true"]`` (the CLI's ``--hermes-set`` / ``--set``) -> typed settings."""
+    import yaml
+
+    out: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, eq, raw = pair.partition("=")
+        if not eq or not key.strip():
+            raise ConfigError(
+                f"a setting override should look like KEY=VALUE (e.g. control_ceiling=0.3); got {pair!r}."
+            )
+        try:
+            out[key.strip()] = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            out[key.strip()] = raw
+    return out
+
+
 def load_settings(start: Path | None = None, **overrides: Any) -> Settings:
     """Settings from the nearest pyproject.toml's ``[tool.hermes-conformance]``, then ``overrides`` (CLI wins)."""
     data: dict[str, Any] = {}
@@ -78,8 +96,8 @@ def load_settings(start: Path | None = None, **overrides: Any) -> Settings:
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(
-            f"[tool.hermes-conformance] should only hold {sorted(known)}; got {unknown}. "
-            "Fix: remove or rename those keys."
+            f"conformance settings ([tool.hermes-conformance] or --hermes-set/--set) should be among "
+            f"{sorted(known - {'forced'})}; got {unknown}. Fix: remove or rename those keys."
         )
     for key in ("select", "ignore"):
         ids = data.get(key) or []

@@ -58,6 +58,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="comma-separated check ids or prefixes to skip; overrides pyproject.",
     )
     group.addoption(
+        "--hermes-set",
+        action="append",
+        default=None,
+        metavar="KEY=VALUE",
+        help="override one [tool.hermes-conformance] setting, e.g. --hermes-set control_ceiling=0.3 "
+        "(repeatable; the command line wins over pyproject).",
+    )
+    group.addoption(
         "--hermes-slow",
         action="store_true",
         default=None,
@@ -85,12 +93,13 @@ def pytest_configure(config: pytest.Config) -> None:
     targets = config.getoption("hermes_conformance", default=None)
     if not targets:
         return
-    from hermes_envs.conformance.runner import discover, load_settings
+    from hermes_envs.conformance.runner import discover, load_settings, parse_overrides
     from hermes_envs.errors import ConfigError
 
     try:
         settings = load_settings(
             Path(str(config.rootpath)),
+            **parse_overrides(config.getoption("hermes_set", default=None)),
             select=_ids(config.getoption("hermes_select")),
             ignore=_ids(config.getoption("hermes_ignore")),
             slow=config.getoption("hermes_slow", default=None),

@@ -10,6 +10,9 @@ from hermes_envs.conformance import EnvSession, Status
 from hermes_envs.conformance.runner import load_settings
 from hermes_envs.errors import ConfigError
 
+ROOT = Path(__file__).resolve().parents[2]
+pytest_plugins = ["pytester"]
+
 EXAMPLE = (Path(__file__).parents[2] / "environments" / "arithmetic_env.py").read_text()
 IGNORING = EXAMPLE.replace(
     '    name = "arithmetic-terminal"\n',
@@ -43,3 +46,35 @@ def test_the_env_can_ignore_a_check_with_a_reason_and_the_command_line_overrides
     with EnvSession(path, settings=load_settings(tmp_path)) as session:
         outcome = session.run("HC105")
     assert outcome.status is Status.SKIPPED and "named elsewhere" in outcome.note
+
+
+def test_command_line_overrides_win_over_pyproject(tmp_path, capsys) -> None:
+    from hermes_envs.cli import main
+    from hermes_envs.conformance.runner import load_settings, parse_overrides
+
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.hermes-conformance]\ncontrol_ceiling = 0.1\nslow = false\n"
+    )
+    settings = load_settings(
+        tmp_path, **parse_overrides(["control_ceiling=0.35", "slow=true", "ignore=[HC105]"])
+    )
+    assert (settings.control_ceiling, settings.slow, settings.ignore) == (0.35, True, ["HC105"])
+    bad = str(ROOT / "conformance" / "bad" / "reward_credits_finishing.py")
+    assert main(["check", bad, "--select", "HC406", "--set", "control_ceiling=1.0"]) == 0
+    assert main(["check", bad, "--select", "HC406"]) == 1
+    assert main(["check", bad, "--set", "no_such_setting=1"]) == 2
+    assert "no_such_setting" in capsys.readouterr().err
+
+
+def test_plugin_hermes_set(pytester) -> None:
+    pytester.makepyfile(
+        bad_env=(ROOT / "conformance" / "bad" / "reward_credits_finishing.py").read_text(),
+        _good=(ROOT / "conformance" / "bad" / "_good.py")
+        .read_text()
+        .replace(
+            'Path(__file__).resolve().parents[1] / "good"', f"Path({str(ROOT / 'conformance' / 'good')!r})"
+        ),
+    )
+    args = ["-p", "no:cacheprovider", "--hermes-conformance", "bad_env.py", "--hermes-select", "HC406"]
+    pytester.runpytest_subprocess(*args).assert_outcomes(failed=1)
+    pytester.runpytest_subprocess(*args, "--hermes-set", "control_ceiling=1.0").assert_outcomes(passed=1)
