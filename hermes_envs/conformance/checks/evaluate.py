@@ -103,6 +103,19 @@ def wandb_log_super(s: EnvSession) -> list[Finding]:
     observed = s.wandb_observation()
     cls = s.load()
     if observed["error"]:
+        import inspect
+
+        if not inspect.iscoroutinefunction(getattr(cls, "wandb_log", None)):
+            return [
+                Finding(
+                    "HC704",
+                    f"{cls.__name__}.wandb_log should be `async def` and await super().wandb_log(...); got a plain "
+                    f"`def`, so atroposlib's `await self.wandb_log()` fails ({observed['error']}) and the "
+                    "super() call is never awaited: nothing is logged.",
+                    "write `async def wandb_log(self, wandb_metrics=None):` ending with "
+                    "`await super().wandb_log(wandb_metrics)`.",
+                )
+            ]
         return [
             Finding(
                 "HC704",
