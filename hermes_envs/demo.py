@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from hermes_envs.testing.process_run import run_process
 
 EXAMPLES = ("environments.arithmetic_env", "environments.file_task_env", "environments.judge_env")
 _EXPRESSION = re.compile(r"What is ([\d\s*+\-/()]+)\?")
@@ -127,55 +126,6 @@ POLICIES: dict[str, Callable[[], Callable[[dict[str, Any]], dict[str, Any]]]] = 
     "environments.file_task_env": file_task_policy,
     "environments.judge_env": judge_policy,
 }
-
-
-def run_process(
-    env_file: Path,
-    out_dir: Path,
-    base_url: str,
-    *,
-    steps: int = 1,
-    group_size: int = 2,
-    timeout: float = 300,
-    server_type: str = "openai",
-    extra: list[str] | None = None,
-) -> subprocess.CompletedProcess[str]:
-    """``python env_file process ...`` against ``base_url`` with the offline tokenizer; output in ``out_dir``.
-
-    ``server_type`` "vllm" / "sglang" runs Phase 2 (token endpoints, exact tokens) instead of OpenAI tool_calls.
-    """
-    from hermes_envs.testing.offline import offline_environ, offline_tokenizer_path
-
-    cmd = [
-        sys.executable,
-        str(env_file),
-        "process",
-        "--env.total_steps",
-        str(steps),
-        "--env.group_size",
-        str(group_size),
-        "--env.use_wandb",
-        "False",
-        "--env.tokenizer_name",
-        offline_tokenizer_path(),
-        "--env.data_path_to_save_groups",
-        str(out_dir / f"{env_file.stem}.jsonl"),
-        "--openai.base_url",
-        base_url,
-        "--openai.model_name",
-        "fake",
-        "--openai.api_key",
-        "x",
-        "--openai.health_check",
-        "False",
-        "--openai.server_type",
-        server_type,
-        "--openai.tokenizer_name",
-        offline_tokenizer_path(),
-        *(extra or []),
-    ]
-    env = {**os.environ, **offline_environ()}
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
 
 
 def summarize_jsonl(path: Path) -> dict[str, Any]:

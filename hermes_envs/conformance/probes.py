@@ -14,6 +14,7 @@ from typing import Any
 
 from hermes_envs.agent.result import AgentResult
 from hermes_envs.testing.fake_server.policies import args_from_schema
+from hermes_envs.testing.fake_server.scripts import RequestView
 
 Responder = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -21,16 +22,8 @@ REFUSAL = "I'm sorry, but I can't help with that."
 UNICODE_TEXT = "Résumé: 答案是 42 🤖 — naïve café, Ωmega; \u200b zero-width, עברית, русский."
 
 
-def _last_user(body: dict[str, Any]) -> str:
-    for msg in reversed(body.get("messages") or []):
-        if msg.get("role") == "user":
-            content = msg.get("content")
-            return content if isinstance(content, str) else str(content)
-    return ""
-
-
 def _assistant_turns(body: dict[str, Any]) -> int:
-    return sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
+    return RequestView(body).assistant_count
 
 
 def offered_tools(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -51,7 +44,7 @@ def do_nothing(body: dict[str, Any]) -> dict[str, Any]:
 
 def echo(body: dict[str, Any]) -> dict[str, Any]:
     """The model repeats the prompt back."""
-    return {"content": _last_user(body)}
+    return {"content": RequestView(body).last_user or ""}
 
 
 def call_each_tool_then(answer: str) -> Responder:

@@ -175,6 +175,21 @@ class EnvSession:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
 
+    @contextlib.contextmanager
+    def sandbox_leaks(self) -> Iterator[list[str]]:
+        """Yields a list that, after the block, holds the task ids of sandboxes the block left behind (a ToolContext
+        never cleaned up; HC603 reports them). They are removed then, so one leak is not reported twice."""
+        from hermes_envs.tools import active_sandboxes, cleanup_sandbox
+
+        before = set(active_sandboxes())
+        leaked: list[str] = []
+        try:
+            yield leaked
+        finally:
+            leaked.extend(sorted(set(active_sandboxes()) - before))
+            for task_id in leaked:
+                cleanup_sandbox(task_id)
+
     async def _close_clients(self) -> None:
         """Close the openai clients of the env's servers (atroposlib never closes them)."""
         for server in getattr(getattr(self._env, "server", None), "servers", []) or []:
@@ -396,10 +411,7 @@ class EnvSession:
                 return await original_log(*args, **kwargs)
 
             env.evaluate_log = spy_log
-        from hermes_envs.tools import active_sandboxes, cleanup_sandbox
-
-        sandboxes_before = set(active_sandboxes())
-        with self.responding(call_each_tool_then("I don't know.")) as made:
+        with self.sandbox_leaks() as leaked, self.responding(call_each_tool_then("I don't know.")) as made:
             try:
                 returned = self.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
             except Exception as exc:
@@ -412,10 +424,6 @@ class EnvSession:
             users = [m.get("content") for m in call.body.get("messages", []) if m.get("role") == "user"]
             if users and isinstance(users[0], str) and users[0] not in prompts:
                 prompts.append(users[0])
-        # Sandboxes evaluate() left behind (a ToolContext never cleaned up): reported by HC603, then removed.
-        leaked = sorted(set(active_sandboxes()) - sandboxes_before)
-        for task_id in leaked:
-            cleanup_sandbox(task_id)
         self.facts["eval"] = {
             "prompts": prompts,
             "requests": made,

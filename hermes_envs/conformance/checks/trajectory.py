@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
-import sys
 from typing import Any
 
 from hermes_envs.conformance.findings import Finding, Skip
@@ -22,19 +20,13 @@ def collected_group(s: EnvSession) -> dict[str, Any]:
     """
     if "group" in s.facts:
         return s.facts["group"]
-    from hermes_envs.tools import active_sandboxes, cleanup_sandbox
-
     item = s.probe_items()[0]
     group, error = None, None
-    before = set(active_sandboxes())
-    with s.responding(call_each_tool_then("I think the answer is 0.")) as made:
+    with s.sandbox_leaks() as leaked, s.responding(call_each_tool_then("I think the answer is 0.")) as made:
         try:
             group, _backlog = s.run_env(lambda e: e.collect_trajectories(item), phase="trajectories")
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
-    leaked = sorted(set(active_sandboxes()) - before)  # HC603 reports them; then they are removed
-    for task_id in leaked:
-        cleanup_sandbox(task_id)
     if isinstance(group, list):
         group = next((g for g in group if g), None)
     s.facts["group"] = {"group": group, "error": error, "requests": made, "leaked_sandboxes": leaked}
@@ -182,36 +174,6 @@ def trainable_group(s: EnvSession) -> list[Finding]:
     return findings
 
 
-def _process_command(s: EnvSession, out: str, base_url: str) -> list[str]:
-    from hermes_envs.testing.offline import offline_tokenizer_path
-
-    return [
-        sys.executable,
-        str(s.path),
-        "process",
-        "--env.total_steps",
-        "1",
-        "--env.group_size",
-        "2",
-        "--env.use_wandb",
-        "False",
-        "--env.ensure_scores_are_not_same",
-        "False",
-        "--env.tokenizer_name",
-        offline_tokenizer_path(),
-        "--env.data_path_to_save_groups",
-        out,
-        "--openai.base_url",
-        base_url,
-        "--openai.model_name",
-        "fake",
-        "--openai.api_key",
-        "hermes-conformance",
-        "--openai.health_check",
-        "False",
-    ]
-
-
 @check(
     "HC503",
     "process-run",
@@ -226,21 +188,12 @@ def process_run(s: EnvSession) -> list[Finding]:
             "slow check (a `process` run in a subprocess, a few seconds); enable it with --hermes-slow "
             "or `slow = true` under [tool.hermes-conformance]"
         )
-    from hermes_envs.testing.offline import offline_environ
+    from hermes_envs.testing.process_run import run_process
 
     out = s.tmp / f"process-{s.path.stem}.jsonl"
     with s.timed("process"), s.responding(call_each_tool_then("I think the answer is 0.")):
-        command = _process_command(s, str(out), s.server.base_url)
         try:
-            done = subprocess.run(
-                command,
-                capture_output=True,
-                text=True,
-                timeout=180,
-                check=False,
-                env={**os.environ, **offline_environ()},
-                cwd=str(s.path.parent),
-            )
+            done = run_process(s.path, s.tmp, s.server.base_url, out_path=out, timeout=180, cwd=s.path.parent)
         except subprocess.TimeoutExpired:
             return [
                 Finding(
