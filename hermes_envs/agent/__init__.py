@@ -1,6 +1,6 @@
 """The agent loop and what it returns."""
 
-from hermes_envs.agent.loop import ChatServer, HermesAgentLoop, set_tool_pool_size
+from hermes_envs.agent.loop import ChatServer, HermesAgentLoop
 from hermes_envs.agent.result import (
     AgentResult,
     TerminationReason,
@@ -18,7 +18,6 @@ __all__ = [
     "TerminationReason",
     "ToolError",
     "final_response",
-    "set_tool_pool_size",
     "tool_calls",
     "tool_results",
     "tools_used",

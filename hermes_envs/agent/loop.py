@@ -23,13 +23,6 @@ class ChatServer(Protocol):
     async def chat_completion(self, **kwargs: Any) -> Any: ...
 
 
-def set_tool_pool_size(size: int) -> None:
-    """Size the shared thread pool that runs tools (``tool_pool_size`` in the env config)."""
-    from hermes_envs.tools.sandbox import set_pool_size
-
-    set_pool_size(size)
-
-
 def _extract_reasoning(message: Any) -> str | None:
     """Reasoning text of a response message: ``reasoning_content``, else ``reasoning``, else ``reasoning_details``."""
     for attr in ("reasoning_content", "reasoning"):

@@ -21,7 +21,7 @@ from typing import Any
 from atroposlib.envs.base import BaseEnv, ScoredDataGroup, ScoredDataItem
 from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
-from hermes_envs.agent import AgentResult, HermesAgentLoop, set_tool_pool_size
+from hermes_envs.agent import AgentResult, HermesAgentLoop
 from hermes_envs.env.config import HermesAgentEnvConfig
 from hermes_envs.env.distributions import sample_toolsets
 from hermes_envs.env.trajectory import managed_tokens, tokenize_transcript
@@ -49,13 +49,14 @@ class HermesAgentBaseEnv(BaseEnv):
     ) -> None:
         super().__init__(config, server_configs, slurm=slurm, testing=testing)
         from hermes_envs.tools import configure_sandboxes
+        from hermes_envs.tools.sandbox import set_pool_size
 
         configure_sandboxes(
             backend=getattr(config, "terminal_backend", "local"),
             timeout=getattr(config, "terminal_timeout", 120),
             lifetime=getattr(config, "terminal_lifetime", 3600),
         )
-        set_tool_pool_size(getattr(config, "tool_pool_size", 128))
+        set_pool_size(getattr(config, "tool_pool_size", 128))  # the pool that runs tools off the loop
         self._rng = random.Random()
         self.tool_error_buffer: list[int] = []
         self.reward_error_count = 0
