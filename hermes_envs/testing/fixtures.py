@@ -2,8 +2,9 @@
 
 - ``fake_openai``: a started :class:`FakeOpenAIServer` for one test; strict — the test errors at teardown when the
   server got a request no scripted turn matched. Configure with
-  ``@pytest.mark.fake_openai(script=..., policy=..., strict=..., faults=[...], tokenizer=...)`` (a relative script
-  path is resolved beside the test file) or by setting ``fake_openai.script = ...`` in the test.
+  ``@pytest.mark.fake_openai(script=..., policy=..., strict=..., faults=[...], tokenizer=..., process=...)`` (a
+  relative script path is resolved beside the test file; ``process=True`` serves from its own Python process, for
+  many concurrent rollouts) or by setting ``fake_openai.script = ...`` in the test.
 - ``fake_openai_session``: one server for the whole session (reset it per test with ``.reset()`` and set its
   ``.script``); its failures are reported at session end.
 - ``fake_http``: a respx router for ``httpx`` traffic other than the model (a judge, a web search): every request
@@ -32,6 +33,7 @@ _OPTIONS = {
     "model",
     "stream_chunk_chars",
     "assistant_marker",
+    "process",
 }
 
 

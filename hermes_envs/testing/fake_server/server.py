@@ -13,6 +13,7 @@ from typing import Any
 from .app import Call, FakeModel, Reply, make_app
 from .faults import Fault, fault_from_obj
 from .policies import Policy, resolve_policy
+from .process import ServerProcess, encode_setting
 from .scripts import Script, tool_names
 
 __all__ = ["FakeOpenAIServer"]
@@ -39,6 +40,9 @@ class FakeOpenAIServer:
     ``faults``: server-wide faults (Fault, spec strings like ``"500:rate=0.1"``); ``fault_seed`` seeds their rates.
     ``tokenizer``: any object with ``encode``/``decode`` — enables ``/generate``, ``/tokenize``, ``/detokenize``
     and exact token counts in ``usage``.
+    ``process``: serve from a child Python process instead of a daemon thread, so the server does not share the
+    GIL with the client under test (load tests, many concurrent rollouts). The script, policy, faults and
+    tokenizer are pickled to the child; records (``.calls`` ...) are fetched from it. No in-process transport.
     """
 
     def __init__(
@@ -56,6 +60,7 @@ class FakeOpenAIServer:
         assistant_marker: str = "<|im_start|>assistant",
         tool_parser: str = "hermes",
         stream_chunk_chars: int = 16,
+        process: bool = False,
     ) -> None:
         self.host = host
         self.port = port
@@ -71,6 +76,27 @@ class FakeOpenAIServer:
             tool_parser=tool_parser,
             stream_chunk_chars=stream_chunk_chars,
         )
+        # process mode: the constructor's settings as given (a policy name stays a name: the child resolves it)
+        self._process_settings: dict[str, Any] | None = (
+            {
+                "script": self._model.script,
+                "policy": policy,
+                "strict": strict,
+                "model": model,
+                "tokenizer": tokenizer,
+                "faults": self._model.injector.faults,
+                "fault_seed": fault_seed,
+                "assistant_marker": assistant_marker,
+                "tool_parser": tool_parser,
+                "stream_chunk_chars": stream_chunk_chars,
+            }
+            if process
+            else None
+        )
+        if self._process_settings is not None:  # fail now, not at start(), on what cannot reach the child
+            for name, value in self._process_settings.items():
+                encode_setting(name, value)
+        self._child: ServerProcess | None = None
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop_event: asyncio.Event | None = None
@@ -84,6 +110,7 @@ class FakeOpenAIServer:
     @script.setter
     def script(self, value: Any) -> None:
         self._model.script = _to_script(value)
+        self._push("script", self._model.script)
 
     @property
     def policy(self) -> Policy | None:
@@ -92,6 +119,7 @@ class FakeOpenAIServer:
     @policy.setter
     def policy(self, value: Any) -> None:
         self._model.policy = resolve_policy(value)
+        self._push("policy", value)
 
     @property
     def strict(self) -> bool:
@@ -100,6 +128,7 @@ class FakeOpenAIServer:
     @strict.setter
     def strict(self, value: bool) -> None:
         self._model.strict = value
+        self._push("strict", value)
 
     @property
     def model(self) -> str:
@@ -112,6 +141,24 @@ class FakeOpenAIServer:
     @tokenizer.setter
     def tokenizer(self, value: Any) -> None:
         self._model.tokenizer = value
+        self._push("tokenizer", value)
+
+    @property
+    def process(self) -> bool:
+        """True when the server runs in its own Python process (``process=True``)."""
+        return self._process_settings is not None
+
+    @property
+    def pid(self) -> int | None:
+        """The server process's id with ``process=True`` while it runs (for CPU accounting, signals), else None."""
+        return self._child.pid if self._child is not None else None
+
+    def _push(self, name: str, value: Any) -> None:
+        """Process mode: keep the child's setting in step with ours (started later, it gets them at start)."""
+        if self._process_settings is not None:
+            self._process_settings[name] = value
+            if self._child is not None:
+                self._child.request("set", name, encode_setting(name, value))
 
     def set_faults(self, faults: Iterable[Fault | str | dict[str, Any]], seed: int | None = None) -> None:
         """Replace the server-wide faults (and their counters)."""
@@ -120,19 +167,30 @@ class FakeOpenAIServer:
         if seed is not None:
             inj._seed = seed
         inj.reset()
+        if self._process_settings is not None:
+            self._process_settings["faults"] = inj.faults
+            self._process_settings["fault_seed"] = inj._seed
+            if self._child is not None:
+                self._child.request("set_faults", encode_setting("faults", inj.faults), seed)
 
     def reset(self) -> None:
         """Forget recorded calls, failures and fault counters (the script and policy stay)."""
         self._model.reset()
+        if self._child is not None:
+            self._child.request("reset")
 
     # -------------------------------------------------------------------------------------------- lifecycle
     @property
     def running(self) -> bool:
+        if self._child is not None:
+            return self._child.alive
         return self._thread is not None and self._thread.is_alive()
 
     def start(self) -> FakeOpenAIServer:
         if self.running:
             return self
+        if self._process_settings is not None:
+            return self._start_process()
         sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((self.host, self.port))
@@ -179,7 +237,26 @@ class FakeOpenAIServer:
                 loop.close()
                 self._loop = None
 
+    def _start_process(self) -> FakeOpenAIServer:
+        settings = {"host": self.host, "port": self.port, **self._process_settings}
+        encoded = {name: encode_setting(name, value) for name, value in settings.items()}
+        self._model.reset()
+        child = ServerProcess(encoded)
+        try:
+            self.port = child.start()
+        except BaseException as e:
+            child.stop()
+            raise RuntimeError(f"fake server failed to start: {e}") from e
+        self._child = child
+        return self
+
     def stop(self) -> None:
+        if self._child is not None:
+            child, self._child = self._child, None
+            calls, misses = child.stop()
+            self._model.calls[:] = calls  # keep the records readable after the server stopped
+            self._model.misses[:] = misses
+            return
         loop, thread = self._loop, self._thread
         if thread is None:
             return
@@ -222,33 +299,39 @@ class FakeOpenAIServer:
         return self.url + "/v1"
 
     # --------------------------------------------------------------------------------------------- records
+    def _records(self) -> tuple[list[Call], list[str]]:
+        """(calls, misses): from the child process while it serves, else from our model."""
+        if self._child is not None:
+            return self._child.request("records")
+        return list(self._model.calls), list(self._model.misses)
+
     @property
     def calls(self) -> list[Call]:
-        return list(self._model.calls)
+        return self._records()[0]
 
     @property
     def call_count(self) -> int:
-        return len(self._model.calls)
+        return len(self._records()[0])
 
     def calls_to(self, route: str) -> list[Call]:
         """Calls to a route; ``"/v1/chat/completions"`` also matches the un-prefixed path."""
         route = route.rstrip("/")
         alt = route[3:] if route.startswith("/v1/") else "/v1" + route
-        return [c for c in self._model.calls if c.route in (route, alt)]
+        return [c for c in self.calls if c.route in (route, alt)]
 
     @property
     def chat_calls(self) -> list[Call]:
-        return [c for c in self._model.calls if c.route in CHAT_ROUTES]
+        return [c for c in self.calls if c.route in CHAT_ROUTES]
 
     @property
     def misses(self) -> list[str]:
         """Every unanswered request's message (strict or not)."""
-        return list(self._model.misses)
+        return self._records()[1]
 
     @property
     def failures(self) -> list[str]:
         """Misses that fail the test (empty when ``strict=False``)."""
-        return list(self._model.misses) if self._model.strict else []
+        return self.misses if self._model.strict else []
 
     def assert_no_failures(self) -> None:
         failures = self.failures
@@ -277,6 +360,12 @@ class FakeOpenAIServer:
     def transport(self, module: Any = None) -> Any:
         """An in-process transport (sync and async) for ``httpx2`` (default) or ``httpx`` clients: no socket, no
         thread; the same routes, records and faults as the HTTP server."""
+        if self._process_settings is not None:
+            raise ValueError(
+                "FakeOpenAIServer(process=True) serves over HTTP from another process, so it has no in-process "
+                "transport.\nFix: point the client at .base_url (async_client() without in_process=True), or use "
+                "process=False for an in-process transport."
+            )
         if module is None:
             import httpx2 as module
         return _transport_class(module)(self._model)
