@@ -3,7 +3,8 @@
 ``assert rewards == reward_snapshot`` (fixture) compares per-item rewards with the absolute tolerance written in the
 snapshot file itself (``tolerance: 1e-06`` on its first line; edit it there to loosen one snapshot, or pick a
 default with ``snapshot.use_extension(RewardSnapshotExtension.with_tolerance(0.01))``). Refresh with
-``pytest --snapshot-update``. A changed reward fails with a line diff such as::
+``pytest --snapshot-update``, which keeps a tolerance edited in the file (unless the extension was given one in
+code with ``with_tolerance``, which then wins). A changed reward fails with a line diff such as::
 
     - item 0: 1 1
     + item 0: 0.1 0.1
@@ -19,8 +20,10 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from syrupy.data import Snapshot, SnapshotCollection
 from syrupy.extensions.json import JSONSnapshotExtension
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
@@ -91,6 +94,18 @@ def parse_rewards(text: str) -> tuple[float | None, list[tuple[str, list[float]]
     return tolerance, rows
 
 
+_TOLERANCE_LINE = re.compile(r"^tolerance:.*$", re.M)
+
+
+def _stored_tolerance_line(path: str) -> str | None:
+    """The ``tolerance: ...`` line of an existing reward snapshot file, if there is one."""
+    try:
+        match = _TOLERANCE_LINE.search(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+    return match.group(0).strip() if match else None
+
+
 def _close(a: float, b: float, tol: float) -> bool:
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
@@ -113,6 +128,25 @@ class RewardSnapshotExtension(SingleFileSnapshotExtension):
         if isinstance(data, str):  # already serialized (syrupy passes snapshot text back in for diffs)
             return data
         return format_rewards(data, self.tolerance)
+
+    @classmethod
+    def write_snapshot_collection(
+        cls, *, snapshot_collection: SnapshotCollection, name_order: dict[str, int] | None = None
+    ) -> None:
+        """Write, keeping a tolerance the author edited in the file: ``--snapshot-update`` refreshes the rewards,
+        not the tolerance (an extension made ``with_tolerance`` in code writes its own)."""
+        kept = None
+        if cls.tolerance == RewardSnapshotExtension.tolerance:
+            kept = _stored_tolerance_line(snapshot_collection.location)
+        if kept is not None:
+            updated = SnapshotCollection(location=snapshot_collection.location)
+            for snap in snapshot_collection:
+                data = snap.data
+                if isinstance(data, str):
+                    data = _TOLERANCE_LINE.sub(lambda _: kept, data, count=1)
+                updated.add(Snapshot(name=snap.name, data=data, tainted=snap.tainted))
+            snapshot_collection = updated
+        super().write_snapshot_collection(snapshot_collection=snapshot_collection, name_order=name_order)
 
     def matches(self, *, serialized_data: Any, snapshot_data: Any) -> bool:
         if not isinstance(serialized_data, str) or not isinstance(snapshot_data, str):

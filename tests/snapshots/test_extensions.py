@@ -13,6 +13,8 @@ from hermes_envs.testing.snapshots import (
     parse_rewards,
 )
 
+pytest_plugins = ["pytester"]
+
 
 def _matches(ext: RewardSnapshotExtension, got: object, stored: str) -> bool:
     return ext.matches(serialized_data=ext.serialize(got), snapshot_data=stored)
@@ -68,3 +70,48 @@ def test_transcripts_are_normalized() -> None:
     assert out[1]["content"] == "ran in <tmp> at <time> (task <uuid>, <duration>)"
     assert out[2]["created"] == "<created>"
     assert normalize_transcript(messages) == out  # stable
+
+
+UPDATE_TEST = """
+import os
+
+def test_rewards(reward_snapshot):
+    assert [float(x) for x in os.environ["REWARDS"].split()] == reward_snapshot
+"""
+
+
+def test_snapshot_update_keeps_the_tolerance_edited_in_the_file(
+    pytester: pytest.Pytester, monkeypatch
+) -> None:
+    pytester.makepyfile(test_r=UPDATE_TEST)
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    snap = pytester.path / "__snapshots__" / "test_r" / "test_rewards.rewards"
+    monkeypatch.setenv("REWARDS", "1 0.5")
+    pytester.runpytest("-p", "no:cacheprovider", "--snapshot-update").assert_outcomes(passed=1)
+    snap.write_text(snap.read_text().replace("tolerance: 1e-06", "tolerance: 0.1"))
+    monkeypatch.setenv("REWARDS", "1 0.55")  # within the edited tolerance
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    monkeypatch.setenv("REWARDS", "0 0.5")  # an intended change, accepted with --snapshot-update
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(failed=1)
+    pytester.runpytest("-p", "no:cacheprovider", "--snapshot-update").assert_outcomes(passed=1)
+    assert snap.read_text().splitlines()[1:] == ["tolerance: 0.1", "item 0: 0", "item 1: 0.5"]
+    monkeypatch.setenv("REWARDS", "0.05 0.5")  # the kept tolerance still decides
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_snapshot_update_writes_a_tolerance_chosen_in_code(pytester: pytest.Pytester, monkeypatch) -> None:
+    pytester.makepyfile(
+        test_r=UPDATE_TEST.replace(
+            "def test_rewards(reward_snapshot):",
+            "from hermes_envs.testing.snapshots import RewardSnapshotExtension\n\n"
+            "def test_rewards(snapshot):\n"
+            "    reward_snapshot = snapshot.use_extension(RewardSnapshotExtension.with_tolerance(0.01))",
+        )
+    )
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    snap = pytester.path / "__snapshots__" / "test_r" / "test_rewards.rewards"
+    snap.parent.mkdir(parents=True)
+    snap.write_text(format_rewards([1.0, 0.0], 0.5))
+    monkeypatch.setenv("REWARDS", "1 1")
+    pytester.runpytest("-p", "no:cacheprovider", "--snapshot-update").assert_outcomes(passed=1)
+    assert snap.read_text().splitlines()[1] == "tolerance: 0.01"
