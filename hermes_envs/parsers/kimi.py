@@ -1,7 +1,8 @@
 """Kimi K2: ``<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>ARGS
 <|tool_call_end|>...<|tool_calls_section_end|>``. The call id keeps Kimi's ``functions.NAME:IDX`` spelling; the
 name is everything between ``functions.`` and the last ``:IDX`` (dots and dashes kept: ``functions.mcp.web-search:2``
-names ``mcp.web-search``, where upstream keeps only ``mcp``)."""
+names ``mcp.web-search``, where upstream keeps only ``mcp``). A call whose id lacks ``:IDX``
+(``functions.get_weather.0``) is not read, as upstream; it is reported in ``errors``."""
 
 from __future__ import annotations
 
@@ -55,9 +56,10 @@ class KimiK2Parser(SectionedJsonParser):
         if head is None:
             raise ValueError(f"expected functions.NAME:IDX{ARGUMENT_BEGIN}; got {excerpt(text, pos)}")
         call_id = head.group(1)
-        name = name_from_id(call_id)
-        if not name:
-            raise ValueError(f"the call id {call_id!r} should name a function")
+        match = _ID.fullmatch(call_id)
+        if match is None:  # vLLM and SGLang skip such a call too: the template always writes ``:IDX``
+            raise ValueError(f"the call id should look like functions.NAME:IDX; got {call_id!r}")
+        name = match.group(1)
         args, end = self._json_arguments(text, head.end(), memo)
         return name, args, call_id, end
 

@@ -440,6 +440,18 @@ def test_kimi_missing_section_end_singular_section_and_bare_calls():
         assert result.content == "Text." and calls(result) == [("f", {"a": 1})], text
 
 
+def test_kimi_call_whose_id_lacks_the_index_is_skipped_and_reported():
+    # vLLM's test_extract_tool_calls_invalid_funcall: only functions.NAME:IDX ids are calls (SGLang agrees)
+    text = (
+        f"I'll help you check the weather. {SB} {KB} functions.invalid_get_weather.0 {KA} "
+        f'{{"city": "Beijing"}} {KE} {KB} functions.valid_get_weather:1 {KA} {{"city": "Shanghai"}} {KE} {SE}'
+    )
+    result = K.parse_detailed(text)
+    assert calls(result) == [("valid_get_weather", {"city": "Shanghai"})]
+    assert result.content == "I'll help you check the weather."
+    assert "functions.NAME:IDX" in result.errors[0] and "invalid_get_weather.0" in result.errors[0]
+
+
 def test_kimi_plain_text_unchanged():
     assert unchanged("kimi_k2", "Beijing is sunny today.")
 
