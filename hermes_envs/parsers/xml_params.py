@@ -67,7 +67,18 @@ class _Broken(Exception):
 class _Scan:
     """Per-text state: the cached searches shared by every call of one ``parse``."""
 
-    __slots__ = ("bound_calls", "call_closes", "call_ends", "closes", "later_calls", "later_closes", "opens")
+    __slots__ = (
+        "bound_calls",
+        "call_closes",
+        "call_ends",
+        "closes",
+        "later_calls",
+        "later_closes",
+        "opens",
+        "real_bare",
+        "real_wrapped",
+        "recover_calls",
+    )
 
     def __init__(self, text: str, parser: XmlParamsParser) -> None:
         self.closes = Finder(text, parser.value_close)
@@ -75,6 +86,14 @@ class _Scan:
         # a later call start only counts when a function head follows it (not a mere mention of the tag)
         self.later_calls = Finder(text, parser.call_needle, lambda at: parser._real_call_at(text, at))
         self.bound_calls = Finder(text, parser.call_needle, lambda at: parser._real_call_at(text, at))
+        self.recover_calls = Finder(text, parser.call_needle, lambda at: parser._real_call_at(text, at))
+        # where real calls start (for skipping mentions of the tag in prose): wrapped, and bare (qwen3_coder)
+        self.real_wrapped = Finder(text, TOOL_CALL, lambda at: parser._real_call_at(text, at))
+        self.real_bare = (
+            Finder(text, parser.bare_start, lambda at: parser._real_call_at(text, at))
+            if parser.bare_start
+            else None
+        )
         self.call_ends = Finder(text, TOOL_CALL_END)
         self.call_closes = Finder(text, parser.call_close)
         self.opens = Finder(text, parser.open_needle)
@@ -116,11 +135,29 @@ class XmlParamsParser(ToolCallParser):
                     return b
             return a
 
-        first = next_start(0)
+        scan = _Scan(text, self)
+
+        def next_real(pos: int) -> int:
+            a = scan.real_wrapped.find(pos)
+            b = -1 if scan.real_bare is None else scan.real_bare.find(pos)
+            return a if b == -1 or (a != -1 and a < b) else b
+
+        def first_call(pos: int) -> int:
+            """The first call start; a mention of the tag in the prose before it ("I will emit a <tool_call>
+            block") stays content when a real call follows, else it is read (and reported as broken). Later
+            broken calls are read and reported: they are not prose."""
+            p = next_start(pos)
+            while p != -1 and not self._real_call_at(text, p):
+                real = next_real(p + 1)
+                if real == -1:
+                    return p
+                p = next_start(real)
+            return p
+
+        first = first_call(0)
         if first == -1:
             return ParseResult(text, None)
         schemas = ToolSchemas(tools)
-        scan = _Scan(text, self)
         calls: list[ChatCompletionMessageToolCall] = []
         errors = Problems()
         index = 0
@@ -217,13 +254,21 @@ class XmlParamsParser(ToolCallParser):
         return pos
 
     def _recover(self, text: str, pos: int, scan: _Scan) -> int:
-        """Where to look for the next call after a broken one: after the next call end (either tag)."""
+        """Where to look for the next call after a broken one: after the next call end (either tag), or at the
+        next real call start if that comes first (a broken mention must not swallow the real call after it)."""
         end = scan.call_ends.find(pos)
         resume = len(text) if end == -1 else end + len(TOOL_CALL_END)
         if self.call_close != TOOL_CALL_END:  # bare calls have no </tool_call>
             fend = scan.call_closes.find(pos)
             if fend != -1 and fend + len(self.call_close) < resume:
                 resume = fend + len(self.call_close)
+        real = scan.recover_calls.find(pos)
+        if real != -1 and real < resume:
+            resume = real
+            if self.call_needle != TOOL_CALL:  # a wrapped call: resume at its <tool_call>, not inside it
+                wrapped = text.rfind(TOOL_CALL, pos, real)
+                if wrapped != -1 and not text[wrapped + len(TOOL_CALL) : real].strip():
+                    resume = wrapped
         return resume
 
     def _call_end_confirmed(self, text: str, at: int, scan: _Scan) -> bool:

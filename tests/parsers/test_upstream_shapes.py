@@ -680,3 +680,52 @@ def test_qwen3_coder_cut_off_output_keeps_complete_calls():
 def test_qwen3_coder_plain_text_and_fenced_example_unchanged():
     assert unchanged("qwen3_coder", "Dallas is sunny.")
     assert unchanged("qwen3_coder", "The format is:\n```\n" + QWEN_BARE + "\n```\nThat's it.")
+
+
+# ====================================================================== mentions of the tag before a real call
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "content"),
+    [
+        (
+            "glm45",
+            "I will emit a <tool_call> block now.\n<tool_call>real\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n"
+            "</tool_call>",
+            "I will emit a <tool_call> block now.",
+        ),
+        (
+            "glm47",
+            "Calling <tool_call> now: <tool_call>real<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>",
+            "Calling <tool_call> now:",
+        ),
+        (
+            "qwen3_coder",
+            "I will emit a <tool_call> block now.\n<tool_call>\n<function=real>\n<parameter=a>\n1\n</parameter>\n"
+            "</function>\n</tool_call>",
+            "I will emit a <tool_call> block now.",
+        ),
+        (
+            "qwen3_coder",
+            "Use the <function=NAME> syntax.\n<tool_call>\n<function=real>\n<parameter=a>\n1\n</parameter>\n"
+            "</function>\n</tool_call>",
+            "Use the",
+        ),
+        (
+            "qwen3_coder",
+            "Use the <function=NAME> syntax.\n<function=real>\n<parameter=a>\n1\n</parameter>\n</function>",
+            "Use the",
+        ),
+    ],
+)
+def test_a_tag_mentioned_in_prose_does_not_swallow_the_real_call_after_it(name, text, content):
+    result = get_parser(name).parse_detailed(text)
+    assert calls(result) == [("real", {"a": "1"})]
+    assert result.content == content
+
+
+@pytest.mark.parametrize("name", ["glm45", "glm47", "qwen3_coder"])
+def test_a_lone_mention_of_the_tag_leaves_the_text_unchanged(name):
+    text = "Just a mention of <tool_call> here."
+    result = get_parser(name).parse_detailed(text)
+    assert result.content == text and result.tool_calls is None
