@@ -450,11 +450,12 @@ class MarkerScanner:
     A marker does not count when it sits inside a *closed* Markdown code fence (```` ``` ```` or ``~~~``),
     directly after a backtick (inline code such as ```<tool_call>```), or inside a *closed* ``<think>...</think>``
     reasoning block: those are examples or deliberation ("I should emit <tool_call> next"), not calls. An unclosed
-    fence or reasoning block is ignored (it hides nothing). Queries must not go backwards; the next fence opening
-    is cached like :class:`Finder` answers.
+    fence or reasoning block is ignored (it hides nothing). Output whose first ``</think>`` has no ``<think>``
+    before it (the chat template put the opening tag in the prompt) is reasoning up to that tag. Queries must not
+    go backwards; the next fence opening is cached like :class:`Finder` answers.
     """
 
-    __slots__ = ("_fence", "_finder", "_think", "_think_close", "_ticks", "_tildes", "text")
+    __slots__ = ("_fence", "_finder", "_reasoning_end", "_think", "_think_close", "_ticks", "_tildes", "text")
 
     def __init__(self, text: str, marker: str) -> None:
         self.text = text
@@ -464,6 +465,19 @@ class MarkerScanner:
         self._fence = self._open(0)  # next fence opening not yet passed (None: no more)
         self._think = Finder(text, THINK_OPEN)
         self._think_close = Finder(text, THINK_CLOSE)
+        # A `</think>` with no `<think>` before it closes reasoning whose opening tag was in the prompt (Qwen3
+        # thinking, DeepSeek-R1/V3.1 templates): everything before it is deliberation, as reasoning parsers read it.
+        # The tag must start its line ("...\n</think>\n\n<tool_call>", as those templates write it) and a marker
+        # must follow it: a `</think>` inside a call's arguments is just text.
+        close = text.find(THINK_CLOSE)
+        end = close + len(THINK_CLOSE)
+        lone = (
+            close != -1
+            and text.find(THINK_OPEN, 0, close) == -1
+            and not text[text.rfind("\n", 0, close) + 1 : close].strip()
+            and text.find(marker, end) != -1
+        )
+        self._reasoning_end = end if lone else 0
 
     def _in_thinking(self, p: int, pos: int) -> int:
         """End of the closed reasoning block holding position ``p`` (searching from ``pos``), else -1."""
@@ -499,6 +513,9 @@ class MarkerScanner:
                     continue
             if p > 0 and text[p - 1] == "`":
                 pos = p + 1
+                continue
+            if p < self._reasoning_end:
+                pos = self._reasoning_end
                 continue
             thinking_end = self._in_thinking(p, pos)
             if thinking_end != -1:

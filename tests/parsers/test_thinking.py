@@ -37,3 +37,25 @@ def test_several_think_blocks_and_calls_between_them() -> None:
     text = f"<think>{one}</think>\n{one}\n<think>again {one}</think>\n{one}"
     _content, calls = parser.parse(text)
     assert len(calls) == 2
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["hermes", "qwen", "qwen3_coder", "mistral", "deepseek_v3", "deepseek_v3_1", "kimi_k2", "glm45", "glm47"],
+)
+def test_a_call_drafted_before_a_lone_closing_think_tag_is_reasoning(name: str) -> None:
+    # Qwen3-Thinking-2507, DeepSeek-R1-0528 and V3.1 templates put <think> in the prompt: the output has only </think>
+    parser = get_parser(name)
+    draft = parser.render(None, [{**CALL, "function": {"name": "draft", "arguments": "{}"}}])
+    real = parser.render(None, [CALL])
+    text = f"Maybe I should call {draft} first.\n</think>\n\n{real}"
+    content, calls = parser.parse(text)
+    assert [c.function.name for c in calls] == ["terminal"]
+    assert content == f"Maybe I should call {draft} first.\n</think>"
+
+
+def test_a_closing_think_tag_after_an_opening_one_is_an_ordinary_block() -> None:
+    parser = get_parser("hermes")
+    one = parser.render(None, [CALL])
+    _content, calls = parser.parse(f"{one}\n<think>x</think>\n{one}")
+    assert len(calls) == 2
