@@ -49,11 +49,18 @@ class SecretMatch:
         return f"{value[:8]}…({len(value)} chars)"
 
 
+_KEY_PREFIX = re.compile(r"^sk-(?:or-v\d+-|ant-[A-Za-z0-9]{2,8}\d*-|proj-|svcacct-|admin-)?")
+
+
 def looks_real(value: str) -> bool:
-    """True when ``value`` is not an obvious placeholder (enough distinct characters, no 'your-key' words)."""
-    body = value.split("-")[-1] if value.startswith("sk-") else value
+    """True when ``value`` is not an obvious placeholder (enough distinct characters, no 'your-key' words).
+
+    The body is the whole key after its provider prefix: real keys have dashes inside and near the end
+    (Anthropic keys end in ``-...AA``), so looking only after the last dash would miss them.
+    """
     if value.startswith("-----BEGIN"):
         return True
+    body = _KEY_PREFIX.sub("", value).replace("-", "").replace("_", "")
     return len(set(body)) >= 10 and not _PLACEHOLDER.search(value)
 
 
