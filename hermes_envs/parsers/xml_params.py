@@ -56,6 +56,14 @@ TOOL_CALL = "<tool_call>"
 TOOL_CALL_END = "</tool_call>"
 
 
+def _json_or_text(raw: str) -> Any:
+    """``raw`` decoded as JSON (surrounding whitespace ignored) when it is valid JSON, else ``raw`` verbatim."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
 class _Broken(Exception):
     """One call could not be read; ``resume`` is where scanning continues."""
 
@@ -109,6 +117,8 @@ class XmlParamsParser(ToolCallParser):
     value_close: ClassVar[str]
     call_close: ClassVar[str]
     strip_newline: ClassVar[bool] = False
+    # a value with no schema to type it is JSON-decoded when it is valid JSON (GLM, as vLLM and SGLang do)
+    decode_untyped: ClassVar[bool] = False
     # a call may also start without <tool_call> with this (qwen3_coder: a bare <function=NAME>)
     bare_start: ClassVar[str | None] = None
     call_needle: ClassVar[str] = TOOL_CALL  # what every real call start contains (for forward searches)
@@ -209,7 +219,10 @@ class XmlParamsParser(ToolCallParser):
                     raw = raw[1:] if raw.startswith("\n") else raw
                     raw = raw[:-1] if raw.endswith("\n") else raw
                 schema = lookup(props, key)
-                value, problem = (raw, None) if schema is None else convert_value(raw, schema)
+                if schema is not None:
+                    value, problem = convert_value(raw, schema)
+                else:
+                    value, problem = (_json_or_text(raw) if self.decode_untyped else raw), None
                 if problem:
                     if errors.room():
                         errors.append(f"tool call #{index} ({name}) parameter {key!r} {problem}.")
@@ -409,6 +422,7 @@ class Glm45Parser(XmlParamsParser):
     open_needle = "<arg_key>"
     value_close = "</arg_value>"
     call_close = TOOL_CALL_END
+    decode_untyped = True
     newline: ClassVar[str] = "\n"
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:

@@ -518,8 +518,12 @@ def test_glm_values_typed_by_schema(name):
     p = get_parser(name)
     expected = {"n": 42, "x": 3.14, "b": True, "o": {"key": "value"}, "a": [1, 2, 3], "s": "42", "opt": None}
     assert calls(p.parse_detailed(text, schema)) == [("f", expected)]
-    # without a schema every value is its text (vLLM json-decodes them; see docs/parsers.md)
-    assert calls(p.parse_detailed(text)) == [("f", pairs)]
+    # without a schema a value that is valid JSON is decoded, as vLLM and SGLang do for GLM (docs/parsers.md)
+    untyped = {**expected, "s": 42}
+    assert calls(p.parse_detailed(text)) == [("f", untyped)]
+    # ... and any other text stays a string, verbatim
+    odd = text.replace(">3.14<", ">2024-06-27<").replace(">true<", "> Beijing \n<")
+    assert calls(p.parse_detailed(odd)) == [("f", {**untyped, "x": "2024-06-27", "b": " Beijing \n"})]
 
 
 @GLMS
@@ -720,7 +724,7 @@ def test_qwen3_coder_plain_text_and_fenced_example_unchanged():
 )
 def test_a_tag_mentioned_in_prose_does_not_swallow_the_real_call_after_it(name, text, content):
     result = get_parser(name).parse_detailed(text)
-    assert calls(result) == [("real", {"a": "1"})]
+    assert calls(result) == [("real", {"a": 1 if name.startswith("glm") else "1"})]
     assert result.content == content
 
 
