@@ -4,8 +4,8 @@ Only JSON at the top level of the output is a call: the output must start (after
 ``<|python_tag|>``) with a JSON object that has a string ``name`` and ``parameters`` (or ``arguments``), or a JSON
 list of such objects. Text followed by ``<|python_tag|>`` and calls is content then calls (the special token is an
 unambiguous marker). JSON quoted inside prose without the tag, or a JSON answer that is not call-shaped, is plain
-content. Several calls are separated by ``;`` (whitespace alone is accepted too); end-of-turn tokens such as
-``<|eom_id|>`` after the calls are ignored.
+content. Several calls are separated by ``;`` (whitespace alone is accepted too; each call may repeat the tag);
+end-of-turn tokens such as ``<|eom_id|>`` after the calls are ignored.
 """
 
 from __future__ import annotations
@@ -102,6 +102,8 @@ class Llama3JsonParser(ToolCallParser):
             pos = skip_ws(text, end)
             if pos < len(text) and text[pos] == ";":
                 pos = skip_ws(text, pos + 1)
+            if text.startswith(PYTHON_TAG, pos):  # each call may carry its own tag
+                pos = skip_ws(text, pos + len(PYTHON_TAG))
             while text.startswith(_END_TOKENS, pos):
                 pos = skip_ws(text, text.index("|>", pos) + 2)
             if pos >= len(text):

@@ -199,6 +199,14 @@ def test_llama_arguments_key(name):
 
 
 @LLAMAS
+@pytest.mark.parametrize("sep", ["; <|python_tag|>", ";<|python_tag|>", "\n<|python_tag|>"])
+def test_llama_each_call_with_its_own_python_tag(name, sep):
+    text = sep.join(['<|python_tag|>{"name": "a", "parameters": {}}', '{"name": "b", "parameters": {"x": 1}}'])
+    result = get_parser(name).parse_detailed(text)
+    assert calls(result) == [("a", {}), ("b", {"x": 1})] and result.ok and result.content is None
+
+
+@LLAMAS
 @pytest.mark.parametrize("sep", ["; ", " ; ", ";", "\n", ";\n", "\n\n"])
 def test_llama_multiple_calls(name, sep):
     text = sep.join(
