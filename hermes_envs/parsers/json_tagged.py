@@ -35,7 +35,8 @@ class JsonTaggedParser(ToolCallParser):
 
     The JSON is read with a JSON decoder from just after the start tag, so an argument string that contains the
     end tag (a file about tool calls, say) does not cut the call. A complete JSON object whose end tag is missing
-    (output cut by max tokens right after it) is kept. A JSON list of call objects inside one tag is accepted.
+    (output cut by max tokens right after it) is kept. A JSON list of call objects, or several JSON objects one
+    after another, inside one tag are accepted.
     """
 
     start_tag: ClassVar[str] = "<tool_call>"
@@ -78,17 +79,25 @@ class JsonTaggedParser(ToolCallParser):
                     nxt = starts.next(stop + len(end_tag))
                 pos = nxt
                 continue
-            items = value if isinstance(value, list) else (value,)
-            for item_no, item in enumerate(items, 1):
-                try:
-                    name, args = call_from_object(item)
-                except ValueError as exc:
-                    if errors.room():
-                        where = f"#{index}" if len(items) == 1 else f"#{index} (item {item_no})"
-                        errors.append(f"tool call {where} should be a call object; {exc}.")
-                    continue
-                calls.append(make_tool_call(name, args))
-            after = skip_ws(text, after)
+            while True:
+                items = value if isinstance(value, list) else (value,)
+                for item_no, item in enumerate(items, 1):
+                    try:
+                        name, args = call_from_object(item)
+                    except ValueError as exc:
+                        if errors.room():
+                            where = f"#{index}" if len(items) == 1 else f"#{index} (item {item_no})"
+                            errors.append(f"tool call {where} should be a call object; {exc}.")
+                        continue
+                    calls.append(make_tool_call(name, args))
+                after = skip_ws(text, after)
+                # several JSON objects in one tag (models do this for parallel calls): each is a call
+                if after >= n or text[after] != "{":
+                    break
+                more, more_after, more_reason = memo.scan(text, after)
+                if more_reason is not None:
+                    break
+                value, after = more, more_after
             if text.startswith(end_tag, after):
                 after += len(end_tag)
             elif after < n:

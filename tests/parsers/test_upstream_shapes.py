@@ -201,7 +201,9 @@ def test_llama_arguments_key(name):
 @LLAMAS
 @pytest.mark.parametrize("sep", ["; <|python_tag|>", ";<|python_tag|>", "\n<|python_tag|>"])
 def test_llama_each_call_with_its_own_python_tag(name, sep):
-    text = sep.join(['<|python_tag|>{"name": "a", "parameters": {}}', '{"name": "b", "parameters": {"x": 1}}'])
+    text = sep.join(
+        ['<|python_tag|>{"name": "a", "parameters": {}}', '{"name": "b", "parameters": {"x": 1}}']
+    )
     result = get_parser(name).parse_detailed(text)
     assert calls(result) == [("a", {}), ("b", {"x": 1})] and result.ok and result.content is None
 
@@ -741,3 +743,10 @@ def test_a_lone_mention_of_the_tag_leaves_the_text_unchanged(name):
     text = "Just a mention of <tool_call> here."
     result = get_parser(name).parse_detailed(text)
     assert result.content == text and result.tool_calls is None
+
+
+@pytest.mark.parametrize("sep", ["\n", "", " ", "\n\n"])
+def test_hermes_several_json_objects_in_one_tag_are_several_calls(sep):
+    text = f'<tool_call>\n{{"name": "a", "arguments": {{"x": 1}}}}{sep}{{"name": "b", "arguments": {{"y": 2}}}}\n</tool_call>'
+    result = get_parser("hermes").parse_detailed(text)
+    assert calls(result) == [("a", {"x": 1}), ("b", {"y": 2})] and result.ok
