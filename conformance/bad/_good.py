@@ -25,5 +25,6 @@ LetterCountEnv = _load("exact_answer_env").LetterCountEnv
 final_answer = _load("exact_answer_env").final_answer
 FileWriteEnv = _load("file_task_env").FileWriteEnv
 JudgedQAEnv = _load("judge_env").JudgedQAEnv
+RawSumEnv = _load("raw_atropos_env").RawSumEnv
 
-__all__ = ["FileWriteEnv", "JudgedQAEnv", "LetterCountEnv", "final_answer"]
+__all__ = ["FileWriteEnv", "JudgedQAEnv", "LetterCountEnv", "RawSumEnv", "final_answer"]

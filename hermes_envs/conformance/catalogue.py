@@ -83,8 +83,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Handle empty content, tool errors, truncation and long outputs.",
     ),
     "HC403": (
-        "The trainer expects finite floats in [0, 1]; bools, None, NaN or 0-100 scales break advantages.",
-        "Return float(...) clamped to [0, 1].",
+        "The trainer expects finite floats in [0, 1]; bools, None, NaN, bonuses above 1 or 0-10 / 0-100 scales "
+        "break advantages.",
+        "Return float(...) clamped to [0, 1]; rescale other scales first.",
     ),
     "HC404": (
         "Random or time-dependent scores turn the advantage into noise.",

@@ -6,7 +6,7 @@ import math
 import traceback
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance.probes import (
     ANSWER_FIELDS,
     CONTROLS,
@@ -288,32 +288,75 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
     return findings
 
 
-@check("HC403", "reward-range", "compute_reward returns a finite float in [0, 1]", requires=("HC201",))
+def _range_problem(score: Any) -> str | None:
+    """What is wrong with ``score`` as a trainer score (not a finite float in [0, 1]), or None."""
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        return f"got {score!r} ({type(score).__name__})"
+    if not math.isfinite(score):
+        return f"got {score!r}"
+    if not 0.0 <= score <= 1.0:
+        return f"got {score!r}, outside [0, 1]"
+    return None
+
+
+_RANGE_FIX = (
+    "return float(...) in [0, 1]: rescale a 0..10 or 0..100 scale (`score / 10`), then clamp: "
+    "`return max(0.0, min(1.0, score))`. Bonuses (brevity, format) must fit under 1.0 with the main credit."
+)
+
+
+@check("HC403", "reward-range", "every score is a finite float in [0, 1]", requires=("HC201",))
 def reward_range(s: EnvSession) -> list[Finding]:
-    """Scores that are None, a bool, a string, NaN/inf, or outside [0, 1] (the trainer expects 0..1 floats)."""
+    """Scores that are None, a bool, a string, NaN/inf, or outside [0, 1] (the trainer expects 0..1 floats): from
+    compute_reward on any transcript (negative controls, correct answers, the env's own examples, e.g. a brevity
+    bonus taking a correct answer to 1.2, or a 0..10 judge scale), or in a collected group (raw atroposlib envs
+    too, e.g. a 0..100 score)."""
+    from hermes_envs.conformance.checks.trajectory import collected_group
+
     findings = []
     seen: set[str] = set()
-    for entry in scored_probes(s):
+    scored: list[tuple[str, str, dict[str, Any]]] = []
+    if s.is_hermes_env():
+        scored += [(f"on probe {e['probe']!r}", f"probe {e['probe']}", e) for e in scored_probes(s)]
+        positives = positive_scores(s)
+        scored += [
+            (f"on the gold-answer probe ({e['name']}, a correct answer)", "gold-answer probes", e)
+            for e in positives["gold"]
+        ]
+        scored += [(f"on {e['name']}", e["name"], e) for e in positives["env_good"] + positives["env_bad"]]
+    for where, subject, entry in scored:
         if entry["exc"] is not None:
             continue
-        score = entry["score"]
-        problem = None
-        if isinstance(score, bool) or not isinstance(score, (int, float)):
-            problem = f"got {score!r} ({type(score).__name__})"
-        elif not math.isfinite(score):
-            problem = f"got {score!r}"
-        elif not 0.0 <= score <= 1.0:
-            problem = f"got {score!r}, outside [0, 1]"
+        problem = _range_problem(entry["score"])
         if problem and problem not in seen:
             seen.add(problem)
             findings.append(
                 Finding(
                     "HC403",
-                    f"compute_reward should return a finite float in [0, 1]; on probe {entry['probe']!r} {problem}.",
-                    "return float(...) and clamp: `return max(0.0, min(1.0, score))`.",
-                    subject=f"probe {entry['probe']}",
+                    f"compute_reward should return a finite float in [0, 1]; {where} {problem}.",
+                    _RANGE_FIX,
+                    subject=subject,
                 )
             )
+    if findings:
+        return findings
+    # The scores atroposlib really receives: the only ones a raw BaseEnv has, and a last look for agent envs.
+    group = collected_group(s)["group"]
+    if not group:
+        if not s.is_hermes_env():
+            raise Skip("collect_trajectories(item) gave no scored group (see HC501)")
+        return findings
+    for index, score in enumerate(group.get("scores") or []):
+        if _numeric(score) and not 0.0 <= score <= 1.0:
+            return [
+                Finding(
+                    "HC403",
+                    f"the scores of a collected group should be finite floats in [0, 1]; rollout {index} of "
+                    f"collect_trajectories(item) scored {score!r}, outside [0, 1].",
+                    _RANGE_FIX,
+                    subject=f"rollout {index}",
+                )
+            ]
     return findings
 
 
