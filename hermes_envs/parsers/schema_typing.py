@@ -18,6 +18,7 @@ The rule, in full:
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -29,16 +30,39 @@ __all__ = ["ToolSchemas", "convert_value", "render_value", "schema_types"]
 _ORDER = ("null", "boolean", "integer", "number", "object", "array")
 
 
+def _as_mapping(tool: Any) -> Any:
+    """A tool given as an object (openai's or vLLM's pydantic models, a dataclass) as a plain mapping."""
+    if isinstance(tool, Mapping) or tool is None:
+        return tool
+    dump = getattr(tool, "model_dump", None)
+    if callable(dump):
+        try:
+            return dump(exclude_none=True)
+        except Exception:  # a foreign model_dump signature: fall back to attributes below
+            pass
+    if dataclasses.is_dataclass(tool) and not isinstance(tool, type):
+        return dataclasses.asdict(tool)
+    fn = getattr(tool, "function", None)
+    if fn is not None:
+        return {"function": _as_mapping(fn)}
+    name = getattr(tool, "name", None)
+    if isinstance(name, str):
+        return {"name": name, "parameters": getattr(tool, "parameters", None)}
+    return tool
+
+
 class ToolSchemas:
     """Index of an OpenAI ``tools`` list: tool name -> its ``parameters.properties``.
 
     Accepts ``[{"type": "function", "function": {"name", "parameters"}}]`` and bare ``{"name", "parameters"}``
-    entries; anything malformed is skipped (a parser must not fail because of the request's schema).
+    entries, as mappings or as objects (openai's or vLLM's pydantic tool models, dataclasses); anything malformed
+    is skipped (a parser must not fail because of the request's schema).
     """
 
     def __init__(self, tools: Iterable[Any] | None) -> None:
         self._props: dict[str, dict[str, Any]] = {}
         for tool in tools or ():
+            tool = _as_mapping(tool)
             if not isinstance(tool, Mapping):
                 continue
             fn = tool.get("function") if isinstance(tool.get("function"), Mapping) else tool

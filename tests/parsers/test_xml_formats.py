@@ -267,3 +267,29 @@ def test_tool_schemas_tolerates_malformed_entries():
     assert index.properties("bare") == {"a": {}}
     assert index.properties("np") == {}
     assert index.properties("missing") is None
+
+
+def test_tools_given_as_objects_type_the_values_like_dicts(calls_of):
+    """openai's (or vLLM's) pydantic tool models and dataclasses work as ``tools`` (were silently ignored)."""
+    from dataclasses import dataclass
+
+    from openai.types.chat import ChatCompletionFunctionTool
+
+    params = {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}}}
+
+    @dataclass
+    class Fn:
+        name: str
+        parameters: dict
+
+    @dataclass
+    class Tool:
+        function: Fn
+        type: str = "function"
+
+    text = "<tool_call>\n<function=f>\n<parameter=n>\n5\n</parameter>\n<parameter=s>\n5\n</parameter>\n</function>\n</tool_call>"
+    pydantic_tool = ChatCompletionFunctionTool.model_validate(
+        {"type": "function", "function": {"name": "f", "parameters": params}}
+    )
+    for tools in ([pydantic_tool], [Tool(Fn("f", params))]):
+        assert calls_of(Q.parse_detailed(text, tools)) == [("f", {"n": 5, "s": "5"})]
