@@ -484,7 +484,28 @@ class EnvSession:
         items = self.training_items()["items"]
         if not items:
             raise Skip("no training item could be obtained from get_next_item (see HC202/HC203)")
-        return items[: self.settings.probe_items]
+        items = items[: self.settings.probe_items]
+        problem = self.prompt_problem(items)
+        if problem:
+            raise Skip(f"{problem}, so no rollout can be built from it (see HC301)")
+        return items
+
+    def prompt_problem(self, items: list[Any]) -> str | None:
+        """Why the user prompt of a rollout cannot be built for ``items`` (format_prompt raises or returns no str),
+        or None. Rollout checks then skip instead of reporting the crash as their own (HC301 reports it)."""
+        if not self.is_hermes_env():
+            return None
+        env = self.env()
+        for item in items:
+            try:
+                prompt = env.format_prompt(item)
+            except Exception as exc:
+                return f"format_prompt(item) raised {type(exc).__name__}: {exc}"
+            if not isinstance(prompt, str):
+                if asyncio.iscoroutine(prompt):
+                    prompt.close()  # never awaited by anyone: close it so Python does not warn
+                return f"format_prompt(item) returned a {type(prompt).__name__}, not a str"
+        return None
 
     def tools(self) -> tuple[list[dict], set[str]]:
         """The env's tools for a group (``_resolve_tools_for_group`` when it has one, else none)."""

@@ -63,3 +63,12 @@ def test_the_slow_process_check_passes_on_a_good_env() -> None:
     good = next(p for p in GOOD if p.name == "exact_answer_env.py")
     with EnvSession(good, settings=Settings(slow=True)) as session:
         assert session.run("HC503").status is Status.PASSED
+
+
+def test_rollout_checks_skip_naming_hc301_when_format_prompt_returns_no_str() -> None:
+    bad = next(p for p in BAD if p.name == "prompt_returns_coroutine.py")
+    status = {o.check_id: o for o in outcomes(bad)}
+    for check_id in ("HC401", "HC402", "HC403", "HC408", "HC501"):
+        assert status[check_id].status is Status.SKIPPED, check_id
+        assert "returned a coroutine, not a str" in status[check_id].note
+        assert "HC301" in status[check_id].note

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
@@ -43,7 +44,22 @@ def prompt_is_text(s: EnvSession) -> list[Finding]:
                     )
                 )
             continue
-        if not isinstance(prompt, str):
+        if inspect.iscoroutine(prompt):
+            name = prompt.__qualname__
+            prompt.close()  # nobody will await it: close it so Python does not warn
+            if "coroutine" not in seen_kinds:
+                seen_kinds.add("coroutine")
+                findings.append(
+                    Finding(
+                        "HC301",
+                        f"format_prompt(item) should return a str; got a coroutine of {name}() (an async helper "
+                        "called without await), so every rollout's prompt is a coroutine object.",
+                        "build the prompt synchronously: make the helper a plain `def`, and do any async work "
+                        "(loading, fetching) in setup() or get_next_item().",
+                        subject=subject,
+                    )
+                )
+        elif not isinstance(prompt, str):
             if "type" not in seen_kinds:
                 seen_kinds.add("type")
                 findings.append(
