@@ -467,16 +467,11 @@ class MarkerScanner:
         self._think_close = Finder(text, THINK_CLOSE)
         # A `</think>` with no `<think>` before it closes reasoning whose opening tag was in the prompt (Qwen3
         # thinking, DeepSeek-R1/V3.1 templates): everything before it is deliberation, as reasoning parsers read it.
-        # The tag must start its line ("...\n</think>\n\n<tool_call>", as those templates write it) and a marker
-        # must follow it: a `</think>` inside a call's arguments is just text.
+        # Only when a marker follows it (a `</think>` in the arguments of the last call is just text). A `</think>`
+        # inside the arguments of an earlier call is read as the end of reasoning too, as a reasoning parser would.
         close = text.find(THINK_CLOSE)
         end = close + len(THINK_CLOSE)
-        lone = (
-            close != -1
-            and text.find(THINK_OPEN, 0, close) == -1
-            and not text[text.rfind("\n", 0, close) + 1 : close].strip()
-            and text.find(marker, end) != -1
-        )
+        lone = close != -1 and text.find(THINK_OPEN, 0, close) == -1 and text.find(marker, end) != -1
         self._reasoning_end = end if lone else 0
 
     def _in_thinking(self, p: int, pos: int) -> int:

@@ -77,7 +77,8 @@ def _markup_strings(draw: st.DrawFn) -> str:
 
 
 def _strings() -> st.SearchStrategy[str]:
-    return st.one_of(st.text(max_size=30), _markup_strings())
+    # No `</think>`: before a later call it ends the reasoning, as in reasoning parsers (see docs/parsers.md).
+    return st.one_of(st.text(max_size=30), _markup_strings()).filter(lambda s: "</think>" not in s)
 
 
 def json_values(max_leaves: int = 8) -> st.SearchStrategy[Any]:
@@ -92,7 +93,8 @@ def json_values(max_leaves: int = 8) -> st.SearchStrategy[Any]:
     return st.recursive(
         scalars,
         lambda children: st.one_of(
-            st.lists(children, max_size=4), st.dictionaries(st.text(max_size=10), children, max_size=4)
+            st.lists(children, max_size=4),
+            st.dictionaries(st.text(max_size=10).filter(lambda s: "</think>" not in s), children, max_size=4),
         ),
         max_leaves=max_leaves,
     )
