@@ -230,7 +230,8 @@ class EnvSession:
         try:
             yield made
         finally:
-            made.extend(c for c in self.server.calls[start:] if "chat/completions" in c.route)
+            # Model requests on both routes: /v1/chat/completions and the plain-text /v1/completions.
+            made.extend(c for c in self.server.calls[start:] if c.route.rstrip("/").endswith("completions"))
             self._policy.current = previous
 
     # ------------------------------------------------------------------------------------------ the env
@@ -391,7 +392,7 @@ class EnvSession:
         The fake model calls every offered tool on its first turn, then answers "I don't know.", so an agent loop
         shows up as a follow-up request carrying the tool results. Returns ``{"prompts": [first user message of
         each conversation], "requests": [...], "error": str|None, "returned": Any, "logged": [metrics dicts
-        given to evaluate_log]}``.
+        given to evaluate_log], "raw_prompts": [text prompts sent to /v1/completions]}``.
         """
         if "eval" in self.facts:
             return self.facts["eval"]
@@ -420,12 +421,18 @@ class EnvSession:
                 if original_log is not None:
                     del env.evaluate_log
         prompts: list[str] = []
+        raw_prompts: list[str] = []  # the text prompts of /v1/completions requests (no messages there)
         for call in made:
-            users = [m.get("content") for m in call.body.get("messages", []) if m.get("role") == "user"]
+            users = [m.get("content") for m in call.body.get("messages") or [] if m.get("role") == "user"]
             if users and isinstance(users[0], str) and users[0] not in prompts:
                 prompts.append(users[0])
+            raw = call.body.get("prompt")
+            for text in raw if isinstance(raw, list) else [raw]:
+                if isinstance(text, str) and text not in raw_prompts:
+                    raw_prompts.append(text)
         self.facts["eval"] = {
             "prompts": prompts,
+            "raw_prompts": raw_prompts,
             "requests": made,
             "error": error,
             "returned": returned,

@@ -68,7 +68,8 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
             )
         )
     observed = s.eval_observation()
-    if observed["error"] and not observed["prompts"]:
+    asked = observed["prompts"] or observed.get("raw_prompts")
+    if observed["error"] and not asked:
         findings.append(
             Finding(
                 "HC202",
@@ -77,7 +78,7 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
                 "keep a held-out eval list from setup() and run the agent loop on it.",
             )
         )
-    elif not observed["prompts"]:
+    elif not asked:
         findings.append(
             Finding(
                 "HC202",
@@ -87,18 +88,23 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
                 "on every eval item in evaluate().",
             )
         )
-    if training["items"] and observed["prompts"]:
+    if training["items"] and asked:
         eval_prompts = set(observed["prompts"])
+        raw_prompts = observed.get("raw_prompts") or []
         shared: list[str] = []
         for item in training["items"]:
             try:
                 prompt = env.format_prompt(item)
             except Exception:
                 continue  # HC301 reports prompts that cannot be built
-            if prompt in eval_prompts and prompt not in shared:
+            if not isinstance(prompt, str) or not prompt.strip() or prompt in shared:
+                continue
+            # A /v1/completions prompt is the item's prompt wrapped in the env's own text ("...\nAnswer:").
+            if prompt in eval_prompts or any(prompt in raw for raw in raw_prompts):
                 shared.append(prompt)
         if shared:
             n_train = len(training["items"])
+            eval_prompts |= set(raw_prompts)
             findings.append(
                 Finding(
                     "HC202",

@@ -27,11 +27,18 @@ def eval_agent_loop(s: EnvSession) -> list[Finding]:
     requests = observed["requests"]
     with_tools = [c for c in requests if c.body.get("tools")]
     if not with_tools:
+        plain = sum(1 for c in requests if "chat/" not in c.route)
+        route = (
+            f" ({plain} went to /v1/completions, a single plain-text completion that can neither offer tools nor "
+            "continue after a tool call)"
+            if plain
+            else ""
+        )
         return [
             Finding(
                 "HC701",
                 f"evaluate() should offer the env's tools to the model, as training does; got {len(requests)} "
-                "request(s), none offering tools.",
+                f"request(s), none offering tools{route}.",
                 "run each eval item through the agent loop: `tools, names = self._resolve_tools_for_group()` then "
                 "`await HermesAgentLoop(server=self.server, tool_schemas=tools, valid_tool_names=names, "
                 "temperature=0.0, ...).run(messages)`.",
