@@ -16,10 +16,15 @@ class CompletionOnTrainEnv(LetterCountEnv):
         answered = 0
         for item in self.train_items[:4]:
             out = await self.server.completion(
-                prompt="Question: " + self.format_prompt(item) + "\nAnswer:", n=1, temperature=0.0, max_tokens=32
+                prompt="Question: " + self.format_prompt(item) + "\nAnswer:",
+                n=1,
+                temperature=0.0,
+                max_tokens=32,
             )
             answered += bool((out.choices[0].text or "").strip())
-        await self.evaluate_log(metrics={"eval/answered": answered / 4}, start_time=start, end_time=time.time())
+        await self.evaluate_log(
+            metrics={"eval/answered": answered / 4}, start_time=start, end_time=time.time()
+        )
 
 
 if __name__ == "__main__":
