@@ -444,7 +444,9 @@ class EnvSession:
     def wandb_observation(self) -> dict[str, Any]:
         """Call ``env.wandb_log({PROBE_METRIC: 1.0})`` with a spy on atroposlib's ``BaseEnv.wandb_log``. Cached.
 
-        Returns ``{"calls": [metrics dicts that reached BaseEnv.wandb_log], "error": str|None}``. Runs after
+        Then calls it as atroposlib does, with ``{}`` and with no argument. Returns ``{"calls": [metrics dicts that
+        reached BaseEnv.wandb_log], "error": str|None, "bare": {"wandb_log({})": None or what went wrong, ...}}``.
+        Runs after
         ``evaluate()`` so metrics an env keeps for its next wandb_log are included.
         """
         if "wandb" in self.facts:
@@ -460,14 +462,25 @@ class EnvSession:
             return await original(env_self, wandb_metrics, *args, **kwargs)
 
         error = None
+        #: How atroposlib itself calls it (base.py: `await self.wandb_log({})` and `await self.wandb_log()`) ->
+        #: None when that call reached BaseEnv.wandb_log, else what happened.
+        bare: dict[str, str | None] = {}
         BaseEnv.wandb_log = spy  # type: ignore[method-assign]
         try:
             self.run_env(lambda env: env.wandb_log({PROBE_METRIC: 1.0}), phase="wandb_log")
+            for how, args in (("wandb_log({})", ({},)), ("wandb_log()", ())):
+                before = len(calls)
+                try:
+                    self.run_env(lambda env, args=args: env.wandb_log(*args), phase="wandb_log")
+                except Exception as exc:
+                    bare[how] = f"raised {type(exc).__name__}: {exc}"
+                    continue
+                bare[how] = None if len(calls) > before else "never reached BaseEnv.wandb_log"
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
         finally:
             BaseEnv.wandb_log = original  # type: ignore[method-assign]
-        self.facts["wandb"] = {"calls": calls, "error": error}
+        self.facts["wandb"] = {"calls": calls, "error": error, "bare": bare}
         return self.facts["wandb"]
 
     def check_rollouts_possible(self) -> None:

@@ -105,8 +105,9 @@ def eval_metrics(s: EnvSession) -> list[Finding]:
 
 @check("HC704", "wandb-log-super", "wandb_log overrides call super().wandb_log(metrics)", requires=("HC201",))
 def wandb_log_super(s: EnvSession) -> list[Finding]:
-    """A wandb_log override that forgets super(): the base's metrics (tool errors, completion lengths, the
-    rollout table) and the env's own are never logged."""
+    """A wandb_log override that forgets super(), or calls it only when given metrics (atroposlib calls
+    ``wandb_log({})`` and ``wandb_log()``): the base's metrics (tool errors, completion lengths, the rollout table)
+    and the env's own are never logged."""
     observed = s.wandb_observation()
     cls = s.load()
     if observed["error"]:
@@ -147,6 +148,21 @@ def wandb_log_super(s: EnvSession) -> list[Finding]:
                 f"({PROBE_METRIC!r}) never reached BaseEnv.wandb_log.",
                 "add to the dict you receive and pass it on: `wandb_metrics = wandb_metrics or {}; ...; "
                 "await super().wandb_log(wandb_metrics)`.",
+            )
+        ]
+    missed = {how: what for how, what in (observed.get("bare") or {}).items() if what}
+    if missed:
+        by_what: dict[str, list[str]] = {}
+        for how, what in missed.items():
+            by_what.setdefault(what, []).append(how)
+        seen = "; ".join(f"{' and '.join(hows)} {what}" for what, hows in by_what.items())
+        return [
+            Finding(
+                "HC704",
+                f"{cls.__name__}.wandb_log should call super().wandb_log(...) on every call; called as atroposlib "
+                f"calls it every step, {seen}, so in a real run nothing is logged.",
+                "call super unconditionally, not only when metrics were passed in: `wandb_metrics = wandb_metrics "
+                "or {}; ...; await super().wandb_log(wandb_metrics)`.",
             )
         ]
     return []
