@@ -202,3 +202,16 @@ def test_the_server_process_exits_when_its_parent_dies():
 def test_the_fixture_marker_takes_process(fake_openai):
     assert fake_openai.process and fake_openai.pid != os.getpid()
     assert ask(fake_openai).choices[0].message.content == "from a process"
+
+
+def test_output_to_stdout_in_the_server_process_does_not_break_it(helper_module, tmp_path):
+    """A policy that prints (Python or fd-level writes) must not corrupt the parent/child protocol."""
+    (tmp_path / "noisy_policy.py").write_text(
+        "import os\n\ndef noisy(body):\n    print('chatty policy')\n    os.write(1, b'raw bytes on fd 1\\n')\n"
+        "    return 'ok'\n"
+    )
+    import noisy_policy
+
+    with FakeOpenAIServer(policy=noisy_policy.noisy, process=True) as srv:
+        assert ask(srv).choices[0].message.content == "ok"
+        assert srv.call_count == 1

@@ -11,6 +11,7 @@ parent's ``__main__`` (a user's env file, or pytest's), and ``fork`` is unsafe i
 
 from __future__ import annotations
 
+import os
 import pickle
 import struct
 import subprocess
@@ -244,9 +245,12 @@ def _serve(stdin: IO[bytes], stdout: IO[bytes]) -> int:
 
 def main() -> int:
     """Child entry point: serve commands from stdin; stdout carries only replies (prints go to stderr)."""
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    # The replies get a private copy of fd 1; fd 1 itself then points at stderr, so that a print (or a C library
+    # writing to fd 1) cannot corrupt the protocol.
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
     sys.stdout = sys.stderr
-    return _serve(stdin, stdout)
+    return _serve(sys.stdin.buffer, replies)
 
 
 if __name__ == "__main__":
