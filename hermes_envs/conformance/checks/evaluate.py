@@ -210,8 +210,25 @@ def _same(a: Any, b: Any) -> bool:
     requires=("HC704", "HC202"),
 )
 def eval_not_in_train_metrics(s: EnvSession) -> list[Finding]:
-    """evaluate() that appends eval scores to the buffers behind train/* metrics: the training curves then mix
-    held-out results in (usually at temperature 0), and look better or worse than training really is."""
+    """evaluate() that appends eval scores to the buffers behind train/* metrics, or logs (or returns) its own
+    metrics under train/* keys: the training curves then mix held-out results in (usually at temperature 0), and
+    look better or worse than training really is."""
+    observed = s.eval_observation()
+    returned = observed["returned"] if isinstance(observed["returned"], dict) else {}
+    for where, metrics in [("evaluate_log(metrics=...)", m) for m in observed["logged"]] + [
+        ("evaluate()'s return value", returned)
+    ]:
+        keys = sorted(str(k) for k in (metrics or {}) if str(k).startswith("train/"))
+        if keys:
+            return [
+                Finding(
+                    "HC705",
+                    f"evaluate() should report eval metrics under eval/* keys; {where} held {', '.join(keys[:4])}, "
+                    "which lands in the training curves.",
+                    f"rename them: {', '.join(repr('eval/' + k.split('/', 1)[1]) for k in keys[:2])} (and keep "
+                    "train/* for training rollouts only).",
+                )
+            ]
     try:
         idle, after = _metrics_around_evaluate(s)
     except Exception as exc:
