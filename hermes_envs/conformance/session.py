@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -203,6 +204,18 @@ class EnvSession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @contextlib.contextmanager
+    def scratch_cwd(self) -> Iterator[Path]:
+        """Run the block in a fresh temporary working directory, so files the env writes relative to the cwd (an
+        ``eval_results.jsonl`` of its own) land there, never in the folder the user runs the check from."""
+        folder = Path(tempfile.mkdtemp(prefix="cwd-", dir=self.tmp))
+        previous = os.getcwd()
+        os.chdir(folder)
+        try:
+            yield folder
+        finally:
+            os.chdir(previous)
 
     @property
     def tmp(self) -> Path:
@@ -414,7 +427,8 @@ class EnvSession:
             env.evaluate_log = spy_log
         with self.sandbox_leaks() as leaked, self.responding(call_each_tool_then("I don't know.")) as made:
             try:
-                returned = self.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
+                with self.scratch_cwd():
+                    returned = self.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
             except Exception as exc:
                 error = f"{type(exc).__name__}: {exc}"
             finally:

@@ -72,3 +72,15 @@ def test_rollout_checks_skip_naming_hc301_when_format_prompt_returns_no_str() ->
         assert status[check_id].status is Status.SKIPPED, check_id
         assert "returned a coroutine, not a str" in status[check_id].note
         assert "HC301" in status[check_id].note
+
+
+def test_evaluate_runs_in_a_scratch_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bad = next(p for p in BAD if p.name == "eval_writes_own_file.py")
+    monkeypatch.chdir(tmp_path)
+    with EnvSession(bad, settings=Settings(select=["HC703", "HC705"])) as session:
+        assert session.run("HC703").status is Status.FAILED
+        session.run("HC705")
+    assert list(tmp_path.iterdir()) == []
+    assert Path.cwd() == tmp_path

@@ -187,7 +187,7 @@ def _metrics_around_evaluate(s: EnvSession) -> tuple[dict[str, Any], dict[str, A
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # flush what training probes left
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # idle baseline
         idle = seen[-1] if seen else {}
-        with s.responding(lambda body: {"content": "I don't know."}):
+        with s.responding(lambda body: {"content": "I don't know."}), s.scratch_cwd():
             s.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")
         after = seen[-1] if seen else {}
