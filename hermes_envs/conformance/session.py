@@ -208,9 +208,22 @@ class EnvSession:
     @contextlib.contextmanager
     def scratch_cwd(self) -> Iterator[Path]:
         """Run the block in a fresh temporary working directory, so files the env writes relative to the cwd (an
-        ``eval_results.jsonl`` of its own) land there, never in the folder the user runs the check from."""
+        ``eval_results.jsonl`` of its own) land there, never in the folder the user runs the check from.
+
+        Every entry of the user's cwd is linked into it, so an evaluate() that reads ``data/eval.jsonl`` relative
+        to the cwd still finds it (writes into such a linked folder do reach the real one)."""
         folder = Path(tempfile.mkdtemp(prefix="cwd-", dir=self.tmp))
         previous = os.getcwd()
+        try:
+            for entry in os.scandir(previous):
+                try:
+                    (folder / entry.name).symlink_to(entry.path, target_is_directory=entry.is_dir())
+                except (
+                    OSError
+                ):  # a name we cannot link (permissions, odd filesystems): reads of it fail as before
+                    pass
+        except OSError:
+            pass
         os.chdir(folder)
         try:
             yield folder

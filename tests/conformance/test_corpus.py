@@ -84,3 +84,17 @@ def test_evaluate_runs_in_a_scratch_working_directory(
         session.run("HC705")
     assert list(tmp_path.iterdir()) == []
     assert Path.cwd() == tmp_path
+
+
+def test_the_scratch_working_directory_still_shows_the_users_files(tmp_path: Path, monkeypatch) -> None:
+    """An evaluate() reading eval data relative to the cwd must not break under the check."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "eval.jsonl").write_text('{"q": 1}\n')
+    (tmp_path / "notes.txt").write_text("hi")
+    monkeypatch.chdir(tmp_path)
+    good = next(p for p in GOOD if p.name == "exact_answer_env.py")
+    with EnvSession(good, settings=Settings(select=["HC703"])) as session, session.scratch_cwd() as scratch:
+        assert Path("data/eval.jsonl").read_text() == '{"q": 1}\n' and Path("notes.txt").read_text() == "hi"
+        Path("eval_results.jsonl").write_text("x")
+        assert Path.cwd() == scratch
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "notes.txt"]
