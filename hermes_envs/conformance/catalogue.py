@@ -73,9 +73,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Leave answer fields out of the prompt (never f'{item}').",
     ),
     "HC401": (
-        "AgentResult is a dataclass; dict access or made-up attributes raise, and upstream turns that into "
-        "a silent 0.0 for every rollout.",
-        "Use result.messages / hermes_envs.final_response(result).",
+        "AgentResult is a dataclass and its messages and tool calls are dicts; dict access on the result, "
+        "made-up attributes (final_response, tool_calls, tools_used) or m.role / tc.function.name raise, and "
+        "upstream turns that into a silent 0.0 for every rollout. getattr(result, 'final_response', '') or "
+        "hasattr() of such a name never raises but always takes the fallback (a warning).",
+        "Use result.messages / hermes_envs.final_response(result), m['content'], tc['function']['name'].",
     ),
     "HC402": (
         "A reward that raises scores 0.0 (logged here, silent upstream): the model is punished for the "

@@ -165,12 +165,21 @@ class StrictAgentResult(AgentResult):
     """
 
     violations: list[str] = dataclasses.field(default_factory=list, repr=False, compare=False)
+    #: lookups with a fallback (getattr(result, "final_response", ""), hasattr) of names that never exist: the
+    #: reward silently always takes the fallback. Reported as warnings (the fallback may be deliberate).
+    soft_violations: list[str] = dataclasses.field(default_factory=list, repr=False, compare=False)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name == "violations":
+        if name.startswith("__") or name in ("violations", "soft_violations"):
             raise AttributeError(name)
         if _defensive_caller():
-            # getattr(result, "final_response", fallback) / hasattr(...) work as intended on a real AgentResult.
+            # getattr(result, "final_response", fallback) / hasattr(...) do not raise on a real AgentResult either;
+            # but for a name AgentResult never has, the fallback is all the reward will ever get.
+            if name in _MISSING_ATTRS:
+                _record(
+                    self.soft_violations,
+                    f"getattr/hasattr on AgentResult's {name!r} always takes the fallback: {_MISSING_ATTRS[name]}",
+                )
             raise AttributeError(name)
         message = _MISSING_ATTRS.get(
             name,
@@ -202,11 +211,18 @@ class StrictAgentResult(AgentResult):
 
         fields = {f.name: copy.deepcopy(getattr(result, f.name)) for f in dataclasses.fields(AgentResult)}
         strict = cls(**fields)
+        lists = (strict.violations, strict.soft_violations)
         for message in strict.messages:
             calls = message.get("tool_calls") if isinstance(message, dict) else None
             if calls:
-                message["tool_calls"] = [_StrictToolCall.wrap(tc, strict.violations) for tc in calls]
+                message["tool_calls"] = [_StrictToolCall.wrap(tc, *lists) for tc in calls]
+        strict.messages = [_StrictMessage.wrap(m, *lists) for m in strict.messages]
         return strict
+
+
+def _record(violations: list[str], message: str) -> None:
+    if message not in violations:
+        violations.append(message)
 
 
 class _StrictToolCall(dict):
@@ -214,25 +230,30 @@ class _StrictToolCall(dict):
     guide's mistake #2 (the calls in ``result.messages`` are dicts, not OpenAI objects). Recorded like the
     AgentResult misuses, so a reward that swallows the AttributeError is still caught."""
 
-    __slots__ = ("_violations",)
+    __slots__ = ("_soft", "_violations")
 
     @classmethod
-    def wrap(cls, value: Any, violations: list[str]) -> Any:
+    def wrap(cls, value: Any, violations: list[str], soft: list[str] | None = None) -> Any:
         if not isinstance(value, dict):
             return value
-        wrapped = cls({k: cls.wrap(v, violations) if k == "function" else v for k, v in value.items()})
+        wrapped = cls({k: cls.wrap(v, violations, soft) if k == "function" else v for k, v in value.items()})
         wrapped._violations = violations
+        wrapped._soft = violations if soft is None else soft
         return wrapped
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name == "_violations":
-            raise AttributeError(name)
-        if _defensive_caller():
-            raise AttributeError(name)
-        message = (
+    def _explain(self, name: str) -> str:
+        return (
             f"tool calls in result.messages are dicts, not objects: `.{name}` does not work; use "
             f"tc[{name!r}] (e.g. tc['function']['name'], json.loads(tc['function']['arguments']))."
         )
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_violations", "_soft"):
+            raise AttributeError(name)
+        if _defensive_caller():  # getattr(tc, "function", None): on a dict that is always the fallback
+            _record(self._soft, f"getattr/hasattr always takes the fallback here: {self._explain(name)}")
+            raise AttributeError(name)
+        message = self._explain(name)
         self._violations.append(message)
         raise ContractViolation(message)
 
@@ -243,6 +264,28 @@ class _StrictToolCall(dict):
 
     def __reduce__(self) -> Any:
         return (dict, (dict(self),))
+
+
+class _StrictMessage(_StrictToolCall):
+    """A message dict of result.messages that explains attribute access (``m.role`` / ``m.content``): messages
+    are dicts, as the chat API takes them."""
+
+    __slots__ = ()
+
+    @classmethod
+    def wrap(cls, value: Any, violations: list[str], soft: list[str] | None = None) -> Any:
+        if not isinstance(value, dict):
+            return value
+        wrapped = cls(value)
+        wrapped._violations = violations
+        wrapped._soft = violations if soft is None else soft
+        return wrapped
+
+    def _explain(self, name: str) -> str:
+        return (
+            f"messages in result.messages are dicts, not objects: `.{name}` does not work; use m[{name!r}] or "
+            f"m.get({name!r}) (e.g. m['role'], m.get('content'))."
+        )
 
 
 # ----------------------------------------------------------------------------------------------- positives

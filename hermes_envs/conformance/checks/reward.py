@@ -48,6 +48,7 @@ def _score(s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "re
         "error": None,
         "exc": None,
         "violations": [],
+        "soft_violations": [],
         "mutated": [],
         "accesses": [],
         "model_requests": 0,
@@ -73,6 +74,9 @@ def _score(s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "re
                     1 for c in s.server.calls[requests_before:] if c.route.endswith("completions")
                 )
             entry["violations"].extend(v for v in strict.violations if v not in entry["violations"])
+            entry["soft_violations"].extend(
+                v for v in strict.soft_violations if v not in entry["soft_violations"]
+            )
             if key == "score" and strict.messages != result.messages:
                 entry["mutated"].append(("result.messages", _diff_messages(result.messages, strict.messages)))
             if entry["exc"] is not None:
@@ -214,7 +218,8 @@ def positive_scores(s: EnvSession) -> dict[str, Any]:
 
 @check("HC401", "result-is-object", "compute_reward uses AgentResult as an object", requires=("HC201",))
 def result_is_object(s: EnvSession) -> list[Finding]:
-    """Rewards that index AgentResult like a dict or read final_response/tool_calls/tools_used (it has none)."""
+    """Rewards that index AgentResult like a dict, read final_response/tool_calls/tools_used (it has none), or read
+    the message / tool-call dicts as objects; a getattr/hasattr fallback on such a name is a warning."""
     findings = []
     seen: set[str] = set()
     for entry in scored_probes(s):
@@ -241,6 +246,23 @@ def result_is_object(s: EnvSession) -> list[Finding]:
                     + (f" At {site}." if site else ""),
                     "use result.messages / result.turns_used / result.finished_naturally / result.tool_errors; "
                     "`from hermes_envs import final_response` gives the final answer.",
+                    subject=f"probe {entry['probe']}",
+                )
+            )
+    for entry in scored_probes(s):
+        for problem in entry.get("soft_violations", ()):
+            if problem in seen:
+                continue
+            seen.add(problem)
+            findings.append(
+                Finding(
+                    "HC401",
+                    f"compute_reward should read what AgentResult has; {problem} (the reward never sees the "
+                    "real answer, and no error says so)",
+                    "use result.messages / result.turns_used / result.finished_naturally / result.tool_errors, "
+                    "and tc['function']['name'] / m['content'] on the message dicts; `from hermes_envs import "
+                    "final_response` gives the final answer. If the fallback is deliberate, ignore HC401.",
+                    Severity.WARNING,
                     subject=f"probe {entry['probe']}",
                 )
             )
