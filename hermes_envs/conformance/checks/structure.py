@@ -130,7 +130,13 @@ def config_init_list(s: EnvSession) -> list[Finding]:
         findings.append(
             Finding(
                 "HC104",
-                f"config_init() should return a LIST of APIServerConfig; got a single {type(servers).__name__}. "
+                "config_init() should return a LIST of APIServerConfig; got "
+                + (
+                    f"a {type(servers).__name__} of {len(servers)}"
+                    if isinstance(servers, (tuple, set, frozenset))
+                    else f"a single {type(servers).__name__}"
+                )
+                + ". "
                 "atroposlib treats a non-list as a baseline and talks to localhost:9004-9007, dropping base_url and "
                 "api_key, so --openai.base_url has no effect and `process` hangs.",
                 "wrap it in a list: `return config, [APIServerConfig(...)]`.",
