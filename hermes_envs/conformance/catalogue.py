@@ -163,6 +163,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "held-out items).",
         "Log eval results as eval/* (evaluate_log); keep train/* buffers for training rollouts only.",
     ),
+    "HC706": (
+        "A judge asked again in evaluate() after the reward already judged doubles the cost of every eval, and "
+        "its second verdict can disagree with the score.",
+        "Reuse the reward's verdict in evaluate() instead of asking the judge again.",
+    ),
     "HC801": (
         "An unknown parser crashes rollouts; one that cannot round-trip the env's tools loses tool calls "
         "in Phase 2 (vLLM/SGLang).",

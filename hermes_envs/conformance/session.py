@@ -33,6 +33,8 @@ T = TypeVar("T")
 MAX_ITEMS_SCANNED = 2000
 #: The metric the wandb_log spy passes in, to see whether an override hands it on to the base class.
 PROBE_METRIC = "hermes_conformance/probe"
+#: What the fake model answers in evaluate() after calling the tools: a judge's prompt quotes it.
+EVAL_ANSWER = "I don't know."
 
 
 @dataclass
@@ -438,7 +440,7 @@ class EnvSession:
                 return await original_log(*args, **kwargs)
 
             env.evaluate_log = spy_log
-        with self.sandbox_leaks() as leaked, self.responding(call_each_tool_then("I don't know.")) as made:
+        with self.sandbox_leaks() as leaked, self.responding(call_each_tool_then(EVAL_ANSWER)) as made:
             try:
                 with self.scratch_cwd():
                     returned = self.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")

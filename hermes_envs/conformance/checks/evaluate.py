@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
+from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import PROBE_METRIC, EnvSession
+from hermes_envs.conformance.session import EVAL_ANSWER, PROBE_METRIC, EnvSession
 
 
 def _observed(s: EnvSession) -> dict[str, Any]:
@@ -244,5 +244,53 @@ def eval_not_in_train_metrics(s: EnvSession) -> list[Finding]:
             f"reported {shown}.",
             "keep eval results in their own buffer and log them as eval/* (or through evaluate_log); clear or "
             "leave untouched the lists your wandb_log turns into train/* metrics.",
+        )
+    ]
+
+
+def _judge_requests(requests: list[Any]) -> tuple[int, int]:
+    """(judge requests, rollouts) seen in evaluate(): a judge request is a fresh conversation (no assistant or
+    tool message) whose user text quotes the model's answer; every other conversation is a rollout."""
+    judged, rollouts = 0, set()
+    for call in requests:
+        messages = call.body.get("messages") or []
+        if any(m.get("role") in ("assistant", "tool") for m in messages):
+            continue  # a later turn of a rollout
+        users = [m.get("content") for m in messages if m.get("role") == "user"]
+        text = " ".join(u for u in users if isinstance(u, str))
+        if EVAL_ANSWER in text:
+            judged += 1
+        elif users:
+            rollouts.add(text)
+    return judged, len(rollouts)
+
+
+@check(
+    "HC706",
+    "eval-judge-once",
+    "evaluate asks the judge at most as often as the reward does",
+    severity=Severity.WARNING,
+    requires=("HC202", "HC409"),
+)
+def eval_judge_once(s: EnvSession) -> list[Finding]:
+    """An evaluate() that asks the LLM judge again after compute_reward already judged the rollout: double the
+    cost of every eval, and two verdicts that can disagree (the guide's "calling an LLM judge twice")."""
+    from hermes_envs.conformance.checks.reward import scored_probes
+
+    judged, rollouts = _judge_requests(_observed(s)["requests"])
+    if not judged or not rollouts:
+        return []  # no judge in evaluate(): nothing asked twice
+    per_reward = max((e.get("model_requests", 0) for e in scored_probes(s)), default=0)
+    allowed = rollouts * max(per_reward, 1)
+    if judged <= allowed:
+        return []
+    return [
+        Finding(
+            "HC706",
+            f"evaluate() should ask the judge once per eval rollout (compute_reward asks it {per_reward} time(s)); "
+            f"got {judged} judge requests for {rollouts} rollouts.",
+            "keep the verdict compute_reward (or score_rollout) already got, e.g. return it with the score or "
+            "store it per task id, instead of asking the judge again in evaluate().",
+            Severity.WARNING,
         )
     ]
