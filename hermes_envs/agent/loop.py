@@ -124,10 +124,12 @@ class HermesAgentLoop:
 
     def _recover_tool_calls(self, content: str) -> tuple[str, list[dict[str, Any]]]:
         """Tool calls written as text (no server-side parser): parse them with the configured parser."""
+        from hermes_envs.parsers.invoke import parse_with
+
         if self._parser is None or not content:
             return content, []
         try:
-            new_content, calls = self._parser.parse(content, tools=self.tool_schemas or None)
+            new_content, calls = parse_with(self._parser, content, self.tool_schemas or None)
         except Exception:  # a parser must never take down a rollout; log and keep the text
             logger.exception("tool-call parser %r raised on model output", self.tool_call_parser)
             return content, []

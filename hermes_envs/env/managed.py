@@ -16,6 +16,7 @@ from typing import Any
 from atroposlib.envs.server_handling.managed_server import ManagedServer
 
 from hermes_envs.parsers import get_parser
+from hermes_envs.parsers.invoke import parse_with
 
 
 class ParserTranslator:
@@ -36,7 +37,7 @@ class ParserTranslator:
         text = self._strip_end_of_turn(raw_text)
         if tool_choice == "none" or not tools:
             return text, None, "stop"
-        content, calls = self.parser.parse(text, tools=tools)
+        content, calls = parse_with(self.parser, text, tools)
         if not calls:
             return text, None, "stop"
         for call in calls:

@@ -259,3 +259,33 @@ def test_env_config_rejects_an_unknown_parser() -> None:
 
     with pytest.raises(ValidationError, match="tool_call_parser should be one of"):
         HermesAgentEnvConfig(tool_call_parser="hermse")
+
+
+class _ContractParser:
+    """A custom parser written to the contract: ``parse(text)`` only, no ``tools`` parameter."""
+
+    def parse(self, text: str) -> tuple[str | None, list[Any] | None]:
+        from openai.types.chat import ChatCompletionMessageToolCall
+
+        if "[[add 2 3]]" not in text:
+            return text, None
+        call = {"id": "c1", "type": "function", "function": {"name": "add", "arguments": '{"a": 2, "b": 3}'}}
+        return None, [ChatCompletionMessageToolCall.model_validate(call)]
+
+
+async def test_a_contract_style_parser_without_tools_parameter_recovers_calls(tools: ToolRegistry) -> None:
+    server = StubServer(completion("[[add 2 3]]"), completion("5"))
+    loop = make_loop(server, tools)
+    loop._parser = _ContractParser()  # as get_parser would return a custom registered parser
+    result = await loop.run([{"role": "user", "content": "2+3"}])
+    assert [m["role"] for m in result.messages] == ["user", "assistant", "tool", "assistant"]
+    assert result.messages[2]["content"] == "5" and tools_used(result) == ["add"]
+
+
+def test_the_phase2_translator_calls_a_contract_style_parser_without_tools() -> None:
+    from hermes_envs.env.managed import ParserTranslator
+
+    translator = ParserTranslator(tokenizer=None)
+    translator.parser = _ContractParser()
+    content, calls, finish = translator.parse_model_output("[[add 2 3]]", tools=[{"type": "function"}])
+    assert finish == "tool_calls" and calls[0].function.name == "add"

@@ -1,0 +1,31 @@
+"""Call a tool-call parser with the request's tools when it takes them.
+
+The contract's parser API is ``parse(text) -> (content, tool_calls)``; ours adds ``tools=`` (to type XML-ish values
+by the tool schemas). Custom parsers written to the contract have no ``tools`` parameter, so the loop and the
+Phase 2 translator call them through :func:`parse_with`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any
+
+__all__ = ["parse_with"]
+
+
+@functools.lru_cache(maxsize=256)
+def _takes_tools(parse: Any) -> bool:
+    try:
+        params = inspect.signature(parse).parameters.values()
+    except (TypeError, ValueError):  # a builtin or an odd callable: assume the contract's signature
+        return False
+    return any(p.name == "tools" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
+
+
+def parse_with(parser: Any, text: str, tools: list[dict[str, Any]] | None) -> tuple[Any, Any]:
+    """``parser.parse(text, tools=tools)`` when its ``parse`` accepts ``tools``, else ``parser.parse(text)``."""
+    parse = getattr(type(parser), "parse", None)
+    if parse is not None and _takes_tools(parse):
+        return parser.parse(text, tools=tools)
+    return parser.parse(text)
