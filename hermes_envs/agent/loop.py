@@ -64,11 +64,19 @@ def _tool_call_dict(tc: Any) -> dict[str, Any]:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
+class _ServerParser(str):
+    """The default of ``tool_call_parser``: the parser the env configured for ``server`` (see __init__)."""
+
+
+SERVER_PARSER: Any = _ServerParser("hermes")
+
+
 class HermesAgentLoop:
     """Run one rollout: ``await HermesAgentLoop(server, schemas, names).run(messages) -> AgentResult``.
 
     ``messages`` is extended in place. ``tool_call_parser`` names the parser used to recover tool calls from text
-    when the server returned none as structured calls; ``registry`` is the tool registry to dispatch to (the
+    when the server returned none as structured calls (default: the env's configured ``tool_call_parser`` when
+    ``server`` is a HermesAgentBaseEnv's ``self.server``, else ``"hermes"``; None turns recovery off); ``registry`` is the tool registry to dispatch to (the
     default registry of :mod:`hermes_envs.tools` when None).
     """
 
@@ -83,7 +91,7 @@ class HermesAgentLoop:
         max_tokens: int | None = None,
         extra_body: dict[str, Any] | None = None,
         *,
-        tool_call_parser: str | None = "hermes",
+        tool_call_parser: str | None = SERVER_PARSER,
         registry: Any = None,
     ) -> None:
         self.server = server
@@ -94,6 +102,10 @@ class HermesAgentLoop:
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.extra_body = extra_body
+        if tool_call_parser is SERVER_PARSER:
+            # An evaluate() written as the contract shows, HermesAgentLoop(server=self.server, ...), gives no parser:
+            # use the env's configured one (HermesAgentBaseEnv tags its server with it), else hermes.
+            tool_call_parser = getattr(server, "hermes_tool_call_parser", None) or "hermes"
         self.tool_call_parser = tool_call_parser
         self._registry = registry
         # Resolved now, so a misspelled parser name fails here with the list of names, not in every rollout.

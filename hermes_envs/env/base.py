@@ -57,6 +57,12 @@ class HermesAgentBaseEnv(BaseEnv):
             lifetime=getattr(config, "terminal_lifetime", 3600),
         )
         set_pool_size(getattr(config, "tool_pool_size", 128))  # the pool that runs tools off the loop
+        # An agent loop the author builds on self.server (e.g. in evaluate) recovers text tool calls with the
+        # configured parser, not a default one (HermesAgentLoop reads this when given no tool_call_parser).
+        try:
+            self.server.hermes_tool_call_parser = getattr(config, "tool_call_parser", None)
+        except Exception:  # a server object that refuses attributes: the loop then falls back to hermes
+            pass
         self._rng = random.Random()
         self.tool_error_buffer: list[int] = []
         self.reward_error_count = 0

@@ -167,3 +167,22 @@ def test_upstream_layout_imports_are_ours() -> None:
     from environments.tool_context import ToolContext as C
 
     assert (A, B, C) == (AgentResult, HermesAgentBaseEnv, ToolContext)
+
+
+async def test_a_loop_built_on_self_server_recovers_text_calls_with_the_envs_parser() -> None:
+    """evaluate() written as the contract shows (no parser argument) uses the env's tool_call_parser."""
+    from hermes_envs.agent import HermesAgentLoop, tools_used
+
+    qwen = "<tool_call>\n<function=terminal>\n<parameter=command>\necho hi\n</parameter>\n</function>\n</tool_call>"
+    with FakeOpenAIServer(script=[{"content": qwen}, {"content": "done"}]) as srv:
+        env = build(FileEnv, srv, tool_call_parser="qwen3_coder")
+        tools, names = env._resolve_tools_for_group()
+        loop = HermesAgentLoop(server=env.server, tool_schemas=tools, valid_tool_names=names, max_turns=3)
+        result = await loop.run([{"role": "user", "content": "go"}])
+        srv.assert_no_failures()
+    assert loop.tool_call_parser == "qwen3_coder"
+    assert [m["role"] for m in result.messages] == ["user", "assistant", "tool", "assistant"]
+    assert tools_used(result) == ["terminal"]
+    # a loop on another server, or with an explicit parser, is unchanged
+    assert HermesAgentLoop(object(), [], []).tool_call_parser == "hermes"
+    assert HermesAgentLoop(env.server, [], [], tool_call_parser=None).tool_call_parser is None
