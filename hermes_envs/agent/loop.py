@@ -64,6 +64,31 @@ def _tool_call_dict(tc: Any) -> dict[str, Any]:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
+def describe_api_error(exc: BaseException) -> str:
+    """``Type: message`` of a failed model call, looking through atroposlib's tenacity ``RetryError`` wrappers
+    (whose own text is only ``RetryError[<Future ...>]``) to the last real error, with the HTTP status and body
+    of an openai ``APIStatusError`` (e.g. the fake server's 409 naming the unmatched request)."""
+    seen: set[int] = set()
+    while id(exc) not in seen:
+        seen.add(id(exc))
+        attempt = getattr(exc, "last_attempt", None)  # tenacity.RetryError
+        inner = attempt.exception() if attempt is not None and hasattr(attempt, "exception") else None
+        if not isinstance(inner, BaseException):
+            break
+        exc = inner
+    text = f"{type(exc).__name__}: {exc}"
+    status = getattr(exc, "status_code", None)
+    response = getattr(exc, "response", None)
+    if status is not None and response is not None:
+        try:
+            body = response.text
+        except Exception:  # a streamed or closed response: the message above is all there is
+            body = ""
+        if body and body[:200] not in text:
+            text += f" (HTTP {status}: {body[:2000]})"
+    return text
+
+
 class _ServerParser(str):
     """The default of ``tool_call_parser``: the parser the env configured for ``server`` (see __init__)."""
 
@@ -170,14 +195,9 @@ class HermesAgentLoop:
             try:
                 response = await self.server.chat_completion(**self._request_kwargs(messages))
             except Exception as exc:  # any server failure ends the rollout, as upstream does
-                logger.warning(
-                    "model call failed on turn %d of task %s: %s: %s",
-                    turn + 1,
-                    self.task_id,
-                    type(exc).__name__,
-                    exc,
-                )
-                return result(turn + 1, False, "api_error", f"{type(exc).__name__}: {exc}")
+                what = describe_api_error(exc)
+                logger.warning("model call failed on turn %d of task %s: %s", turn + 1, self.task_id, what)
+                return result(turn + 1, False, "api_error", what)
             choices = getattr(response, "choices", None) if response is not None else None
             if not choices:
                 logger.warning("model returned no choices on turn %d of task %s", turn + 1, self.task_id)

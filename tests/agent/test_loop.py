@@ -289,3 +289,38 @@ def test_the_phase2_translator_calls_a_contract_style_parser_without_tools() -> 
     translator.parser = _ContractParser()
     content, calls, finish = translator.parse_model_output("[[add 2 3]]", tools=[{"type": "function"}])
     assert finish == "tool_calls" and calls[0].function.name == "add"
+
+
+async def test_an_api_error_behind_retry_wrappers_is_described_by_the_real_error(tools: ToolRegistry) -> None:
+    """atroposlib wraps server errors in tenacity RetryErrors whose own text is a Future's repr."""
+    import httpx2
+    import openai
+    from tenacity import AsyncRetrying, RetryError, stop_after_attempt
+
+    request = httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions")
+    body = '{"error": {"message": "no scripted turn matches: tool not offered"}}'
+    api_error = openai.ConflictError(
+        "Error code: 409", response=httpx2.Response(409, request=request, text=body), body=None
+    )
+
+    async def failing() -> None:
+        raise api_error
+
+    async def wrapped() -> None:
+        async for attempt in AsyncRetrying(stop=stop_after_attempt(1), reraise=False):
+            with attempt:
+                await failing()
+
+    async def double_wrapped() -> None:
+        async for attempt in AsyncRetrying(stop=stop_after_attempt(1), reraise=False):
+            with attempt:
+                await wrapped()
+
+    try:
+        await double_wrapped()
+    except RetryError as exc:
+        retry_error = exc
+    result = await make_loop(StubServer(retry_error), tools).run([{"role": "user", "content": "q"}])
+    assert result.termination == "api_error"
+    assert result.error.startswith("ConflictError: Error code: 409")
+    assert "HTTP 409" in result.error and "tool not offered" in result.error and "Future" not in result.error
