@@ -49,7 +49,7 @@ class HermesAgentBaseEnv(BaseEnv):
     ) -> None:
         super().__init__(config, server_configs, slurm=slurm, testing=testing)
         from hermes_envs.tools import configure_sandboxes
-        from hermes_envs.tools.sandbox import set_pool_size
+        from hermes_envs.tools.sandbox import install_sigterm_cleanup, set_pool_size
 
         configure_sandboxes(
             backend=getattr(config, "terminal_backend", "local"),
@@ -57,6 +57,7 @@ class HermesAgentBaseEnv(BaseEnv):
             lifetime=getattr(config, "terminal_lifetime", 3600),
         )
         set_pool_size(getattr(config, "tool_pool_size", 128))  # the pool that runs tools off the loop
+        install_sigterm_cleanup()  # a `serve` worker stopped with SIGTERM leaves no sandbox files behind
         # An agent loop the author builds on self.server (e.g. in evaluate) recovers text tool calls with the
         # configured parser, not a default one (HermesAgentLoop reads this when given no tool_call_parser).
         try:

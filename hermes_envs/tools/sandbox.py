@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -492,6 +493,34 @@ def _start_reaper() -> None:
 
 
 atexit.register(cleanup_all_sandboxes)
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    """Remove the sandboxes' files, then die of SIGTERM as before. atexit does not run on a signal, and a `serve`
+    worker is usually stopped with SIGTERM: without this, every in-flight rollout's files (the model's work)
+    stay in /tmp. No lock is taken (the signal may arrive while this thread holds it); the shells exit when
+    their stdin closes with this process."""
+    root = _root
+    if root is not None:
+        shutil.rmtree(root, ignore_errors=True)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def install_sigterm_cleanup() -> bool:
+    """Remove the sandboxes' files when the process gets SIGTERM (HermesAgentBaseEnv calls this).
+
+    Only from the main thread and only over the default handler: an application's own SIGTERM handler is left
+    alone. Returns True when installed (or already installed)."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    current = signal.getsignal(signal.SIGTERM)
+    if current is _on_sigterm:
+        return True
+    if current is not signal.SIG_DFL:
+        return False
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    return True
 
 
 def _with_config(**changes: Any) -> SandboxConfig:  # used by tests and the bench

@@ -455,3 +455,43 @@ async def test_concurrent_tasks_run_in_parallel(backend):
     boxes = [get_sandbox(f"p{i}") for i in range(4)]
     results = await asyncio.gather(*(b.arun(f"echo {i} > n.txt; cat n.txt") for i, b in enumerate(boxes)))
     assert [r["output"] for r in results] == [f"{i}\n" for i in range(4)]
+
+
+def test_sigterm_removes_the_sandbox_files_and_still_kills_the_process(tmp_path) -> None:
+    """A `serve` worker stopped with SIGTERM must not leave the rollouts' files in /tmp (atexit does not run)."""
+    import signal as _signal
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    code = textwrap.dedent(
+        """
+        import sys, time
+        from hermes_envs.tools import sandbox
+        assert sandbox.install_sigterm_cleanup()
+        box = sandbox.get_sandbox("sigterm-task")
+        (box.workdir / "work.txt").write_text("the model's work")
+        print(box.workdir, flush=True)
+        time.sleep(60)
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    workdir = Path(proc.stdout.readline().strip())
+    assert (workdir / "work.txt").exists()
+    proc.send_signal(_signal.SIGTERM)
+    assert proc.wait(20) == -_signal.SIGTERM
+    assert not workdir.exists() and not workdir.parent.exists()
+
+
+def test_sigterm_cleanup_leaves_an_applications_own_handler_alone() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import signal\nfrom hermes_envs.tools import sandbox\n"
+        "signal.signal(signal.SIGTERM, lambda *a: None)\nprint(sandbox.install_sigterm_cleanup())\n"
+        "print(signal.getsignal(signal.SIGTERM).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
+    assert out.split() == ["False", "<lambda>"]
