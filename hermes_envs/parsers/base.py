@@ -12,6 +12,8 @@ import difflib
 import json
 import random
 import re
+import sys
+import weakref
 from collections.abc import Callable, Iterable
 from json.encoder import c_make_encoder as _c_make_encoder
 from json.encoder import encode_basestring as _encode_basestring
@@ -19,6 +21,7 @@ from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
+from hermes_envs._definitions import definition_site, where
 from hermes_envs.errors import HermesEnvsError
 
 __all__ = [
@@ -692,6 +695,8 @@ class SectionedJsonParser(ToolCallParser):
 # --------------------------------------------------------------------------------------------------- registry
 
 _REGISTRY: dict[str, type[ToolCallParser]] = {}
+# Where each registered class was defined: (source file, __qualname__), see hermes_envs._definitions.
+_SITES: weakref.WeakKeyDictionary[type, tuple[str, str] | None] = weakref.WeakKeyDictionary()
 _P = TypeVar("_P", bound=type[ToolCallParser])
 
 
@@ -699,7 +704,9 @@ def register_parser(*names: str) -> Callable[[_P], _P]:
     """Class decorator registering a :class:`ToolCallParser` under one or more names.
 
     The first name becomes ``cls.name`` (unless the class sets one); further names, or stacked decorators, are
-    aliases. Registering a name that is taken raises :class:`ParserRegistrationError` naming the owner.
+    aliases. Registering a name that is taken raises :class:`ParserRegistrationError` naming the owner, unless the
+    owner is the same class imported again (same source file and ``__qualname__``, e.g. the env module imported under
+    a second name): the newer class then replaces it.
     """
     if not names or not all(isinstance(n, str) and n for n in names):
         raise ParserRegistrationError(
@@ -712,13 +719,24 @@ def register_parser(*names: str) -> Callable[[_P], _P]:
             raise ParserRegistrationError(
                 f"register_parser should decorate a ToolCallParser subclass; got {cls!r}."
             )
+        # A class with no methods of its own, in a module missing from sys.modules, has no file to find: the
+        # code applying the decorator is then the class's own module.
+        site = _SITES.setdefault(cls, definition_site(cls, sys._getframe(1).f_code.co_filename))
         for n in names:
             owner = _REGISTRY.get(n)
-            if owner is not None:
-                raise ParserRegistrationError(
-                    f"parser name {n!r} should be unique; it is already registered by "
-                    f"{owner.__module__}.{owner.__qualname__}. Fix: choose another name."
+            owner_site = (_SITES.get(owner) or definition_site(owner)) if owner is not None else None
+            if owner is None or owner is cls or (site is not None and site == owner_site):
+                continue  # free, or the same class imported again (e.g. under a second module name): it replaces
+            if site is not None and owner_site is not None and site[0] == owner_site[0]:
+                fix = (
+                    f"register {n!r} on only one of {owner.__qualname__} and {cls.__qualname__} in that file."
                 )
+            else:
+                fix = "choose another name."
+            raise ParserRegistrationError(
+                f"parser name {n!r} should be unique; it is already registered by {where(owner)} "
+                f"and again by {where(cls)}. Fix: {fix}"
+            )
         for n in names:
             _REGISTRY[n] = cls
         if not cls.__dict__.get("name"):

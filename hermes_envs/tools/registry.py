@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
+from hermes_envs._definitions import same_definition, same_file
 from hermes_envs.errors import ToolRegistryError
 
 __all__ = ["Tool", "ToolRegistry", "registry", "schema_from_function", "tool"]
@@ -285,18 +286,27 @@ class ToolRegistry:
         return len(self._tools)
 
     def register(self, tool: Tool) -> Tool:
-        """Add ``tool``; a second tool with the same name raises ToolRegistryError naming both."""
+        """Add ``tool``; a second tool with the same name raises ToolRegistryError naming both.
+
+        A handler that is the same definition as the registered one (same source file and ``__qualname__``: the
+        module was imported again, e.g. under a second module name by ``pytest --hermes-conformance``) replaces
+        it silently instead.
+        """
         if not isinstance(tool, Tool):
             raise ToolRegistryError(f"register() should get a Tool; got {type(tool).__name__}.")
         with self._lock:
             existing = self._tools.get(tool.name)
-            if existing is not None:
+            if existing is not None and not same_definition(existing.handler, tool.handler):
+                if same_file(existing.handler, tool.handler):
+                    fix = "register only one of them under that name (tool(name=...)) in that file."
+                else:
+                    fix = "rename one of them (tool(name=...)), or unregister the first."
                 raise ToolRegistryError(
                     f"tool name {tool.name!r} should be unique; it is registered by {_where(existing.handler)} "
                     f"(toolset {existing.toolset!r}) and again by {_where(tool.handler)} (toolset {tool.toolset!r}). "
-                    "Fix: rename one of them (tool(name=...)), or unregister the first."
+                    f"Fix: {fix}"
                 )
-            self._tools[tool.name] = tool
+            self._tools[tool.name] = tool  # a re-imported definition keeps the first one's place
         return tool
 
     def unregister(self, name: str) -> Tool:

@@ -58,6 +58,59 @@ def test_with_explicit_paths_both_run(pytester: pytest.Pytester, run) -> None:
     result.assert_outcomes(passed=len(all_checks()), skipped=1)  # the checks but HC503, and test_ok
 
 
+REGISTERS_AT_IMPORT = """
+from hermes_envs.env import register_distribution
+from hermes_envs.parsers import ToolCallParser, register_parser
+from hermes_envs.tools import tool
+
+
+@register_parser("reimport_fmt")
+class ReimportParser(ToolCallParser):
+    def parse(self, text, tools=None):
+        return text, None
+
+
+@tool(toolset="reimport_units")
+def reimport_double(x: float) -> float:
+    \"\"\"Double a number.\"\"\"
+    return 2 * x
+
+
+register_distribution("reimport-dist", {"terminal": 1.0})
+
+
+class ArithmeticTerminalEnv("""
+
+
+@pytest.fixture
+def scratch_registries(monkeypatch):
+    """The in-process pytester run registers a parser, a tool and a distribution: keep them out of other tests."""
+    from hermes_envs.env import distributions
+    from hermes_envs.parsers import base
+    from hermes_envs.tools import registry
+
+    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+    monkeypatch.setattr(registry, "_tools", dict(registry._tools))
+    monkeypatch.setattr(distributions, "_DISTRIBUTIONS", dict(distributions._DISTRIBUTIONS))
+    monkeypatch.setattr(distributions, "_SITES", dict(distributions._SITES))
+
+
+def test_env_registering_things_imported_by_a_project_test_too(
+    pytester: pytest.Pytester, run, scratch_registries
+) -> None:
+    # --hermes-conformance imports the env under a module name of its own, the project's test as `good_env`: the
+    # module-level registrations run twice, and must not fail HC101 as duplicates.
+    pytester.makepyfile(
+        good_env=mutate("\nclass ArithmeticTerminalEnv(", REGISTERS_AT_IMPORT),
+        test_project=(
+            "from good_env import ArithmeticTerminalEnv, reimport_double\n\n\n"
+            "def test_tool():\n    assert reimport_double(2.0) == 4.0\n"
+        ),
+    )
+    result = run("test_project.py", "--hermes-conformance", "good_env.py")
+    result.assert_outcomes(passed=len(all_checks()), skipped=1)  # the checks but HC503, and test_tool
+
+
 def test_dict_access_on_agent_result_is_explained(pytester: pytest.Pytester, run) -> None:
     pytester.makepyfile(
         bad_env=mutate("text = self._final_answer(result)", 'text = result["final_response"]')

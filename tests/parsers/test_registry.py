@@ -111,3 +111,54 @@ def test_parsers_package_does_not_import_atroposlib():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _import_as(path, module_name):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # deliberately not in sys.modules: the class is found through its code
+    return module
+
+
+PARSER_MODULE = """
+from hermes_envs.parsers import ToolCallParser, register_parser
+
+
+@register_parser("twice_fmt", "twice_alias")
+class TwiceParser(ToolCallParser):
+    def parse(self, text, tools=None):
+        return text, None
+"""
+
+
+def test_the_same_parser_imported_twice_replaces_itself(scratch_registry, tmp_path):
+    path = tmp_path / "twice_env.py"
+    path.write_text(PARSER_MODULE)
+    first = _import_as(path, "twice_env")
+    second = _import_as(path, "hermes_conformance_twice_env")  # what --hermes-conformance does
+    assert first.TwiceParser is not second.TwiceParser
+    assert type(parsers.get_parser("twice_fmt")) is second.TwiceParser  # the latest wins
+    assert type(parsers.get_parser("twice_alias")) is second.TwiceParser
+
+
+def test_another_class_of_the_same_file_under_a_taken_name_still_raises(scratch_registry, tmp_path):
+    path = tmp_path / "clash_env.py"
+    path.write_text(
+        PARSER_MODULE + '\n\n@register_parser("twice_fmt")\nclass Other(ToolCallParser):\n    pass\n'
+    )
+    with pytest.raises(parsers.ParserRegistrationError) as info:
+        _import_as(path, "clash_env")
+    message = str(info.value)
+    assert "clash_env.TwiceParser" in message and "clash_env.Other" in message
+    assert "choose another name" not in message
+    assert "only one of TwiceParser and Other" in message
+
+
+def test_a_class_of_another_file_under_a_taken_name_still_raises(scratch_registry, tmp_path):
+    (tmp_path / "one_env.py").write_text(PARSER_MODULE)
+    (tmp_path / "two_env.py").write_text(PARSER_MODULE)
+    _import_as(tmp_path / "one_env.py", "one_env")
+    with pytest.raises(parsers.ParserRegistrationError, match="choose another name"):
+        _import_as(tmp_path / "two_env.py", "two_env")

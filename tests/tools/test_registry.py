@@ -267,3 +267,51 @@ def test_default_registry_holds_the_builtin_toolsets():
     patch = registry.get("patch").parameters
     assert patch["required"] == ["path", "old", "new"]
     assert registry.get("search_files").parameters["properties"]["path"]["default"] == "."
+
+
+TOOL_MODULE = '''
+@reg.tool(toolset="units")
+def convert(value: float) -> float:
+    """Convert a value."""
+    return value * 2
+'''
+
+
+def _import_as(path, module_name, reg):
+    """Import ``path`` as ``module_name``, its ``reg`` name bound to ``reg``."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    module.reg = reg
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_same_tool_imported_twice_replaces_itself(tmp_path):
+    reg = ToolRegistry()
+    reg.tool(lambda: "x", name="first")
+    path = tmp_path / "units_env.py"
+    path.write_text(TOOL_MODULE)
+    one = _import_as(path, "units_env", reg)
+    two = _import_as(path, "hermes_conformance_units_env", reg)  # what --hermes-conformance does
+    assert one.convert is not two.convert
+    assert reg.get("convert").handler is two.convert  # the latest wins
+    assert reg.names() == ["first", "convert"]
+
+
+def test_another_function_under_a_taken_tool_name_still_raises(tmp_path):
+    reg = ToolRegistry()
+    path = tmp_path / "units_env.py"
+    path.write_text(
+        TOOL_MODULE + '\n\n@reg.tool(name="convert")\ndef other(value: float) -> float:\n    return value\n'
+    )
+    with pytest.raises(ToolRegistryError) as info:
+        _import_as(path, "units_env", reg)
+    message = str(info.value)
+    assert "units_env.convert" in message and "units_env.other" in message
+    assert "rename one of them" not in message and "only one of them" in message
+    (tmp_path / "elsewhere.py").write_text("def convert(value: float) -> float:\n    return value\n")
+    elsewhere = _import_as(tmp_path / "elsewhere.py", "elsewhere", reg)
+    with pytest.raises(ToolRegistryError, match="rename one of them"):
+        reg.tool(elsewhere.convert)
