@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from hermes_envs.conformance.findings import Finding, NotApplicable
 from hermes_envs.conformance.registry import check
@@ -16,9 +17,12 @@ from hermes_envs.conformance.session import EnvSession
     requires=("HC102",),
 )
 def parser_round_trip(s: EnvSession) -> list[Finding]:
-    """A misspelled ``tool_call_parser`` (every rollout with text crashes), or a parser that cannot carry the env's
-    tool arguments (Phase 2 rollouts lose their tool calls)."""
+    """A misspelled ``tool_call_parser`` (every rollout with text crashes), a parser whose ``parse(text)`` breaks
+    the contract on plain text, or one that cannot carry the env's tool arguments (Phase 2 rollouts lose their tool
+    calls). A parser written to the contract (``parse`` only, no ``render``) is checked for what the contract
+    promises; the round trip is then not applicable."""
     from hermes_envs.parsers import get_parser, list_parsers
+    from hermes_envs.parsers.invoke import parse_with
     from hermes_envs.testing.fake_server.policies import args_from_schema
 
     config = getattr(s.env(), "config", None)
@@ -39,7 +43,15 @@ def parser_round_trip(s: EnvSession) -> list[Finding]:
             )
         ]
     schemas, _names = s.tools()
-    findings = []
+    findings = _parses_plain_text(parser, name, schemas)
+    if not _can_render(parser):
+        if findings:
+            return findings
+        raise NotApplicable(
+            f"the round trip of the env's tools was not checked: parser {name!r} has no render() (the contract "
+            "defines only parse); checked that it is registered and that parse(text) returns (text, None) on plain "
+            "text"
+        )
     for schema in schemas:
         function = schema.get("function", schema)
         tool = function.get("name", "")
@@ -51,9 +63,15 @@ def parser_round_trip(s: EnvSession) -> list[Finding]:
         }
         try:
             text = parser.render(None, [call])
-            _content, calls = parser.parse(text, tools=schemas)
+        except NotImplementedError:  # renders some calls but not this one: the round trip cannot be judged
+            continue
         except Exception as exc:
             calls, text = None, f"<{type(exc).__name__}: {exc}>"
+        else:
+            try:
+                _content, calls = parse_with(parser, text, schemas)
+            except Exception as exc:
+                calls, text = None, f"{text} (parse raised {type(exc).__name__}: {exc})"
         got = [(c.function.name, json.loads(c.function.arguments)) for c in calls or []]
         if got != [(tool, arguments)]:
             findings.append(
@@ -67,3 +85,45 @@ def parser_round_trip(s: EnvSession) -> list[Finding]:
                 )
             )
     return findings
+
+
+PLAIN_TEXT = "The answer is 42."
+
+
+def _parses_plain_text(parser: Any, name: str, schemas: list[dict]) -> list[Finding]:
+    """The contract's promise: ``parse(text)`` returns ``(content, tool_calls | None)``, plain text as ``(text, None)``."""
+    from hermes_envs.parsers.invoke import parse_with
+
+    try:
+        got: Any = parse_with(parser, PLAIN_TEXT, schemas)
+    except Exception as exc:
+        got = f"{type(exc).__name__}: {exc}"
+    else:
+        if isinstance(got, tuple) and len(got) == 2 and got[0] == PLAIN_TEXT and not got[1]:
+            return []
+    return [
+        Finding(
+            "HC801",
+            f"parser {name!r} should return (text, None) from parse(text) when the text holds no tool call; for "
+            f"{PLAIN_TEXT!r} got {got!r:.200}.",
+            "make parse(self, text) return a (content, tool_calls) pair: the text unchanged and None when it holds "
+            "no tool call.",
+            subject=f"tool_call_parser={name!r}",
+        )
+    ]
+
+
+def _can_render(parser: Any) -> bool:
+    """Whether the parser implements ``render`` (our extension; the contract's parsers only parse)."""
+    from hermes_envs.parsers import ToolCallParser
+
+    render = getattr(type(parser), "render", None)
+    if not callable(render) or render is ToolCallParser.render:
+        return False
+    try:
+        parser.render(None, [])
+    except NotImplementedError:
+        return False
+    except Exception:  # an empty list may be refused; the real calls below will tell
+        return True
+    return True
