@@ -5,11 +5,17 @@ helper thread samples the loop thread's stack while a stall is in progress, so a
 line of the author's code that held the loop (``time.sleep``, a synchronous HTTP call, ``ctx.terminal`` ...).
 Garbage-collection pauses are measured (``gc.callbacks``) and subtracted, and a stall with no author frame on the
 stack, or inside a finalizer, is not counted: neither is the env's doing.
+
+The time the loop thread spends inside ``ToolContext``'s synchronous methods (``ctx.terminal`` ...) is measured too,
+and each stall says how much of it was spent there: that API is the contract's (upstream's blocks the loop the same
+way), so HC408 words such a stall as a warning naming the awaitable twins, and keeps other blocking an error.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import gc
 import sys
 import sysconfig
@@ -18,8 +24,22 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 _TICK = 0.01
+#: ToolContext's synchronous methods (the contract's API); each has an awaitable twin named ``a<name>``.
+SYNC_TOOL_METHODS = (
+    "terminal",
+    "read_file",
+    "write_file",
+    "upload_file",
+    "upload_dir",
+    "download_file",
+    "download_dir",
+    "search",
+    "call_tool",
+    "cleanup",
+)
 _LIBRARY_ROOTS = tuple(
     str(Path(p).resolve())
     for p in {
@@ -34,12 +54,17 @@ _LIBRARY_ROOTS = tuple(
 
 @dataclass(frozen=True)
 class Stall:
-    """The loop was blocked ``seconds`` during ``phase``; ``where`` is the author's frame, ``inner`` the innermost."""
+    """The loop was blocked ``seconds`` during ``phase``; ``where`` is the author's frame, ``inner`` the innermost.
+
+    ``sync_tool_seconds`` of the stall were spent inside ToolContext's synchronous methods ``sync_tool_calls``.
+    """
 
     phase: str
     seconds: float
     where: str
     inner: str
+    sync_tool_seconds: float = 0.0
+    sync_tool_calls: tuple[str, ...] = ()
 
 
 def is_library_file(filename: str) -> bool:
@@ -86,6 +111,9 @@ class LoopWatchdog:
         self._gc_seconds = (
             0.0  # time the collector ran since the last tick: a GC pause is not the env's doing
         )
+        # (start, end, method) of each outermost ToolContext sync call made on the loop thread since the last tick
+        self._sync_calls: list[tuple[float, float, str]] = []
+        self._sync_depth = 0
 
     def _on_gc(self, phase: str, info: dict) -> None:
         if phase == "start":
@@ -105,17 +133,51 @@ class LoopWatchdog:
         while True:
             await asyncio.sleep(_TICK)
             now = time.perf_counter()
-            gap = now - self._last - _TICK
-            self._record(phase, gap)
+            self._record(phase, now)
             self._last = now
 
-    def _record(self, phase: str, gap: float) -> None:
+    def _record(self, phase: str, now: float) -> None:
+        start = self._last
+        gap = now - start - _TICK
         gap, self._gc_seconds = gap - self._gc_seconds, 0.0
+        calls, self._sync_calls = self._sync_calls, []
         if gap > self.threshold:
             where, inner = self._sample or ("", "")
             if where:  # a stall with no author frame on the stack is not the env's doing
-                self.stalls.append(Stall(phase, gap, where, inner))
+                in_sync = sum(max(0.0, min(end, now) - max(begin, start)) for begin, end, _ in calls)
+                names = tuple(dict.fromkeys(name for begin, end, name in calls if end > start))
+                self.stalls.append(Stall(phase, gap, where, inner, min(in_sync, gap), names))
         self._sample = None
+
+    def _timed(self, name: str, method: Any) -> Any:
+        """``method`` (a ToolContext sync method) that records its time when called on the watched loop thread."""
+
+        @functools.wraps(method)
+        def timed(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+            if self._sync_depth or threading.get_ident() != self._thread_id:
+                return method(ctx, *args, **kwargs)  # nested, or in a worker thread: does not block the loop
+            self._sync_depth += 1
+            begin = time.perf_counter()
+            try:
+                return method(ctx, *args, **kwargs)
+            finally:
+                self._sync_depth -= 1
+                self._sync_calls.append((begin, time.perf_counter(), name))
+
+        return timed
+
+    @contextlib.contextmanager
+    def _timing_tool_context(self) -> Any:
+        from hermes_envs.tools.context import ToolContext
+
+        originals = {name: vars(ToolContext)[name] for name in SYNC_TOOL_METHODS if name in vars(ToolContext)}
+        for name, method in originals.items():
+            setattr(ToolContext, name, self._timed(name, method))
+        try:
+            yield
+        finally:
+            for name, method in originals.items():
+                setattr(ToolContext, name, method)
 
     async def watch(self, phase: str, coro: object) -> object:
         """Await ``coro`` while measuring the loop's stalls."""
@@ -125,14 +187,16 @@ class LoopWatchdog:
         gc.callbacks.append(self._on_gc)
         self._stop.clear()
         self._sample = None
+        self._sync_calls, self._sync_depth = [], 0
         sampler = threading.Thread(target=self._sampler, name="hermes-loop-watchdog", daemon=True)
         ticker = asyncio.ensure_future(self._ticker(phase))
         sampler.start()
         try:
-            return await coro  # type: ignore[misc]
+            with self._timing_tool_context():
+                return await coro  # type: ignore[misc]
         finally:
             # A stall right before the end is seen here: the ticker would be cancelled before it could run.
-            self._record(phase, time.perf_counter() - self._last - _TICK)
+            self._record(phase, time.perf_counter())
             ticker.cancel()
             gc.callbacks.remove(self._on_gc)
             self._stop.set()

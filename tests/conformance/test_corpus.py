@@ -98,3 +98,12 @@ def test_the_scratch_working_directory_still_shows_the_users_files(tmp_path: Pat
         Path("eval_results.jsonl").write_text("x")
         assert Path.cwd() == scratch
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "notes.txt"]
+
+
+def test_blocking_inside_the_sync_tool_context_is_a_warning_and_other_blocking_an_error() -> None:
+    by_name = {p.name: p for p in BAD}
+    sync_ctx = fired(by_name["reward_sync_tool_context.py"])["HC408"]
+    assert sync_ctx.status is Status.WARNED
+    assert "`await ctx.aterminal(...)`" in sync_ctx.findings[0].fix
+    sleeping = fired(by_name["reward_blocks_loop.py"])["HC408"]
+    assert sleeping.status is Status.FAILED

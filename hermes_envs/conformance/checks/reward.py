@@ -535,7 +535,9 @@ def reward_varies(s: EnvSession) -> list[Finding]:
     requires=("HC201",),
 )
 def no_loop_blocking(s: EnvSession) -> list[Finding]:
-    """Synchronous work (time.sleep, requests, subprocess.run, ctx.terminal) in async hooks stalls every rollout."""
+    """Synchronous work (time.sleep, requests, subprocess.run, ctx.terminal) in async hooks stalls every rollout.
+    A stall spent inside ToolContext's synchronous methods (the contract's API) is a warning naming their awaitable
+    twins; any other blocking is an error."""
     s.setup_done()
     if s.is_hermes_env():
         scored_probes(s)
@@ -553,14 +555,34 @@ def no_loop_blocking(s: EnvSession) -> list[Finding]:
         hook = {"rewards": "compute_reward", "gold": "compute_reward", "probes": "a rollout"}.get(
             stall.phase, stall.phase
         )
-        inner = f", inside {stall.inner}" if stall.inner and stall.inner != stall.where else ""
         severity = Severity.WARNING if stall.phase == "setup" else Severity.ERROR
+        expectation = (
+            f"{hook} should not block the event loop for more than {s.settings.blocking_seconds:g} s "
+            f"(blocking_seconds); {stall.where}"
+        )
+        inner = f", inside {stall.inner}" if stall.inner and stall.inner != stall.where else ""
+        held = f" held it for {stall.seconds:.2f} s"
+        if stall.sync_tool_calls and stall.seconds - stall.sync_tool_seconds <= s.settings.blocking_seconds:
+            # The contract's own synchronous ToolContext API (upstream's blocks the loop the same way): a warning.
+            methods = ", ".join(f"ctx.{name}()" for name in stall.sync_tool_calls)
+            twins = ", ".join(f"`await ctx.a{name}(...)`" for name in stall.sync_tool_calls)
+            findings.append(
+                Finding(
+                    "HC408",
+                    f"{expectation}{held}, {stall.sync_tool_seconds:.2f} s of it in ToolContext's synchronous {methods}, "
+                    "stalling every other rollout (a warning: the contract's ToolContext is synchronous, and "
+                    "upstream's blocks the loop the same way).",
+                    f"use the awaitable twins, which do the same in the rollout's sandbox off the event loop: "
+                    f"{twins}.",
+                    Severity.WARNING,
+                    subject=stall.where,
+                )
+            )
+            continue
         findings.append(
             Finding(
                 "HC408",
-                f"{hook} should not block the event loop for more than {s.settings.blocking_seconds:g} s "
-                f"(blocking_seconds); {stall.where}{inner} held it for {stall.seconds:.2f} s, stalling every other "
-                "rollout.",
+                f"{expectation}{inner}{held}, stalling every other rollout.",
                 "await instead of blocking: `await asyncio.sleep(...)`, `await ctx.aterminal(...)` / "
                 "`await asyncio.to_thread(fn, ...)` for blocking calls, an async HTTP client for remote judges.",
                 severity,

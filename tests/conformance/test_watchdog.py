@@ -1,0 +1,57 @@
+"""The event-loop watchdog (HC408): stalls, whose code held the loop, and how much of a stall was spent inside
+ToolContext's synchronous methods (the contract's API, reported as a warning) rather than other blocking."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from hermes_envs.conformance.watchdog import LoopWatchdog
+from hermes_envs.tools import ToolContext, cleanup_all_sandboxes
+
+
+@pytest.fixture
+def ctx():
+    context = ToolContext("watchdog-test")
+    yield context
+    context.cleanup()
+    cleanup_all_sandboxes()
+
+
+def watch(coro_fn) -> LoopWatchdog:
+    dog = LoopWatchdog(threshold=0.2)
+    asyncio.run(dog.watch("rewards", coro_fn()))
+    return dog
+
+
+def test_a_stall_inside_the_sync_tool_context_is_attributed_to_it(ctx):
+    async def reward():
+        ctx.terminal("sleep 0.4")
+
+    (stall,) = watch(reward).stalls
+    assert stall.seconds > 0.3 and stall.sync_tool_calls == ("terminal",)
+    assert stall.seconds - stall.sync_tool_seconds < 0.1
+    assert "reward" in stall.where
+
+
+def test_other_blocking_is_not_attributed_to_the_tool_context(ctx):
+    async def reward():
+        ctx.write_file("a.txt", "x")  # a fast sync call in the same stall does not excuse the sleep
+        time.sleep(0.4)
+
+    (stall,) = watch(reward).stalls
+    assert stall.seconds > 0.3 and stall.sync_tool_calls == ("write_file",)
+    assert stall.seconds - stall.sync_tool_seconds > 0.3
+
+
+def test_the_awaitable_twins_do_not_stall_and_the_methods_are_restored(ctx):
+    original = ToolContext.__dict__["terminal"]
+
+    async def reward():
+        assert ToolContext.__dict__["terminal"] is not original  # timed while watched
+        await ctx.aterminal("sleep 0.4")
+
+    assert watch(reward).stalls == []
+    assert ToolContext.__dict__["terminal"] is original
