@@ -56,13 +56,25 @@ class Llama3JsonParser(ToolCallParser):
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         pos = skip_ws(text, 0)
         tagged = text.startswith(PYTHON_TAG, pos)
+        if not tagged and pos < len(text) and text[pos] in "{[":
+            # JSON first: calls at the top of the output, or a bracketed note / JSON thought before a tagged call
+            first = self._calls_from(text, pos, False, 0)
+            if first.tool_calls:
+                return first
+            at = MarkerScanner(text, PYTHON_TAG).next(pos)
+            return first if at == -1 else self._calls_from(text, at, True, at)
         content_end = 0
-        if not tagged and (pos >= len(text) or text[pos] not in "{["):
+        if not tagged:
             # text first, then <|python_tag|>: the special token marks the calls (the text is content)
             at = MarkerScanner(text, PYTHON_TAG).next(pos)
             if at == -1:
                 return ParseResult(text, None)
             tagged, pos, content_end = True, at, at
+        return self._calls_from(text, pos, tagged, content_end)
+
+    def _calls_from(self, text: str, pos: int, tagged: bool, content_end: int) -> ParseResult:
+        """The calls from ``pos`` (at ``<|python_tag|>`` when ``tagged``); the text before ``content_end`` is
+        the content."""
         if tagged:
             pos = skip_ws(text, pos + len(PYTHON_TAG))
         if pos >= len(text) or text[pos] not in "{[":

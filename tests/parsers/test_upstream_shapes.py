@@ -199,6 +199,16 @@ def test_llama_arguments_key(name):
 
 
 @LLAMAS
+@pytest.mark.parametrize(
+    "lead", ["[Note] I will call.", "[1] Source: wiki.\n", '{"thought": "need weather"}\n', "[x](http://a.b) "]
+)
+def test_llama_text_starting_with_a_bracket_then_a_tagged_call(name, lead):
+    text = lead + '<|python_tag|>{"name": "f", "parameters": {"a": 1}}'
+    result = get_parser(name).parse_detailed(text)
+    assert calls(result) == [("f", {"a": 1})] and result.content == lead.rstrip()
+
+
+@LLAMAS
 @pytest.mark.parametrize("sep", ["; <|python_tag|>", ";<|python_tag|>", "\n<|python_tag|>"])
 def test_llama_each_call_with_its_own_python_tag(name, sep):
     text = sep.join(
