@@ -445,6 +445,9 @@ def _find_fence_close(text: str, fence: _Fence) -> int:
 
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
+#: Magistral (Mistral's reasoning models) writes its reasoning as [THINK]...[/THINK].
+MISTRAL_THINK_OPEN = "[THINK]"
+MISTRAL_THINK_CLOSE = "[/THINK]"
 
 
 class MarkerScanner:
@@ -452,13 +455,21 @@ class MarkerScanner:
 
     A marker does not count when it sits inside a *closed* Markdown code fence (```` ``` ```` or ``~~~``),
     directly after a backtick (inline code such as ```<tool_call>```), or inside a *closed* ``<think>...</think>``
-    reasoning block: those are examples or deliberation ("I should emit <tool_call> next"), not calls. An unclosed
+    (or Magistral's ``[THINK]...[/THINK]``) reasoning block: those are examples or deliberation ("I should emit <tool_call> next"), not calls. An unclosed
     fence or reasoning block is ignored (it hides nothing). Output whose first ``</think>`` has no ``<think>``
     before it (the chat template put the opening tag in the prompt) is reasoning up to that tag. Queries must not
     go backwards; the next fence opening is cached like :class:`Finder` answers.
     """
 
-    __slots__ = ("_fence", "_finder", "_reasoning_end", "_think", "_think_close", "_ticks", "_tildes", "text")
+    __slots__ = (
+        "_blocks",
+        "_fence",
+        "_finder",
+        "_reasoning_end",
+        "_ticks",
+        "_tildes",
+        "text",
+    )
 
     def __init__(self, text: str, marker: str) -> None:
         self.text = text
@@ -466,8 +477,12 @@ class MarkerScanner:
         self._ticks = Finder(text, "```")
         self._tildes = Finder(text, "~~~")
         self._fence = self._open(0)  # next fence opening not yet passed (None: no more)
-        self._think = Finder(text, THINK_OPEN)
-        self._think_close = Finder(text, THINK_CLOSE)
+        # per reasoning-block syntax: (opening finder, closing finder, opening length, closing length)
+        self._blocks = [
+            (Finder(text, o), Finder(text, c), len(o), len(c))
+            for o, c in ((THINK_OPEN, THINK_CLOSE), (MISTRAL_THINK_OPEN, MISTRAL_THINK_CLOSE))
+            if o in text
+        ]
         # A `</think>` with no `<think>` before it closes reasoning whose opening tag was in the prompt (Qwen3
         # thinking, DeepSeek-R1/V3.1 templates): everything before it is deliberation, as reasoning parsers read it.
         # Only when a marker follows it (a `</think>` in the arguments of the last call is just text). A `</think>`
@@ -479,14 +494,15 @@ class MarkerScanner:
 
     def _in_thinking(self, p: int, pos: int) -> int:
         """End of the closed reasoning block holding position ``p`` (searching from ``pos``), else -1."""
-        start = self._think.find(pos)
-        while start != -1 and start < p:
-            end = self._think_close.find(start + len(THINK_OPEN))
-            if end == -1:
-                return -1  # unclosed: it hides nothing
-            if end > p:
-                return end + len(THINK_CLOSE)
-            start = self._think.find(end + len(THINK_CLOSE))
+        for opening, closing, open_len, close_len in self._blocks:
+            start = opening.find(pos)
+            while start != -1 and start < p:
+                end = closing.find(start + open_len)
+                if end == -1:
+                    break  # unclosed: it hides nothing
+                if end > p:
+                    return end + close_len
+                start = opening.find(end + close_len)
         return -1
 
     def _open(self, pos: int) -> _Fence | None:

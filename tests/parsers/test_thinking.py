@@ -59,3 +59,14 @@ def test_a_closing_think_tag_after_an_opening_one_is_an_ordinary_block() -> None
     one = parser.render(None, [CALL])
     _content, calls = parser.parse(f"{one}\n<think>x</think>\n{one}")
     assert len(calls) == 2
+
+
+def test_a_call_drafted_inside_magistrals_think_block_is_not_a_call() -> None:
+    parser = get_parser("mistral")
+    text = '[THINK]Maybe [TOOL_CALLS]draft{"a": 1} no.[/THINK]Okay.[TOOL_CALLS]real{"a": 2}'
+    content, calls = parser.parse(text)
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in calls] == [("real", {"a": 2})]
+    assert content == '[THINK]Maybe [TOOL_CALLS]draft{"a": 1} no.[/THINK]Okay.'
+    # an unclosed [THINK] hides nothing
+    _content, calls = parser.parse('[THINK]hmm [TOOL_CALLS]f{"a": 1}')
+    assert [c.function.name for c in calls] == ["f"]
