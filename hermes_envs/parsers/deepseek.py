@@ -34,7 +34,7 @@ CALL_END = "<｜tool▁call▁end｜>"
 SEP = "<｜tool▁sep｜>"
 
 _V3_HEAD = re.compile(
-    r"[ \t]*([^<\n]*?)[ \t]*" + re.escape(SEP) + r"[ \t]*([^\n<`]*?)[ \t]*(?:\n|(?=`)|(?=\{))"
+    r"[ \t]*([^<\n]*?)[ \t]*" + re.escape(SEP) + r"[ \t]*([^\r\n<`]*?)[ \t]*(?:\r?\n|(?=`)|(?=\{))"
 )
 _V31_HEAD = re.compile(r"\s*([^<\n]*?)\s*" + re.escape(SEP))
 _FENCE_OPEN = re.compile(r"```[A-Za-z]*")
@@ -59,6 +59,8 @@ class _DeepSeekBase(SectionedJsonParser):
             close = skip_ws(text, end)
             if text.startswith("```", close):
                 end = close + 3
+            elif "```".startswith(text[close:]):  # output cut inside the closing fence: the JSON is complete
+                end = len(text)
             elif close < len(text):
                 raise ValueError(
                     f"the ```json block of {name!r} should close after the JSON; got {excerpt(text, close)}"

@@ -200,7 +200,8 @@ def test_llama_arguments_key(name):
 
 @LLAMAS
 @pytest.mark.parametrize(
-    "lead", ["[Note] I will call.", "[1] Source: wiki.\n", '{"thought": "need weather"}\n', "[x](http://a.b) "]
+    "lead",
+    ["[Note] I will call.", "[1] Source: wiki.\n", '{"thought": "need weather"}\n', "[x](http://a.b) "],
 )
 def test_llama_text_starting_with_a_bracket_then_a_tagged_call(name, lead):
     text = lead + '<|python_tag|>{"name": "f", "parameters": {"a": 1}}'
@@ -760,3 +761,21 @@ def test_hermes_several_json_objects_in_one_tag_are_several_calls(sep):
     text = f'<tool_call>\n{{"name": "a", "arguments": {{"x": 1}}}}{sep}{{"name": "b", "arguments": {{"y": 2}}}}\n</tool_call>'
     result = get_parser("hermes").parse_detailed(text)
     assert calls(result) == [("a", {"x": 1}), ("b", {"y": 2})] and result.ok
+
+
+@pytest.mark.parametrize("name", ["deepseek_v3", "deepseek_v3_1"])
+@pytest.mark.parametrize("cut", ["", "`", "``", "```"])
+def test_deepseek_v3_call_cut_inside_its_closing_fence_is_kept(name, cut):
+    text = (
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n"
+        '{"location": "Tokyo"}\n' + cut
+    )
+    assert calls(get_parser(name).parse_detailed(text)) == [("get_weather", {"location": "Tokyo"})]
+
+
+def test_deepseek_v3_with_crlf_line_endings():
+    text = (
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\r\n```json\r\n"
+        '{"location": "Tokyo"}\r\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
+    )
+    assert calls(get_parser("deepseek_v3").parse_detailed(text)) == [("get_weather", {"location": "Tokyo"})]
