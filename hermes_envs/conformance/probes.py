@@ -230,16 +230,39 @@ class _StrictToolCall(dict):
     guide's mistake #2 (the calls in ``result.messages`` are dicts, not OpenAI objects). Recorded like the
     AgentResult misuses, so a reward that swallows the AttributeError is still caught."""
 
-    __slots__ = ("_soft", "_violations")
+    __slots__ = ("_raised", "_soft", "_violations")
 
     @classmethod
     def wrap(cls, value: Any, violations: list[str], soft: list[str] | None = None) -> Any:
         if not isinstance(value, dict):
             return value
         wrapped = cls({k: cls.wrap(v, violations, soft) if k == "function" else v for k, v in value.items()})
-        wrapped._violations = violations
-        wrapped._soft = violations if soft is None else soft
+        wrapped._setup(violations, soft)
         return wrapped
+
+    def _setup(self, violations: list[str], soft: list[str] | None) -> None:
+        self._violations = violations
+        self._soft = violations if soft is None else soft
+        self._raised: dict[str, tuple[list[str], str]] = {}
+
+    def _recovered(self, key: Any) -> None:
+        """The reward fell back to the dict read of a name whose attribute read failed (a duck-typed helper,
+        ``try: tc.function except AttributeError: tc["function"]``, or Jinja's ``{{ m.role }}``): no misuse."""
+        try:
+            raised = self._raised
+        except AttributeError:  # a copy made by type(d)(...) (dataclasses.asdict): a plain dict, in effect
+            return
+        found = raised.pop(key, None) if isinstance(key, str) else None
+        if found is not None and found[1] in found[0]:
+            found[0].remove(found[1])
+
+    def __getitem__(self, key: Any) -> Any:
+        self._recovered(key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._recovered(key)
+        return dict.get(self, key, default)
 
     def _explain(self, name: str) -> str:
         return (
@@ -248,13 +271,20 @@ class _StrictToolCall(dict):
         )
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name in ("_violations", "_soft"):
+        if name.startswith("__") or name in ("_violations", "_soft", "_raised"):
             raise AttributeError(name)
+        try:
+            self._raised  # noqa: B018 - a copy made by type(d)(...) is not watched: plain dict behaviour
+        except AttributeError:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}") from None
         if _defensive_caller():  # getattr(tc, "function", None): on a dict that is always the fallback
-            _record(self._soft, f"getattr/hasattr always takes the fallback here: {self._explain(name)}")
+            message = f"getattr/hasattr always takes the fallback here: {self._explain(name)}"
+            _record(self._soft, message)
+            self._raised[name] = (self._soft, message)
             raise AttributeError(name)
         message = self._explain(name)
         self._violations.append(message)
+        self._raised[name] = (self._violations, message)
         raise ContractViolation(message)
 
     def __deepcopy__(self, memo: dict) -> dict:
@@ -277,8 +307,7 @@ class _StrictMessage(_StrictToolCall):
         if not isinstance(value, dict):
             return value
         wrapped = cls(value)
-        wrapped._violations = violations
-        wrapped._soft = violations if soft is None else soft
+        wrapped._setup(violations, soft)
         return wrapped
 
     def _explain(self, name: str) -> str:
