@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
@@ -171,7 +172,8 @@ def wandb_log_super(s: EnvSession) -> list[Finding]:
 def _metrics_around_evaluate(s: EnvSession) -> tuple[dict[str, Any], dict[str, Any]]:
     """(train/* metrics of an idle wandb_log, train/* metrics of the wandb_log right after an evaluate()).
 
-    Buffers are flushed first, so the only activity between the two logs is the evaluate() run.
+    Buffers are flushed first, so the only activity between the two logs is the evaluate() run. Keys that change
+    between two idle logs (a rate over the clock, say) are left out of both: evaluate() did not move them.
     """
     from atroposlib.envs.base import BaseEnv
 
@@ -186,18 +188,24 @@ def _metrics_around_evaluate(s: EnvSession) -> tuple[dict[str, Any], dict[str, A
     try:
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # flush what training probes left
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # idle baseline
-        idle = seen[-1] if seen else {}
+        s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # ... twice, to see what moves by itself
+        first, idle = (seen[-2], seen[-1]) if len(seen) >= 2 else ({}, {})
+        drifting = {k for k in idle if k in first and not _same(first[k], idle[k])}
         with s.responding(lambda body: {"content": "I don't know."}), s.scratch_cwd():
             s.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")
         after = seen[-1] if seen else {}
     finally:
         BaseEnv.wandb_log = original  # type: ignore[method-assign]
-    return idle, after
+    idle = {k: v for k, v in idle.items() if k not in drifting}
+    return idle, {k: v for k, v in after.items() if k not in drifting}
 
 
 def _same(a: Any, b: Any) -> bool:
+    """Equal metric values; NaN equals NaN (an empty buffer's mean is NaN before and after)."""
     try:
+        if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+            return True
         return bool(a == b)
     except Exception:  # numpy arrays and tables do not compare to a bool
         return a is b
