@@ -29,8 +29,49 @@ def collected_group(s: EnvSession) -> dict[str, Any]:
             error = f"{type(exc).__name__}: {exc}"
     if isinstance(group, list):
         group = next((g for g in group if g), None)
-    s.facts["group"] = {"group": group, "error": error, "requests": made, "leaked_sandboxes": leaked}
+    retried = False
+    if group is None and error is None:
+        # No group and no error: an env that drops a group whose scores all tie (atroposlib's gsm8k returns None)
+        # got the same answer in every rollout. Ask again with a different answer per rollout (and per choice).
+        retried = True
+        with s.sandbox_leaks() as leaked_again, s.responding(_varied_answers(item)) as made_again:
+            try:
+                group, _backlog = s.run_env(lambda e: e.collect_trajectories(item), phase="trajectories")
+            except Exception as exc:
+                error = f"{type(exc).__name__}: {exc}"
+        if isinstance(group, list):
+            group = next((g for g in group if g), None)
+        made = [*made, *made_again]
+        leaked = [*leaked, *leaked_again]
+    s.facts["group"] = {
+        "group": group,
+        "error": error,
+        "requests": made,
+        "leaked_sandboxes": leaked,
+        "retried": retried,
+    }
     return s.facts["group"]
+
+
+def _varied_answers(item: Any) -> Any:
+    """A responder whose answers differ (across requests and across the n choices of one request): the item's
+    fields written as answers in the common shapes, alternating with wrong ones, so that scores can differ."""
+    from hermes_envs.conformance.probes import ANSWER_FORMATS, _scalar_fields
+
+    golds = [t.format(v=text) for _name, text in _scalar_fields(item)[:3] for _shape, t in ANSWER_FORMATS]
+    counter = iter(range(1_000_000))
+
+    def answer() -> str:
+        i = next(counter)
+        if i % 2 == 0 and golds:
+            return golds[(i // 2) % len(golds)]
+        return f"I think the answer is {i + 7}."
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        n = max(1, int(body.get("n") or 1))
+        return {"choices": [{"content": answer()} for _ in range(n)]}
+
+    return respond
 
 
 @check(
@@ -58,8 +99,11 @@ def smoke_group(s: EnvSession) -> list[Finding]:
             Finding(
                 "HC501",
                 f"collect_trajectories(item) should return a scored group of {group_size}; got "
-                f"{group!r} after {len(observed['requests'])} model requests.",
-                "make sure every rollout returns a ScoredDataItem (tokens, masks, scores).",
+                f"{group!r} after {len(observed['requests'])} model requests"
+                + (", also when every rollout gave a different answer" if observed.get("retried") else "")
+                + ".",
+                "make sure every rollout returns a ScoredDataItem (tokens, masks, scores); returning None drops "
+                "the group, which atroposlib only expects for a group to skip (e.g. all scores tie).",
             )
         ]
     findings = []
