@@ -12,7 +12,7 @@ from hermes_envs.agent import AgentResult
 from hermes_envs.env import HermesAgentBaseEnv, HermesAgentEnvConfig, register_distribution
 from hermes_envs.testing.fake_server import FakeOpenAIServer
 from hermes_envs.testing.offline import offline_tokenizer_path
-from hermes_envs.tools import ToolContext, active_sandboxes
+from hermes_envs.tools import ToolContext, active_sandboxes, cleanup_sandbox
 
 SCRIPT = [
     {
@@ -178,7 +178,10 @@ async def test_a_loop_built_on_self_server_recovers_text_calls_with_the_envs_par
         env = build(FileEnv, srv, tool_call_parser="qwen3_coder")
         tools, names = env._resolve_tools_for_group()
         loop = HermesAgentLoop(server=env.server, tool_schemas=tools, valid_tool_names=names, max_turns=3)
-        result = await loop.run([{"role": "user", "content": "go"}])
+        try:
+            result = await loop.run([{"role": "user", "content": "go"}])
+        finally:
+            cleanup_sandbox(loop.task_id)  # the terminal call made one; other tests check none is left
         srv.assert_no_failures()
     assert loop.tool_call_parser == "qwen3_coder"
     assert [m["role"] for m in result.messages] == ["user", "assistant", "tool", "assistant"]
