@@ -604,7 +604,8 @@ class SectionedJsonParser(ToolCallParser):
 
     Subclasses set the four markers and implement :meth:`_read_call`, which reads one call's header and JSON
     arguments starting just after ``CALL_BEGIN``. Text after the section end is ignored (and reported if it is
-    not whitespace); a missing section end (cut-off output) is fine.
+    not whitespace); a missing section end (cut-off output) is fine, and a later section, or a call written after
+    the section end without a new section marker, is read as well.
     """
 
     section_begin: ClassVar[str]
@@ -629,7 +630,8 @@ class SectionedJsonParser(ToolCallParser):
             return best, size
 
         section, section_len = next_section(0)
-        bare = MarkerScanner(text, self.call_begin).next(0)
+        bare_calls = MarkerScanner(text, self.call_begin)
+        bare = bare_calls.next(0)
         if section == -1 and bare == -1:
             return ParseResult(text, None)
         if section != -1 and (bare == -1 or section <= bare):
@@ -646,8 +648,14 @@ class SectionedJsonParser(ToolCallParser):
             pos = skip_ws(text, pos)
             if pos >= len(text):
                 break
-            if text.startswith(self.section_end, pos):  # another section may follow (later in the text)
-                pos, section_len = next_section(pos + len(self.section_end))
+            if text.startswith(self.section_end, pos):
+                # another section may follow later in the text, or a call without its own section marker
+                after = pos + len(self.section_end)
+                pos, section_len = next_section(after)
+                bare = bare_calls.next(after)
+                if bare != -1 and (pos == -1 or bare < pos):
+                    pos = bare
+                    continue
                 if pos == -1:
                     break
                 pos += section_len

@@ -779,3 +779,17 @@ def test_deepseek_v3_with_crlf_line_endings():
         '{"location": "Tokyo"}\r\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
     )
     assert calls(get_parser("deepseek_v3").parse_detailed(text)) == [("get_weather", {"location": "Tokyo"})]
+
+
+def test_kimi_call_after_the_section_end_without_a_new_section_is_read():
+    text = f'{SB}{KB}functions.a:0{KA}{{"x": 1}}{KE}{SE}{KB}functions.b:1{KA}{{}}{KE}'
+    assert calls(K.parse_detailed(text)) == [("a", {"x": 1}), ("b", {})]
+
+
+@pytest.mark.parametrize("name", ["deepseek_v3", "deepseek_v3_1"])
+def test_deepseek_call_after_the_section_end_without_a_new_section_is_read(name):
+    parser = get_parser(name)
+    one = parser.render(None, [("a", {"x": 1})])
+    two = parser.render(None, [("b", {})])
+    inner = two.split("<｜tool▁calls▁begin｜>", 1)[1].rsplit("<｜tool▁calls▁end｜>", 1)[0]
+    assert calls(parser.parse_detailed(one + inner)) == [("a", {"x": 1}), ("b", {})]
