@@ -102,7 +102,8 @@ class DeepSeekV31Parser(_DeepSeekBase):
         head = _V31_HEAD.match(text, pos)
         if head is None or not head.group(1):
             raise ValueError(f"expected NAME{SEP}ARGS; got {excerpt(text, pos)}")
-        if not text.startswith(("{", "```"), skip_ws(text, head.end())):
+        # ARGS may also be a JSON-encoded string ("{\"x\": 1}"), decoded once like everywhere else
+        if not text.startswith(("{", "```", '"'), skip_ws(text, head.end())):
             long = _V3_HEAD.match(text, pos)  # the V3 spelling TYPE<｜tool▁sep｜>NAME + ```json: accepted too
             if long is not None and long.group(2):
                 return self._v3_arguments(text, long.end(), long.group(2), memo)

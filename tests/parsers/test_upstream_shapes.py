@@ -793,3 +793,8 @@ def test_deepseek_call_after_the_section_end_without_a_new_section_is_read(name)
     two = parser.render(None, [("b", {})])
     inner = two.split("<｜tool▁calls▁begin｜>", 1)[1].rsplit("<｜tool▁calls▁end｜>", 1)[0]
     assert calls(parser.parse_detailed(one + inner)) == [("a", {"x": 1}), ("b", {})]
+
+
+def test_deepseek_v31_arguments_given_as_a_json_encoded_string_are_decoded_once():
+    text = '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>"{\\"x\\": 1}"<｜tool▁call▁end｜><｜tool▁calls▁end｜>'
+    assert calls(get_parser("deepseek_v3_1").parse_detailed(text)) == [("a", {"x": 1})]
