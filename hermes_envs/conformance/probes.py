@@ -385,6 +385,34 @@ def _scalar_fields(item: Any) -> list[tuple[str, str]]:
     return sorted(out, key=lambda kv: rank.get(kv[0].lower(), len(rank)))
 
 
+def gold_answers(item: Any) -> list[tuple[str, str, str]]:
+    """``(field, value, answer text)`` for each of the item's fields written in each common answer shape."""
+    return [
+        (name, text, template.format(v=text))
+        for name, text in _scalar_fields(item)
+        for _s, template in ANSWER_FORMATS
+    ]
+
+
+def varied_answers(item: Any) -> Responder:
+    """A responder whose answers differ (across requests and across the n choices of one request): the item's
+    fields written as answers (the first three fields), alternating with wrong ones, so that scores can differ."""
+    golds = [answer for _name, _value, answer in gold_answers(item)[: 3 * len(ANSWER_FORMATS)]]
+    counter = iter(range(1_000_000))
+
+    def answer() -> str:
+        i = next(counter)
+        if i % 2 == 0 and golds:
+            return golds[(i // 2) % len(golds)]
+        return f"I think the answer is {i + 7}."
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        n = max(1, int(body.get("n") or 1))
+        return {"choices": [{"content": answer()} for _ in range(n)]}
+
+    return respond
+
+
 def gold_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
     """Gold-answer probes for ``item``: tool calls built from its fields, then each field in each answer shape."""
     fields = _scalar_fields(item)
@@ -407,17 +435,12 @@ def gold_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
                 "tool",
             )
         )
-    for name, text in fields:
-        for _shape, template in ANSWER_FORMATS:
-            positives.append(
-                Positive(
-                    f"field {name!r} answered as {template.format(v=text)[:80]!r}",
-                    say(template.format(v=text)),
-                    "field",
-                    field=name,
-                    value=text,
-                )
+    for name, text, answer in gold_answers(item):
+        positives.append(
+            Positive(
+                f"field {name!r} answered as {answer[:80]!r}", say(answer), "field", field=name, value=text
             )
+        )
     return positives
 
 

@@ -8,7 +8,7 @@ import subprocess
 from typing import Any
 
 from hermes_envs.conformance.findings import Finding, Skip
-from hermes_envs.conformance.probes import call_each_tool_then
+from hermes_envs.conformance.probes import call_each_tool_then, varied_answers
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
 
@@ -34,7 +34,7 @@ def collected_group(s: EnvSession) -> dict[str, Any]:
         # No group and no error: an env that drops a group whose scores all tie (atroposlib's gsm8k returns None)
         # got the same answer in every rollout. Ask again with a different answer per rollout (and per choice).
         retried = True
-        with s.sandbox_leaks() as leaked_again, s.responding(_varied_answers(item)) as made_again:
+        with s.sandbox_leaks() as leaked_again, s.responding(varied_answers(item)) as made_again:
             try:
                 group, _backlog = s.run_env(lambda e: e.collect_trajectories(item), phase="trajectories")
             except Exception as exc:
@@ -51,27 +51,6 @@ def collected_group(s: EnvSession) -> dict[str, Any]:
         "retried": retried,
     }
     return s.facts["group"]
-
-
-def _varied_answers(item: Any) -> Any:
-    """A responder whose answers differ (across requests and across the n choices of one request): the item's
-    fields written as answers in the common shapes, alternating with wrong ones, so that scores can differ."""
-    from hermes_envs.conformance.probes import ANSWER_FORMATS, _scalar_fields
-
-    golds = [t.format(v=text) for _name, text in _scalar_fields(item)[:3] for _shape, t in ANSWER_FORMATS]
-    counter = iter(range(1_000_000))
-
-    def answer() -> str:
-        i = next(counter)
-        if i % 2 == 0 and golds:
-            return golds[(i // 2) % len(golds)]
-        return f"I think the answer is {i + 7}."
-
-    def respond(body: dict[str, Any]) -> dict[str, Any]:
-        n = max(1, int(body.get("n") or 1))
-        return {"choices": [{"content": answer()} for _ in range(n)]}
-
-    return respond
 
 
 @check(

@@ -76,26 +76,27 @@ class FakeOpenAIServer:
             tool_parser=tool_parser,
             stream_chunk_chars=stream_chunk_chars,
         )
-        # process mode: the constructor's settings as given (a policy name stays a name: the child resolves it)
-        self._process_settings: dict[str, Any] | None = (
+        # process mode: the settings for the child, pickled once (a policy name stays a name: the child resolves
+        # it). Encoding here fails at construction, not at start(), on what cannot reach the child.
+        self._process_settings: dict[str, bytes] | None = (
             {
-                "script": self._model.script,
-                "policy": policy,
-                "strict": strict,
-                "model": model,
-                "tokenizer": tokenizer,
-                "faults": self._model.injector.faults,
-                "fault_seed": fault_seed,
-                "assistant_marker": assistant_marker,
-                "tool_parser": tool_parser,
-                "stream_chunk_chars": stream_chunk_chars,
+                name: encode_setting(name, value)
+                for name, value in {
+                    "script": self._model.script,
+                    "policy": policy,
+                    "strict": strict,
+                    "model": model,
+                    "tokenizer": tokenizer,
+                    "faults": self._model.injector.faults,
+                    "fault_seed": fault_seed,
+                    "assistant_marker": assistant_marker,
+                    "tool_parser": tool_parser,
+                    "stream_chunk_chars": stream_chunk_chars,
+                }.items()
             }
             if process
             else None
         )
-        if self._process_settings is not None:  # fail now, not at start(), on what cannot reach the child
-            for name, value in self._process_settings.items():
-                encode_setting(name, value)
         self._child: ServerProcess | None = None
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -156,9 +157,9 @@ class FakeOpenAIServer:
     def _push(self, name: str, value: Any) -> None:
         """Process mode: keep the child's setting in step with ours (started later, it gets them at start)."""
         if self._process_settings is not None:
-            self._process_settings[name] = value
+            encoded = self._process_settings[name] = encode_setting(name, value)
             if self._child is not None:
-                self._child.request("set", name, encode_setting(name, value))
+                self._child.request("set", name, encoded)
 
     def set_faults(self, faults: Iterable[Fault | str | dict[str, Any]], seed: int | None = None) -> None:
         """Replace the server-wide faults (and their counters)."""
@@ -168,10 +169,10 @@ class FakeOpenAIServer:
             inj._seed = seed
         inj.reset()
         if self._process_settings is not None:
-            self._process_settings["faults"] = inj.faults
-            self._process_settings["fault_seed"] = inj._seed
+            faults = self._process_settings["faults"] = encode_setting("faults", inj.faults)
+            self._process_settings["fault_seed"] = encode_setting("fault_seed", inj._seed)
             if self._child is not None:
-                self._child.request("set_faults", encode_setting("faults", inj.faults), seed)
+                self._child.request("set_faults", faults, seed)
 
     def reset(self) -> None:
         """Forget recorded calls, failures and fault counters (the script and policy stay)."""
@@ -238,8 +239,8 @@ class FakeOpenAIServer:
                 self._loop = None
 
     def _start_process(self) -> FakeOpenAIServer:
-        settings = {"host": self.host, "port": self.port, **self._process_settings}
-        encoded = {name: encode_setting(name, value) for name, value in settings.items()}
+        where = {"host": self.host, "port": self.port}
+        encoded = {**{k: encode_setting(k, v) for k, v in where.items()}, **self._process_settings}
         self._model.reset()
         child = ServerProcess(encoded)
         try:
