@@ -28,7 +28,18 @@ class PathEscapeError(SandboxError, PermissionError):
     """A file path resolves outside the task's private working directory."""
 
 
-class ToolRegistryError(HermesEnvsError, ValueError):
+class RegistryError(HermesEnvsError, ValueError):
+    """A name was registered twice by two different definitions (parsers, tools, backends, policies, checks ...)."""
+
+
+class UnknownNameError(HermesEnvsError, KeyError):
+    """A name was looked up in a registry that does not hold it; the message lists the known names."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message, quoting it
+        return str(self.args[0]) if self.args else ""
+
+
+class ToolRegistryError(RegistryError):
     """A tool or toolset was registered twice, or a name does not exist."""
 
 
