@@ -58,7 +58,7 @@ def test_importing_the_package_and_the_plugin_is_light() -> None:
     heavy = {"atroposlib", "transformers", "wandb", "torch"}
     for code in (
         "import hermes_envs",
-        "import hermes_envs.testing.plugin",
+        "import hermes_envs.plugin",
         "import hermes_envs.parsers",
         "import hermes_envs.testing.fake_server",
     ):
@@ -70,7 +70,7 @@ def test_plugin_is_registered_through_the_entry_point() -> None:
     from importlib.metadata import entry_points
 
     (ep,) = [e for e in entry_points(group="pytest11") if e.name == "hermes_envs"]
-    assert ep.value == "hermes_envs.testing.plugin"
+    assert ep.value == "hermes_envs.plugin"
 
 
 def test_errors_inherit_the_builtin_a_user_would_catch() -> None:

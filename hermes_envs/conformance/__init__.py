@@ -1,21 +1,46 @@
-"""The conformance kit: checks that catch the mistakes environment authors make, with findings that say the fix."""
+"""The conformance kit: checks that catch the mistakes environment authors make, with findings that say the fix.
 
-from hermes_envs.conformance.findings import Finding, Outcome, Severity, Status
-from hermes_envs.conformance.registry import CHECKS, CheckInfo, all_checks, check
-from hermes_envs.conformance.runner import ConformanceReport, run_conformance
-from hermes_envs.conformance.session import EnvSession, Settings
+Names are loaded on first access: the pytest plugin imports :mod:`hermes_envs.conformance.stash` at every pytest
+start, which must not pull in the session, the probes and the fake server when no conformance run was asked for.
+"""
 
-__all__ = [
-    "CHECKS",
-    "CheckInfo",
-    "ConformanceReport",
-    "EnvSession",
-    "Finding",
-    "Outcome",
-    "Settings",
-    "Severity",
-    "Status",
-    "all_checks",
-    "check",
-    "run_conformance",
-]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_LAZY: dict[str, str] = {
+    "Finding": "hermes_envs.conformance.findings",
+    "Outcome": "hermes_envs.conformance.findings",
+    "Severity": "hermes_envs.conformance.findings",
+    "Status": "hermes_envs.conformance.findings",
+    "CHECKS": "hermes_envs.conformance.registry",
+    "CheckInfo": "hermes_envs.conformance.registry",
+    "all_checks": "hermes_envs.conformance.registry",
+    "check": "hermes_envs.conformance.registry",
+    "ConformanceReport": "hermes_envs.conformance.runner",
+    "run_conformance": "hermes_envs.conformance.runner",
+    "EnvSession": "hermes_envs.conformance.session",
+    "Settings": "hermes_envs.conformance.session",
+}
+
+if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ below imports on first use
+    from hermes_envs.conformance.findings import Finding, Outcome, Severity, Status
+    from hermes_envs.conformance.registry import CHECKS, CheckInfo, all_checks, check
+    from hermes_envs.conformance.runner import ConformanceReport, run_conformance
+    from hermes_envs.conformance.session import EnvSession, Settings
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hermes_envs.conformance' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

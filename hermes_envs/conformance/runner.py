@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from hermes_envs.conformance.findings import Outcome, Status
-from hermes_envs.conformance.loader import looks_like_env_file
 from hermes_envs.conformance.registry import CHECKS, all_checks
 from hermes_envs.conformance.session import EnvSession, Settings
+from hermes_envs.env.loader import looks_like_env_file
 from hermes_envs.errors import ConfigError
 
 try:  # Python 3.11+

@@ -7,7 +7,7 @@ modules pull in aiohttp, vcrpy, syrupy or transformers, which a test session tha
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 _LAZY: dict[str, str] = {
     # fake model server
@@ -45,6 +45,42 @@ _LAZY: dict[str, str] = {
     "run_rollouts": "hermes_envs.testing.recording",
     "RolloutRun": "hermes_envs.testing.recording",
 }
+
+if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ below imports on first use
+    from hermes_envs.testing.cassettes import (
+        CassetteError,
+        CassetteMissError,
+        cassette_responder,
+        drift_summary,
+        load_cassette,
+        use_cassette,
+    )
+    from hermes_envs.testing.fake_server import (
+        Call,
+        FakeOpenAIServer,
+        Fault,
+        Match,
+        Script,
+        ToolCall,
+        Turn,
+        args_from_schema,
+        get_policy,
+        load_script,
+        parse_fault,
+        register_policy,
+    )
+    from hermes_envs.testing.offline import (
+        NetworkBlockedError,
+        block_network,
+        load_offline_tokenizer,
+        offline_environ,
+        offline_mode,
+        offline_tokenizer_path,
+    )
+    from hermes_envs.testing.recording import RolloutRun, run_rollouts
+    from hermes_envs.testing.retries import disable_client_retries, fast_retries
+    from hermes_envs.testing.secret_lint import lint_paths
+    from hermes_envs.testing.snapshots import RewardSnapshotExtension, TranscriptSnapshotExtension
 
 __all__ = sorted(_LAZY)
 

@@ -16,6 +16,7 @@ import pytest
 from hermes_envs.conformance.findings import Outcome, Status
 from hermes_envs.conformance.registry import CHECKS, all_checks
 from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance.stash import SETTINGS, TARGETS
 from hermes_envs.errors import EnvLoadError
 
 
@@ -32,8 +33,6 @@ class ConformanceFailed(Exception):
 
 
 def _settings(config: pytest.Config) -> Any:
-    from hermes_envs.testing.plugin import SETTINGS
-
     return config.stash[SETTINGS]
 
 
@@ -41,8 +40,6 @@ class ConformanceFile(pytest.File):
     """An env file: one child per env class (or the import checks alone when the file cannot be imported)."""
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
-        from hermes_envs.testing.plugin import TARGETS
-
         wanted = self.config.stash[TARGETS].get(self.path.resolve())
         probe = EnvSession(self.path, wanted, _settings(self.config))
         try:
@@ -51,7 +48,7 @@ class ConformanceFile(pytest.File):
             # The file does not import or has no env class: its items report that (HC101/HC102), the rest skip.
             yield ConformanceEnv.from_parent(self, name=self.path.stem, env_session=probe)
             return
-        from hermes_envs.conformance.loader import find_env_classes
+        from hermes_envs.env.loader import find_env_classes
 
         classes = [c.__name__ for c in find_env_classes(probe.module)]
         for name in classes:

@@ -1,8 +1,10 @@
 """The pytest plugin (entry point ``hermes_envs``): fixtures, and ``--hermes-conformance PATH...``.
 
-Thin hooks that delegate: collection nodes live in :mod:`hermes_envs.testing.conformance_items`, checks in
-:mod:`hermes_envs.conformance`. Loading this plugin imports nothing heavy (no atroposlib, no transformers): those are
-imported inside hooks only when ``--hermes-conformance`` is given. State lives in ``config.stash``.
+Thin hooks that delegate: fixtures live in :mod:`hermes_envs.testing`, the collection nodes of the conformance checks
+in :mod:`hermes_envs.conformance.pytest_items`, the checks in :mod:`hermes_envs.conformance`. The plugin sits above
+both (core <- testing <- conformance <- plugin/CLI), so neither imports it. Loading this plugin imports nothing heavy
+(no atroposlib, no transformers): those are imported inside hooks only when ``--hermes-conformance`` is given. State
+lives in ``config.stash``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from hermes_envs.conformance.stash import OUTCOMES, SETTINGS, TARGETS
 from hermes_envs.testing.fixtures import fake_http, fake_openai, fake_openai_session  # noqa: F401  (fixtures)
 from hermes_envs.testing.replay_fixtures import (  # noqa: F401  (fixtures)
     hermes_cassette,
@@ -21,10 +24,6 @@ from hermes_envs.testing.replay_fixtures import (  # noqa: F401  (fixtures)
     reward_snapshot,
     transcript_snapshot,
 )
-
-TARGETS = pytest.StashKey[dict]()
-OUTCOMES = pytest.StashKey["_OutcomeCollector"]()
-SETTINGS = pytest.StashKey[object]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -122,7 +121,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _conformance_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     targets = parent.config.stash.get(TARGETS, None)
     if targets and file_path.resolve() in targets:
-        from hermes_envs.testing.conformance_items import ConformanceFile
+        from hermes_envs.conformance.pytest_items import ConformanceFile
 
         return ConformanceFile.from_parent(parent, path=file_path)
     return None
@@ -161,7 +160,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     collector = config.stash.get(OUTCOMES, None)
     if collector is None or hasattr(config, "workerinput"):
         return  # not a conformance run, or an xdist worker (the controller writes the report)
-    from hermes_envs.testing.conformance_items import finish_report
+    from hermes_envs.conformance.pytest_items import finish_report
 
     finish_report(config, collector.records, config.getoption("hermes_report"))
 
