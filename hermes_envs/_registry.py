@@ -99,6 +99,15 @@ class Registry(Generic[T]):
             self._sites[name] = site
         return obj
 
+    def replace(self, name: str, obj: T) -> T:
+        """Put ``obj`` in the place of the existing entry ``name`` (a caller that applied its own same-definition
+        rule); an unknown name raises like :meth:`get`."""
+        with self._lock:
+            if name not in self._items:
+                raise self._unknown(name)
+            self._items[name] = obj
+        return obj
+
     def unregister(self, name: str) -> T:
         """Remove and return the entry ``name``; an unknown name raises like :meth:`get`."""
         with self._lock:

@@ -45,3 +45,26 @@ def test_isolated_restores_entries() -> None:
         reg.unregister("keep")
         assert reg.names() == ["temp"]
     assert reg.names() == ["keep"]
+
+
+def test_tool_registry_isolated_and_reimport_keeps_place() -> None:
+    from hermes_envs.tools import ToolRegistry
+
+    reg = ToolRegistry()
+
+    def first(x: int) -> int:
+        """First."""
+        return x
+
+    def second(x: int) -> int:
+        """Second."""
+        return x
+
+    reg.tool(first, name="a")
+    reg.tool(second, name="b")
+    with reg.isolated():
+        reg.unregister("a")
+        assert reg.names() == ["b"]
+    assert reg.names() == ["a", "b"]
+    reg.tool(first, name="a")  # the same definition again: replaces in place, no error
+    assert reg.names() == ["a", "b"]

@@ -24,19 +24,21 @@ import enum
 import inspect
 import json
 import re
-import threading
 import types
 import typing
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
-from hermes_envs._definitions import same_definition, same_file
+from hermes_envs._definitions import same_definition, same_file, where
+from hermes_envs._registry import Registry
 from hermes_envs.errors import ToolRegistryError
 
 __all__ = ["Tool", "ToolRegistry", "registry", "schema_from_function", "tool"]
 
 TASK_ID = "task_id"
+_F = typing.TypeVar("_F", bound=Callable[..., Any])
 
 
 @dataclass
@@ -270,20 +272,27 @@ def schema_from_function(fn: Callable[..., Any], *, name: str | None = None) -> 
 
 # ---------------------------------------------------------------------------------------------- registry
 class ToolRegistry:
-    """Named tools grouped in toolsets. Thread-safe; registration order is kept."""
+    """Named tools grouped in toolsets. Thread-safe; registration order is kept.
+
+    The names live in a :class:`~hermes_envs._registry.Registry`, so the duplicate-name rule is the package's one
+    rule: the same handler definition registered again (the env module imported a second time) replaces itself.
+    """
 
     def __init__(self) -> None:
-        self._tools: dict[str, Tool] = {}
-        self._lock = threading.RLock()
+        self._entries: Registry[Tool] = Registry("tool", error=ToolRegistryError)
 
     def __repr__(self) -> str:
-        return f"<ToolRegistry {len(self._tools)} tools in toolsets {sorted(self.toolsets())}>"
+        return f"<ToolRegistry {len(self._entries)} tools in toolsets {sorted(self.toolsets())}>"
 
     def __contains__(self, name: object) -> bool:
-        return name in self._tools
+        return name in self._entries
 
     def __len__(self) -> int:
-        return len(self._tools)
+        return len(self._entries)
+
+    def isolated(self) -> AbstractContextManager[Registry[Tool]]:
+        """Within the block, tools registered or removed are restored on exit (for tests)."""
+        return self._entries.isolated()
 
     def register(self, tool: Tool) -> Tool:
         """Add ``tool``; a second tool with the same name raises ToolRegistryError naming both.
@@ -293,32 +302,51 @@ class ToolRegistry:
         it silently instead.
         """
         if not isinstance(tool, Tool):
-            raise ToolRegistryError(f"register() should get a Tool; got {type(tool).__name__}.")
-        with self._lock:
-            existing = self._tools.get(tool.name)
-            if existing is not None and not same_definition(existing.handler, tool.handler):
-                if same_file(existing.handler, tool.handler):
-                    fix = "register only one of them under that name (tool(name=...)) in that file."
-                else:
-                    fix = "rename one of them (tool(name=...)), or unregister the first."
-                raise ToolRegistryError(
-                    f"tool name {tool.name!r} should be unique; it is registered by {_where(existing.handler)} "
-                    f"(toolset {existing.toolset!r}) and again by {_where(tool.handler)} (toolset {tool.toolset!r}). "
-                    f"Fix: {fix}"
-                )
-            self._tools[tool.name] = tool  # a re-imported definition keeps the first one's place
-        return tool
+            raise ToolRegistryError(
+                f"register() should get a Tool; got {type(tool).__name__}. Fix: register(Tool(...)) or use @tool."
+            )
+        existing = self._entries.find(tool.name)
+        if existing is not None:
+            if same_definition(existing.handler, tool.handler):
+                return self._entries.replace(tool.name, tool)  # imported again: keeps its place
+            fix = (
+                "register only one of them under that name (tool(name=...)) in that file."
+                if same_file(existing.handler, tool.handler)
+                else "rename one of them (tool(name=...)), or unregister the first."
+            )
+            raise ToolRegistryError(
+                f"tool name {tool.name!r} should be unique; it is registered by {where(existing.handler)} "
+                f"(toolset {existing.toolset!r}) and again by {where(tool.handler)} (toolset {tool.toolset!r}). "
+                f"Fix: {fix}"
+            )
+        return self._entries.register(tool.name, tool)
 
     def unregister(self, name: str) -> Tool:
-        with self._lock:
-            try:
-                return self._tools.pop(name)
-            except KeyError:
-                raise KeyError(self._unknown(name)) from None
+        """Remove and return tool ``name``; an unknown name raises KeyError listing the registered tools."""
+        if name not in self._entries:
+            raise KeyError(self._unknown(name))
+        return self._entries.unregister(name)
+
+    @typing.overload
+    def tool(
+        self, fn: _F, /, *, name: str | None = None, toolset: str = "custom", description: str | None = None
+    ) -> _F: ...
+
+    @typing.overload
+    def tool(
+        self,
+        fn: None = None,
+        /,
+        *,
+        name: str | None = None,
+        toolset: str = "custom",
+        description: str | None = None,
+    ) -> Callable[[_F], _F]: ...
 
     def tool(
         self,
         fn: Callable[..., Any] | None = None,
+        /,
         *,
         name: str | None = None,
         toolset: str = "custom",
@@ -348,18 +376,20 @@ class ToolRegistry:
         return decorate(fn) if fn is not None else decorate
 
     def get(self, name: str) -> Tool:
-        try:
-            return self._tools[name]
-        except KeyError:
-            raise KeyError(self._unknown(name)) from None
+        """The tool registered as ``name``; an unknown name raises KeyError listing the registered tools."""
+        tool = self._entries.find(name)
+        if tool is None:
+            raise KeyError(self._unknown(name))
+        return tool
 
     def names(self) -> list[str]:
-        return list(self._tools)
+        """Tool names in registration order."""
+        return [name for name, _ in self._entries.items()]
 
     def toolsets(self) -> dict[str, list[str]]:
         """``{toolset: [tool names]}`` in registration order."""
         out: dict[str, list[str]] = {}
-        for t in list(self._tools.values()):
+        for t in self._entries.values():
             out.setdefault(t.toolset, []).append(t.name)
         return out
 
@@ -386,7 +416,7 @@ class ToolRegistry:
                 )
         chosen = set(available) if enabled_toolsets is None else set(enabled_toolsets)
         chosen -= set(disabled_toolsets or ())
-        tools = [t for t in list(self._tools.values()) if t.toolset in chosen]
+        tools = [t for t in self._entries.values() if t.toolset in chosen]
         return [t.schema() for t in tools], {t.name for t in tools}
 
     def dispatch(self, name: str, arguments: dict, task_id: str) -> str:
@@ -412,7 +442,7 @@ class ToolRegistry:
         return await run_off_loop(self.dispatch, name, arguments, task_id)
 
     def _unknown(self, name: str) -> str:
-        return f"unknown tool {name!r}; registered tools: {sorted(self._tools)}"
+        return f"unknown tool {name!r}; registered tools: {self._entries.names()}"
 
 
 def _to_text(result: Any) -> str:
@@ -438,22 +468,30 @@ async def _await(awaitable: Any) -> Any:
     return await awaitable
 
 
-def _where(fn: Callable[..., Any]) -> str:
-    module = getattr(fn, "__module__", "?")
-    qual = getattr(fn, "__qualname__", repr(fn))
-    return f"{module}.{qual}"
-
-
 registry = ToolRegistry()
 """The default registry: the built-in toolsets are registered on it when ``hermes_envs.tools`` is imported."""
 
 
+@typing.overload
+def tool(
+    fn: _F, /, *, name: str | None = None, toolset: str = "custom", description: str | None = None
+) -> _F: ...
+
+
+@typing.overload
+def tool(
+    fn: None = None, /, *, name: str | None = None, toolset: str = "custom", description: str | None = None
+) -> Callable[[_F], _F]: ...
+
+
 def tool(
     fn: Callable[..., Any] | None = None,
+    /,
     *,
     name: str | None = None,
     toolset: str = "custom",
     description: str | None = None,
 ) -> Any:
-    """Register a function on the default :data:`registry` (see :meth:`ToolRegistry.tool`)."""
+    """Register a function on the default :data:`registry` (see :meth:`ToolRegistry.tool`); returns it unchanged,
+    with its own type, so type checkers still see its signature."""
     return registry.tool(fn, name=name, toolset=toolset, description=description)
