@@ -89,10 +89,11 @@ def scratch_registries(monkeypatch):
     from hermes_envs.parsers import base
     from hermes_envs.tools import registry
 
-    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
     monkeypatch.setattr(registry, "_tools", dict(registry._tools))
     monkeypatch.setattr(distributions, "_DISTRIBUTIONS", dict(distributions._DISTRIBUTIONS))
     monkeypatch.setattr(distributions, "_SITES", dict(distributions._SITES))
+    with base.PARSERS.isolated():
+        yield
 
 
 def test_env_registering_things_imported_by_a_project_test_too(
