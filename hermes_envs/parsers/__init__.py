@@ -10,6 +10,7 @@ This package imports nothing heavier than ``openai``'s types (no atroposlib, no 
 """
 
 from hermes_envs.parsers.base import (
+    ParserArgumentError,
     ParserError,
     ParseResult,
     ParserRegistrationError,
@@ -40,6 +41,7 @@ __all__ = [
     "LongcatParser",
     "MistralParser",
     "ParseResult",
+    "ParserArgumentError",
     "ParserError",
     "ParserRegistrationError",
     "Qwen3CoderParser",

@@ -42,8 +42,9 @@ def bracket_parse(text):
 
 
 @pytest.fixture(autouse=True)
-def scratch_registry(monkeypatch):
-    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+def scratch_registry():
+    with base.PARSERS.isolated():
+        yield
 
 
 def session_for(parser_name: str) -> SimpleNamespace:
@@ -66,7 +67,7 @@ def test_a_parser_class_with_no_render_attribute_at_all_is_not_applicable_too(mo
         def parse(self, text, tools=None):
             return bracket_parse(text)
 
-    monkeypatch.setitem(base._REGISTRY, "plain_bracket", Plain)
+    base.PARSERS.register("plain_bracket", Plain)
     with pytest.raises(NotApplicable):
         parser_round_trip(session_for("plain_bracket"))
 

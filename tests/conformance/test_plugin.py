@@ -89,10 +89,9 @@ def scratch_registries(monkeypatch):
     from hermes_envs.parsers import base
     from hermes_envs.tools import registry
 
-    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
     monkeypatch.setattr(distributions, "_DISTRIBUTIONS", dict(distributions._DISTRIBUTIONS))
     monkeypatch.setattr(distributions, "_SITES", dict(distributions._SITES))
-    with registry.isolated():
+    with base.PARSERS.isolated(), registry.isolated():
         yield
 
 

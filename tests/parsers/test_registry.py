@@ -29,8 +29,9 @@ NAMES = [
 
 
 @pytest.fixture
-def scratch_registry(monkeypatch):
-    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+def scratch_registry():
+    with base.PARSERS.isolated():
+        yield
 
 
 def test_list_parsers_is_sorted_and_complete():
@@ -80,7 +81,7 @@ def test_registering_a_taken_name_raises_naming_the_owner(scratch_registry):
 
     assert isinstance(info.value, ValueError) and isinstance(info.value, HermesEnvsError)
     assert "hermes_envs.parsers.json_tagged.HermesParser" in str(info.value)
-    assert "brand_new" not in base._REGISTRY  # nothing half-registered
+    assert "brand_new" not in base.PARSERS  # nothing half-registered
 
 
 def test_register_parser_rejects_bad_arguments(scratch_registry):
@@ -95,7 +96,7 @@ def test_public_names_are_pinned():
     assert set(parsers.__all__) == {
         "DeepSeekV31Parser", "DeepSeekV3Parser", "Glm45Parser", "Glm47Parser", "HermesParser",
         "JsonTaggedParser", "KimiK2Parser", "Llama3JsonParser", "Llama4JsonParser", "LongcatParser",
-        "MistralParser", "ParseResult", "ParserError", "ParserRegistrationError", "Qwen3CoderParser",
+        "MistralParser", "ParseResult", "ParserArgumentError", "ParserError", "ParserRegistrationError", "Qwen3CoderParser",
         "ToolCallParser", "ToolSchemas", "UnknownParserError", "XmlParamsParser", "convert_value",
         "get_parser", "list_parsers", "register_parser",
     }  # fmt: skip

@@ -1,0 +1,90 @@
+"""The tool-call parser base class."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from openai.types.chat import ChatCompletionMessageToolCall
+
+from hermes_envs.parsers._errors import ParserArgumentError
+from hermes_envs.parsers._result import ParseResult
+
+__all__ = ["ToolCallParser", "check_arguments"]
+
+
+class ToolCallParser:
+    """Reads tool calls out of a model's raw text, and writes them back in the same format.
+
+    Subclasses implement :meth:`_parse` (returning a :class:`ParseResult`) and :meth:`render`. ``parse`` and
+    ``parse_detailed`` never raise on any text: an unexpected failure is reported in ``errors`` and the text is
+    returned as content, exactly as if it held no call. A wrong *argument* (text that is not a ``str``, ``tools``
+    that is not a list of tool schemas) raises :class:`ParserArgumentError` (a ``TypeError``) instead: reading on
+    without the schemas the caller meant would type the arguments wrongly without anyone noticing.
+
+    A subclass written the upstream way, overriding only ``parse(self, text)`` to return ``(content, tool_calls)``,
+    works too: ``parse_detailed`` then calls that ``parse``.
+    """
+
+    name: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own_parse = cls.__dict__.get("parse")
+        if own_parse is not None and "_parse" not in cls.__dict__:
+            cls._parse = _parse_via_parse  # type: ignore[method-assign]
+
+    def parse(
+        self, text: str, tools: list[dict[str, Any]] | None = None
+    ) -> tuple[str | None, list[ChatCompletionMessageToolCall] | None]:
+        """Return ``(content, tool_calls)``; plain text comes back as ``(text, None)`` unchanged."""
+        result = self.parse_detailed(text, tools)
+        return result.content, result.tool_calls
+
+    def parse_detailed(self, text: str, tools: list[dict[str, Any]] | None = None) -> ParseResult:
+        """Like :meth:`parse`, plus the list of problems met (broken or cut-off calls, ignored text)."""
+        check_arguments(self.name or type(self).__name__, text, tools)
+        try:
+            result = self._parse(text, tools)
+        except Exception as exc:
+            return ParseResult(
+                text, None, [f"{self.name} parser failed unexpectedly: {type(exc).__name__}: {exc}"]
+            )
+        return result
+
+    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+        raise NotImplementedError
+
+    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+        """Return the text the model would emit for ``content`` followed by ``tool_calls``."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def _parse_via_parse(self: ToolCallParser, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+    """``_parse`` of a subclass that overrides only ``parse`` (upstream's way): call it, keep its answer."""
+    from hermes_envs.parsers.invoke import parse_with
+
+    got = parse_with(self, text, tools)
+    if isinstance(got, ParseResult):
+        return got
+    content, calls = got
+    return ParseResult(content, list(calls) if calls else None)
+
+
+def check_arguments(parser: str, text: Any, tools: Any) -> None:
+    """Raise :class:`ParserArgumentError` unless ``text`` is a str and ``tools`` None or a list of tool schemas."""
+    if not isinstance(text, str):
+        raise ParserArgumentError(
+            f"the text given to the {parser} parser should be a str; got {type(text).__name__} {text!r:.60}. "
+            "Fix: pass the decoded model output (bytes: .decode('utf-8'))."
+        )
+    if tools is None or isinstance(tools, (list, tuple)):
+        return
+    raise ParserArgumentError(
+        f"tools given to the {parser} parser should be None or a list of tool schemas (the request's OpenAI "
+        f"'tools'); got {type(tools).__name__} {tools!r:.60}. Fix: pass tools=[{{'type': 'function', "
+        "'function': {...}}, ...] or leave it out."
+    )

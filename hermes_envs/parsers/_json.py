@@ -1,0 +1,220 @@
+"""JSON helpers shared by every format: an anchored decoder that never raises, a failure memo, the encoder.
+
+The decoder is what keeps the JSON formats linear on degenerate output (see :func:`scan_json_at`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from json.encoder import c_make_encoder as _c_make_encoder
+from json.encoder import encode_basestring as _encode_basestring
+from typing import Any
+
+__all__ = [
+    "JsonMemo",
+    "arguments_to_json",
+    "call_from_object",
+    "decode_json_at",
+    "dumps",
+    "excerpt",
+    "loads_strict",
+    "scan_json_at",
+    "skip_ws",
+]
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_DECODER = json.JSONDecoder(strict=False, parse_constant=_reject_constant)
+_JSONDecodeError = json.JSONDecodeError
+_SCAN = _DECODER.scan_once
+_WS = re.compile(r"\s*")
+
+
+def skip_ws(text: str, pos: int) -> int:
+    """Return the first position at or after ``pos`` that is not whitespace (``len(text)`` at most)."""
+    n = len(text)
+    if pos >= n:
+        return n
+    if not text[pos].isspace():
+        return pos
+    pos += 1  # usually a single newline: checked without the regex
+    if pos >= n or not text[pos].isspace():
+        return pos
+    return _WS.match(text, pos).end()
+
+
+_FIRST_WINDOW = 512
+
+
+def scan_json_at(text: str, pos: int) -> tuple[Any, int, str | None]:
+    """Decode one JSON value starting exactly at ``pos``, without raising.
+
+    Returns ``(value, end, None)`` on success and ``(None, error_position, reason)`` on failure. This is the hot
+    path of every JSON format (degenerate output can hold tens of thousands of broken calls), so it neither
+    raises nor formats anything; :func:`decode_json_at` is the raising spelling.
+
+    Raw control characters inside strings are accepted (models often write literal newlines in code arguments);
+    NaN/Infinity are not (they are not JSON).
+
+    The decoder is run on a window of the text that grows geometrically, never on the whole rest of the text:
+    ``json.JSONDecodeError`` counts the newlines from the start of the string it was given, so decoding at
+    offset ``pos`` of a long text costs O(pos) per failure, and thousands of broken calls would cost O(n^2).
+    A window only grows when its result could differ from the full text's (a value or an error touching the
+    window's end, or an unterminated string).
+    """
+    n = len(text)
+    window = _FIRST_WINDOW
+    while True:
+        end = pos + window
+        if end >= n:
+            end = n
+        chunk = text[pos:end]
+        size = end - pos
+        try:
+            value, stop = _SCAN(chunk, 0)
+        except StopIteration as exc:  # what the C scanner raises when a value cannot start (even nested)
+            if end == n or exc.value < size - 6:
+                return None, pos + exc.value, "Expecting value"
+        except _JSONDecodeError as exc:
+            if end == n or not (exc.pos >= size - 6 or exc.msg.startswith("Unterminated string")):
+                return None, pos + exc.pos, exc.msg
+        except (ValueError, RecursionError) as exc:  # NaN/Infinity, or nesting deeper than the C stack allows
+            reason = "JSON nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            return None, pos, reason
+        else:
+            if end == n or stop < size:
+                return value, pos + stop, None
+        window *= 8
+
+
+def decode_json_at(text: str, pos: int) -> tuple[Any, int]:
+    """Decode one JSON value starting exactly at ``pos``; return it and the position just after it.
+
+    Raises ``ValueError`` with a short reason (see :func:`scan_json_at`, which does not raise).
+    """
+    value, end, reason = scan_json_at(text, pos)
+    if reason is not None:
+        raise ValueError(f"{reason} at offset {end}")
+    return value, end
+
+
+_MEMO_KEY_MAX = 256  # longest stretch remembered
+_MEMO_LENGTHS = 4  # distinct stretch lengths tried per lookup
+_MEMO_SIZE = 1024  # stretches remembered per parse
+
+
+class JsonMemo:
+    """:func:`scan_json_at` that remembers failures, for degenerate output that repeats itself.
+
+    A model stuck in a loop writes the same broken call thousands of times, and the fixed cost of one failed
+    decode (the decoder builds its exception object in Python) would then dominate the parse. A failure met
+    at offset ``e`` depends only on the text up to a few characters past ``e`` ("Expecting ..." and
+    "Invalid ..." errors: the decoder read nothing further), so that stretch is remembered and an identical
+    stretch later fails identically, whatever follows it, without running the decoder.
+    """
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[
+            int, dict[str, str]
+        ] = {}  # stretch length -> stretch -> reason (error at length - 9)
+
+    def scan(self, text: str, pos: int) -> tuple[Any, int, str | None]:
+        seen = self._seen
+        for size, failures in seen.items():
+            reason = failures.get(text[pos : pos + size])
+            if reason is not None:
+                return None, pos + size - 9, reason
+        value, end, reason = scan_json_at(text, pos)
+        if reason is not None and reason.startswith(("Expecting", "Invalid")):
+            size = end - pos + 9
+            if size <= _MEMO_KEY_MAX and pos + size <= len(text):
+                failures = seen.get(size)
+                if failures is None and len(seen) < _MEMO_LENGTHS:
+                    failures = seen[size] = {}
+                if failures is not None and len(failures) < _MEMO_SIZE:
+                    failures[text[pos : pos + size]] = reason
+        return value, end, reason
+
+
+def loads_strict(raw: str) -> Any:
+    """``json.loads`` with the same rules as :func:`decode_json_at` (whole string, surrounding whitespace allowed)."""
+    start = skip_ws(raw, 0)
+    value, end = decode_json_at(raw, start)
+    if skip_ws(raw, end) != len(raw):
+        raise ValueError(f"extra data at offset {end}")
+    return value
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False) builds one per call
+# The C encoder behind it, called directly: JSONEncoder.encode's Python layers cost more than encoding a small
+# call's arguments. No circular-reference bookkeeping (a cycle ends in RecursionError, turned into ValueError).
+_C_ENCODE = (
+    _c_make_encoder(None, _ENCODER.default, _encode_basestring, None, ": ", ", ", False, False, True)
+    if _c_make_encoder is not None
+    else None
+)
+
+
+def dumps(value: Any) -> str:
+    """The JSON spelling used for ``function.arguments`` and in rendered text (UTF-8 kept as is).
+
+    Same output as ``json.dumps(value, ensure_ascii=False)``; raises ``TypeError`` for values JSON cannot hold
+    and ``ValueError`` for circular or too deeply nested ones.
+    """
+    if _C_ENCODE is None:
+        return _ENCODER.encode(value)
+    try:
+        return "".join(_C_ENCODE(value, 0))
+    except RecursionError:
+        raise ValueError("the value is circular or nested too deeply to write as JSON") from None
+
+
+def arguments_to_json(value: Any) -> str:
+    """Normalise a call's decoded ``arguments`` to a JSON object string; raise ``ValueError`` if impossible.
+
+    Missing/None/empty-string arguments mean ``{}``; a JSON-encoded string is decoded once.
+    """
+    if value is None:
+        return "{}"
+    if isinstance(value, str):
+        if not value.strip():
+            return "{}"
+        value = loads_strict(value)
+    if not isinstance(value, dict):
+        raise ValueError(f"arguments should be a JSON object; got {type(value).__name__} {_short(value)}")
+    return dumps(value)
+
+
+def call_from_object(obj: Any) -> tuple[str, str]:
+    """Read ``{"name": ..., "arguments"|"parameters": ...}`` (or OpenAI's ``{"function": {...}}``).
+
+    Returns ``(name, arguments_json)``; raises ``ValueError`` naming what is missing.
+    """
+    if not isinstance(obj, dict):
+        raise ValueError(f"a tool call should be a JSON object; got {type(obj).__name__} {_short(obj)}")
+    if "name" not in obj and isinstance(obj.get("function"), dict):
+        obj = obj["function"]
+    name = obj.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"a tool call should have a non-empty string 'name'; got {_short(name)}")
+    args = obj["arguments"] if "arguments" in obj else obj.get("parameters")
+    return name.strip(), arguments_to_json(args)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return repr(text) if isinstance(value, str) else text
+
+
+def excerpt(text: str, pos: int, limit: int = 40) -> str:
+    """A short quoted excerpt of ``text`` starting at ``pos``, for error messages."""
+    piece = text[pos : pos + limit]
+    return repr(piece + ("..." if pos + limit < len(text) else ""))

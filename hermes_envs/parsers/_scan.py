@@ -1,0 +1,200 @@
+"""Forward-only text scanning: cached searches (:class:`Finder`) and markers outside fences and reasoning.
+
+Every parser reads model text in one forward pass: markers are found with :class:`Finder` (a cached ``str.find``
+whose position never moves backwards), so the time taken grows linearly with the text even for degenerate output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+__all__ = [
+    "MISTRAL_THINK_CLOSE",
+    "MISTRAL_THINK_OPEN",
+    "THINK_CLOSE",
+    "THINK_OPEN",
+    "Finder",
+    "MarkerScanner",
+]
+
+
+class Finder:
+    """``text.find(needle, pos)`` for non-decreasing ``pos`` that never re-scans text it has already passed.
+
+    The answer of the previous query is reused while it is still valid, so a parser can ask "where is the next
+    closing tag?" from every marker without turning thousands of unclosed markers into quadratic work.
+    An optional ``accept(position)`` predicate skips occurrences that do not qualify (it must depend only on the
+    position, so cached answers stay valid).
+    """
+
+    __slots__ = ("_at", "_from", "accept", "needle", "text")
+
+    def __init__(self, text: str, needle: str, accept: Callable[[int], bool] | None = None) -> None:
+        self.text = text
+        self.needle = needle
+        self.accept = accept
+        self._from = -1
+        self._at = -1
+
+    def find(self, pos: int) -> int:
+        if 0 <= self._from <= pos and (self._at == -1 or self._at >= pos):
+            return self._at
+        self._from = pos
+        at = self.text.find(self.needle, pos)
+        while at != -1 and self.accept is not None and not self.accept(at):
+            at = self.text.find(self.needle, at + 1)
+        self._at = at
+        return at
+
+
+class _Fence(NamedTuple):
+    start: int
+    char: str
+    length: int
+    line_end: int  # index of the newline ending the opening line, or -1
+
+
+def _at_line_start(text: str, i: int) -> bool:
+    """True when only up to 3 spaces/tabs separate ``i`` from the start of its line (checked in O(1))."""
+    k = i
+    while k > 0 and i - k < 3 and text[k - 1] in " \t":
+        k -= 1
+    return k == 0 or text[k - 1] == "\n"
+
+
+def _find_fence_open(text: str, pos: int, ticks: Finder, tildes: Finder) -> _Fence | None:
+    """The next Markdown fence opening (```` ``` ```` or ``~~~`` at a line start) at or after ``pos``."""
+    while True:
+        a, b = ticks.find(pos), tildes.find(pos)
+        if a == -1 and b == -1:
+            return None
+        i = b if a == -1 else a if b == -1 else min(a, b)
+        char = text[i]
+        j = i + 3
+        while j < len(text) and text[j] == char:
+            j += 1
+        if (i == 0 or text[i - 1] != char) and _at_line_start(text, i):
+            return _Fence(i, char, j - i, text.find("\n", j))
+        pos = j
+
+
+def _find_fence_close(text: str, fence: _Fence) -> int:
+    """End of the line closing ``fence`` (same char, at least as long, nothing else on the line), or -1."""
+    if fence.line_end == -1:
+        return -1
+    mark = fence.char * 3
+    pos = fence.line_end + 1
+    while True:
+        i = text.find(mark, pos)
+        if i == -1:
+            return -1
+        j = i + 3
+        while j < len(text) and text[j] == fence.char:
+            j += 1
+        k = j
+        while k < len(text) and text[k] in " \t":
+            k += 1
+        if (
+            j - i >= fence.length
+            and (i == 0 or text[i - 1] != fence.char)
+            and _at_line_start(text, i)
+            and (k == len(text) or text[k] in "\r\n")
+        ):
+            return k
+        pos = j
+
+
+THINK_OPEN = "<think>"
+THINK_CLOSE = "</think>"
+#: Magistral (Mistral's reasoning models) writes its reasoning as [THINK]...[/THINK].
+MISTRAL_THINK_OPEN = "[THINK]"
+MISTRAL_THINK_CLOSE = "[/THINK]"
+
+
+class MarkerScanner:
+    """Finds the next tool-call marker in prose, skipping markers shown as examples.
+
+    A marker does not count when it sits inside a *closed* Markdown code fence (```` ``` ```` or ``~~~``),
+    directly after a backtick (inline code such as ```<tool_call>```), or inside a *closed* ``<think>...</think>``
+    (or Magistral's ``[THINK]...[/THINK]``) reasoning block: those are examples or deliberation ("I should emit <tool_call> next"), not calls. An unclosed
+    fence or reasoning block is ignored (it hides nothing). Output whose first ``</think>`` has no ``<think>``
+    before it (the chat template put the opening tag in the prompt) is reasoning up to that tag. Queries must not
+    go backwards; the next fence opening is cached like :class:`Finder` answers.
+    """
+
+    __slots__ = (
+        "_blocks",
+        "_fence",
+        "_finder",
+        "_reasoning_end",
+        "_ticks",
+        "_tildes",
+        "text",
+    )
+
+    def __init__(self, text: str, marker: str) -> None:
+        self.text = text
+        self._finder = Finder(text, marker)
+        self._ticks = Finder(text, "```")
+        self._tildes = Finder(text, "~~~")
+        self._fence = self._open(0)  # next fence opening not yet passed (None: no more)
+        # per reasoning-block syntax: (opening finder, closing finder, opening length, closing length)
+        self._blocks = [
+            (Finder(text, o), Finder(text, c), len(o), len(c))
+            for o, c in ((THINK_OPEN, THINK_CLOSE), (MISTRAL_THINK_OPEN, MISTRAL_THINK_CLOSE))
+            if o in text
+        ]
+        # A `</think>` with no `<think>` before it closes reasoning whose opening tag was in the prompt (Qwen3
+        # thinking, DeepSeek-R1/V3.1 templates): everything before it is deliberation, as reasoning parsers read it.
+        # Only when a marker follows it (a `</think>` in the arguments of the last call is just text). A `</think>`
+        # inside the arguments of an earlier call is read as the end of reasoning too, as a reasoning parser would.
+        close = text.find(THINK_CLOSE)
+        end = close + len(THINK_CLOSE)
+        lone = close != -1 and text.find(THINK_OPEN, 0, close) == -1 and text.find(marker, end) != -1
+        self._reasoning_end = end if lone else 0
+
+    def _in_thinking(self, p: int, pos: int) -> int:
+        """End of the closed reasoning block holding position ``p`` (searching from ``pos``), else -1."""
+        for opening, closing, open_len, close_len in self._blocks:
+            start = opening.find(pos)
+            while start != -1 and start < p:
+                end = closing.find(start + open_len)
+                if end == -1:
+                    break  # unclosed: it hides nothing
+                if end > p:
+                    return end + close_len
+                start = opening.find(end + close_len)
+        return -1
+
+    def _open(self, pos: int) -> _Fence | None:
+        return _find_fence_open(self.text, pos, self._ticks, self._tildes)
+
+    def next(self, pos: int) -> int:
+        text = self.text
+        while True:
+            p = self._finder.find(pos)
+            if p == -1:
+                return -1
+            fence = self._fence
+            if fence is not None and fence.start < pos:
+                fence = self._fence = self._open(pos)  # the caller moved past it (a call held it)
+            if fence is not None and fence.start < p:
+                closing = _find_fence_close(text, fence)
+                if closing == -1:
+                    self._fence = None  # unclosed: it hides nothing, and no later fence can close either
+                else:
+                    pos = max(pos, closing)
+                    self._fence = self._open(closing)
+                    continue
+            if p > 0 and text[p - 1] == "`":
+                pos = p + 1
+                continue
+            if p < self._reasoning_end:
+                pos = self._reasoning_end
+                continue
+            thinking_end = self._in_thinking(p, pos)
+            if thinking_end != -1:
+                pos = thinking_end
+                continue
+            return p

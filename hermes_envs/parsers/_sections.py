@@ -1,0 +1,132 @@
+"""Formats whose calls sit in a section of special-token markers (DeepSeek V3/V3.1, Kimi K2)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from openai.types.chat import ChatCompletionMessageToolCall
+
+from hermes_envs.parsers._base import ToolCallParser
+from hermes_envs.parsers._calls import make_tool_call
+from hermes_envs.parsers._json import JsonMemo, arguments_to_json, excerpt, skip_ws
+from hermes_envs.parsers._result import ParseResult, Problems, finish
+from hermes_envs.parsers._scan import Finder, MarkerScanner
+
+__all__ = ["SectionedJsonParser"]
+
+
+class SectionedJsonParser(ToolCallParser):
+    """Formats with special-token markers: ``SECTION_BEGIN (CALL_BEGIN ... CALL_END)* SECTION_END``.
+
+    Subclasses set the four markers and implement :meth:`_read_call`, which reads one call's header and JSON
+    arguments starting just after ``CALL_BEGIN``. Text after the section end is ignored (and reported if it is
+    not whitespace); a missing section end (cut-off output) is fine, and a later section, or a call written after
+    the section end without a new section marker, is read as well.
+    """
+
+    section_begin: ClassVar[str]
+    section_begin_alts: ClassVar[tuple[str, ...]] = ()  # other spellings of the section start
+    section_end: ClassVar[str]
+    call_begin: ClassVar[str]
+    call_end: ClassVar[str]
+
+    def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
+        """Return ``(name, arguments_json, call_id or None, end)``; raise ValueError with a reason."""
+        raise NotImplementedError
+
+    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+        scanners = [(MarkerScanner(text, m), len(m)) for m in (self.section_begin, *self.section_begin_alts)]
+
+        def next_section(at: int) -> tuple[int, int]:
+            best, size = -1, 0
+            for scanner, length in scanners:
+                p = scanner.next(at)
+                if p != -1 and (best == -1 or p < best):
+                    best, size = p, length
+            return best, size
+
+        section, section_len = next_section(0)
+        bare_calls = MarkerScanner(text, self.call_begin)
+        bare = bare_calls.next(0)
+        if section == -1 and bare == -1:
+            return ParseResult(text, None)
+        if section != -1 and (bare == -1 or section <= bare):
+            first, pos = section, section + section_len
+        else:
+            first = pos = bare
+        ends = Finder(text, self.call_end)
+        begins = Finder(text, self.call_begin)
+        calls: list[ChatCompletionMessageToolCall] = []
+        errors = Problems()
+        memo = JsonMemo()
+        index = 0
+        while True:
+            pos = skip_ws(text, pos)
+            if pos >= len(text):
+                break
+            if text.startswith(self.section_end, pos):
+                # another section may follow later in the text, or a call without its own section marker
+                after = pos + len(self.section_end)
+                pos, section_len = next_section(after)
+                bare = bare_calls.next(after)
+                if bare != -1 and (pos == -1 or bare < pos):
+                    pos = bare
+                    continue
+                if pos == -1:
+                    break
+                pos += section_len
+                continue
+            if not text.startswith(self.call_begin, pos):
+                nxt = begins.find(pos)
+                if errors.room():
+                    errors.append(
+                        f"text inside the tool-call section should be a call; got {excerpt(text, pos)} (ignored)."
+                    )
+                if nxt == -1:
+                    break
+                pos = nxt
+                continue
+            index += 1
+            start = pos + len(self.call_begin)
+            try:
+                name, args, call_id, end = self._read_call(text, start, index, memo)
+            except ValueError as exc:
+                if errors.room():
+                    errors.append(f"tool call #{index} should be well formed; {exc}.")
+                stop = ends.find(start)
+                nxt = begins.find(start)
+                if stop != -1 and (nxt == -1 or stop < nxt):
+                    pos = stop + len(self.call_end)
+                elif nxt != -1:
+                    pos = nxt
+                else:
+                    break
+                continue
+            calls.append(make_tool_call(name, args, call_id))
+            end = skip_ws(text, end)
+            if text.startswith(self.call_end, end):
+                pos = end + len(self.call_end)
+            elif end >= len(text):
+                pos = end  # cut off after a complete call: keep it
+            else:
+                if errors.room():
+                    errors.append(
+                        f"tool call #{index} should end with {self.call_end}; got {excerpt(text, end)} (call kept)."
+                    )
+                stop = ends.find(end)
+                nxt = begins.find(end)
+                pos = (
+                    stop + len(self.call_end)
+                    if stop != -1 and (nxt == -1 or stop < nxt)
+                    else (nxt if nxt != -1 else len(text))
+                )
+        return finish(text, first, calls, errors)
+
+    def _json_arguments(self, text: str, pos: int, memo: JsonMemo) -> tuple[str, int]:
+        pos = skip_ws(text, pos)
+        if pos >= len(text):
+            raise ValueError("the arguments were cut off (end of text)")
+        value, end, reason = memo.scan(text, pos)
+        if reason is not None:
+            raise ValueError(f"{reason} at offset {end}")
+        return arguments_to_json(value), end
