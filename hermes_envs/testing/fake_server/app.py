@@ -18,6 +18,17 @@ from typing import Any
 
 from .faults import Fault, FaultInjector
 from .policies import Policy, turn_from_policy_result
+from .requests import (
+    BadRequest,
+    ChatRequest,
+    CompletionRequest,
+    DetokenizeRequest,
+    SglangGenerateRequest,
+    TokenizeRequest,
+    VllmGenerateRequest,
+    decode_body,
+    validate,
+)
 from .scripts import RequestView, Script, ToolCall, Turn, text_of, tool_names
 
 __all__ = ["Call", "FakeModel", "Reply", "make_app"]
@@ -140,19 +151,31 @@ class FakeModel:
                     code="unknown_route",
                 )
             if method == "POST":
-                try:
-                    body = json.loads(raw) if raw else {}
-                except ValueError as e:
-                    raise _Miss(
-                        f"{method} {path} body should be JSON; got {raw[:80]!r} ({e}).", 400, "invalid_json"
-                    ) from None
+                body = decode_body(raw, f"{method} {path}")
             call.body = body
             return handler(call, body)
+        except BadRequest as b:
+            return self._refuse(call, _Miss(b.message, 400, b.code))
         except _Miss as m:
-            call.status, call.error, call.responder = m.status, m.message, "miss"
-            with self._lock:
-                self.misses.append(m.message)
-            return Reply(status=m.status, body=_error_body(m.message, m.code))
+            return self._refuse(call, m)
+        except Exception as e:  # a bug or a user tokenizer/parser raising: a recorded 500, never a silent one
+            return self._refuse(
+                call,
+                _Miss(
+                    f"{method} {path} should be answered; the fake server failed with {type(e).__name__}: {e}\n"
+                    "Fix: if the traceback is in your policy or tokenizer, correct it; otherwise report a bug in "
+                    "the fake server.",
+                    500,
+                    "fake_server_error",
+                ),
+            )
+
+    def _refuse(self, call: Call, m: _Miss) -> Reply:
+        """Record the request as a miss (a failure for assert_no_failures()) and answer with its error."""
+        call.status, call.error, call.responder = m.status, m.message, "miss"
+        with self._lock:
+            self.misses.append(m.message)
+        return Reply(status=m.status, body=_error_body(m.message, m.code))
 
     # ----------------------------------------------------------------------------------------------- routes
     def _health(self, call: Call, body: Any) -> Reply:
@@ -171,25 +194,13 @@ class FakeModel:
         return Reply(body=_dumps(data).encode())
 
     def _chat(self, call: Call, body: Any) -> Reply:
-        if not isinstance(body, Mapping):
-            raise _Miss(
-                f"POST {call.route} body should be a JSON object; got {type(body).__name__}.",
-                400,
-                "invalid_request",
-            )
-        msgs = body.get("messages")
-        if not isinstance(msgs, list) or not msgs:
-            raise _Miss(
-                f"POST {call.route} should have a non-empty `messages` list; got {msgs!r}.\n"
-                "Fix: pass messages=[{'role': 'user', 'content': ...}].",
-                400,
-                "invalid_request",
-            )
-        top_logprobs = _logprobs_request(call, body)
+        req = validate(ChatRequest, body, f"POST {call.route}")
+        msgs = body["messages"]
+        top_logprobs = (req.top_logprobs or 0) if req.logprobs else None
         view = RequestView(body)
         turn, index = self._respond(call, view, kind="chat")
-        n = int(body.get("n") or 1)
-        stream = bool(body.get("stream"))
+        n = req.n or 1
+        stream = bool(req.stream)
         call.stream = stream
         fault = self.injector.pick(turn.fault)
         call.fault = None if fault is None else (str(fault.code) if fault.is_status else fault.kind)
@@ -252,9 +263,8 @@ class FakeModel:
         return self._body_reply(_dumps(completion).encode(), fault, delay)
 
     def _completions(self, call: Call, body: Any) -> Reply:
-        if not isinstance(body, Mapping) or body.get("prompt") is None:
-            raise _Miss(f"POST {call.route} should have a `prompt`; got {body!r}.", 400, "invalid_request")
-        prompt = body["prompt"]
+        req = validate(CompletionRequest, body, f"POST {call.route}")
+        prompt = req.prompt
         prompt_text = (
             prompt if isinstance(prompt, str) else self._decode(prompt) if _is_ids(prompt) else str(prompt)
         )
@@ -265,7 +275,7 @@ class FakeModel:
         early = self._transport_fault(fault, call)
         if early is not None and not early.delay:
             return early
-        n = int(body.get("n") or 1)
+        n = req.n or 1
         seq = next(self._seq)
         texts = []
         for i in range(n):
@@ -323,29 +333,27 @@ class FakeModel:
 
     def _generate(self, call: Call, body: Any) -> Reply:
         """vLLM (``prompt``) or SGLang (``input_ids`` / ``text`` + ``sampling_params``) native generation."""
+        where = f"POST {call.route}"
         if not isinstance(body, Mapping):
-            raise _Miss(f"POST {call.route} body should be a JSON object.", 400, "invalid_request")
-        self._need_tokenizer(call)
+            raise BadRequest(f"{where} body should be a JSON object; got {type(body).__name__}.")
         sglang = "input_ids" in body or "sampling_params" in body or "text" in body
+        self._need_tokenizer(call)
         if sglang:
-            ids = body.get("input_ids")
-            prompt_ids = list(ids) if _is_ids(ids) else self.tokenizer.encode(str(body.get("text") or ""))
+            sg = validate(SglangGenerateRequest, body, where)
             params = body.get("sampling_params") or {}
-            n, max_toks = int(params.get("n") or 1), params.get("max_new_tokens")
+            sp = sg.sampling_params
+            prompt_ids = (
+                list(sg.input_ids) if sg.input_ids is not None else self.tokenizer.encode(sg.text or "")
+            )
+            n, max_toks = (sp.n if sp else None) or 1, sp.max_new_tokens if sp else None
         else:
-            p = body.get("prompt")
-            if isinstance(p, Mapping):
-                prompt_ids = list(p.get("prompt_token_ids") or [])
-            elif isinstance(p, str):
-                prompt_ids = self.tokenizer.encode(p)
-            else:
-                raise _Miss(
-                    f"POST {call.route} (vLLM) should have prompt {{prompt_token_ids: [...]}}; got {p!r}.",
-                    400,
-                    "invalid_request",
-                )
+            vl = validate(VllmGenerateRequest, body, where)
+            p = vl.prompt
+            prompt_ids = (
+                list(p.get("prompt_token_ids") or []) if isinstance(p, dict) else self.tokenizer.encode(p)
+            )
             params = body
-            n, max_toks = int(body.get("n") or 1), body.get("max_tokens")
+            n, max_toks = vl.n or 1, vl.max_tokens
         prompt_text = self._decode(prompt_ids)
         view = RequestView(
             {"model": body.get("model"), "temperature": params.get("temperature"), "messages": []},
@@ -401,7 +409,8 @@ class FakeModel:
     def _tokenize(self, call: Call, body: Any) -> Reply:
         call.responder = "route"
         self._need_tokenizer(call)
-        if isinstance(body, Mapping) and isinstance(body.get("messages"), list):
+        req = validate(TokenizeRequest, body, f"POST {call.route}")
+        if req.messages is not None:
             apply = getattr(self.tokenizer, "apply_chat_template", None)
             if apply is None:
                 raise _Miss(
@@ -409,24 +418,10 @@ class FakeModel:
                     400,
                     "invalid_request",
                 )
-            out = apply(
-                body["messages"],
-                tokenize=True,
-                add_generation_prompt=bool(body.get("add_generation_prompt", True)),
-            )
+            out = apply(body["messages"], tokenize=True, add_generation_prompt=req.add_generation_prompt)
             ids = list(out["input_ids"] if hasattr(out, "keys") else out)
-        elif isinstance(body, Mapping) and isinstance(body.get("prompt"), str):
-            ids = list(
-                self.tokenizer.encode(
-                    body["prompt"], add_special_tokens=bool(body.get("add_special_tokens", True))
-                )
-            )
         else:
-            raise _Miss(
-                f"POST {call.route} should have `prompt` (str) or `messages`; got {body!r}.",
-                400,
-                "invalid_request",
-            )
+            ids = list(self.tokenizer.encode(req.prompt or "", add_special_tokens=req.add_special_tokens))
         data = {"count": len(ids), "max_model_len": 32768, "tokens": ids}
         call.response = data
         return Reply(body=_dumps(data).encode())
@@ -434,13 +429,7 @@ class FakeModel:
     def _detokenize(self, call: Call, body: Any) -> Reply:
         call.responder = "route"
         self._need_tokenizer(call)
-        ids = body.get("tokens") if isinstance(body, Mapping) else None
-        if not _is_ids(ids):
-            raise _Miss(
-                f"POST {call.route} should have `tokens` (a list of ints); got {body!r}.",
-                400,
-                "invalid_request",
-            )
+        ids = validate(DetokenizeRequest, body, f"POST {call.route}").tokens
         data = {"prompt": self._decode(ids)}
         call.response = data
         return Reply(body=_dumps(data).encode())
@@ -832,30 +821,6 @@ class FakeModel:
 
 
 _WORDS = re.compile(r"\s*\w+|\s*[^\w\s]|\s+")
-
-
-def _logprobs_request(call: Call, body: Mapping[str, Any]) -> int | None:
-    """``None`` when no logprobs are asked for, else the number of ``top_logprobs`` (0-20), validated."""
-    want, top = body.get("logprobs"), body.get("top_logprobs")
-    if want is not None and not isinstance(want, bool):
-        raise _Miss(
-            f"POST {call.route} `logprobs` should be a boolean; got {want!r}.", 400, "invalid_request"
-        )
-    if top is not None:
-        if not want:
-            raise _Miss(
-                f"POST {call.route} sets `top_logprobs` ({top!r}) without `logprobs: true`.\n"
-                "Fix: pass logprobs=True with top_logprobs.",
-                400,
-                "invalid_request",
-            )
-        if isinstance(top, bool) or not isinstance(top, int) or not 0 <= top <= 20:
-            raise _Miss(
-                f"POST {call.route} `top_logprobs` should be an integer from 0 to 20; got {top!r}.",
-                400,
-                "invalid_request",
-            )
-    return (top or 0) if want else None
 
 
 def _is_ids(x: Any) -> bool:

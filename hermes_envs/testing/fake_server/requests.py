@@ -1,0 +1,316 @@
+"""The request bodies the fake server accepts, as pydantic models with the OpenAI / vLLM / SGLang wire names.
+
+A request that does not fit is answered HTTP 400 and recorded as a failure (so ``assert_no_failures()`` names it),
+never a crash: :func:`decode_body` refuses JSON nested deeper than :data:`MAX_JSON_DEPTH` before the recursive
+decoder sees it, and the models refuse ``n`` outside 1..:data:`MAX_N`, non-finite numbers and wrong types.
+
+The models type only the fields the server reads; every other field is allowed and kept (a real client sends many
+we ignore: ``seed``, ``stop``, ``user`` ...). Responders keep reading the plain body dict, which is what is recorded
+and what policies get.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Annotated, Any, TypeVar
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    model_validator,
+)
+
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "MAX_N",
+    "BadRequest",
+    "ChatRequest",
+    "CompletionRequest",
+    "DetokenizeRequest",
+    "SglangGenerateRequest",
+    "TokenizeRequest",
+    "VllmGenerateRequest",
+    "decode_body",
+    "validate",
+]
+
+MAX_N = 128
+"""The most choices one request may ask for (``n``); OpenAI's own limit. More would only exhaust the server."""
+
+MAX_JSON_DEPTH = 100
+"""The deepest nesting of arrays and objects a body may have; real requests stay far below (about 20)."""
+
+
+class BadRequest(Exception):
+    """A request body the server refuses (answered 400); ``message`` says what and how to fix it."""
+
+    def __init__(self, message: str, code: str = "invalid_request") -> None:
+        super().__init__(message)
+        self.message, self.code = message, code
+
+
+# ----------------------------------------------------------------------------------------------------- decoding
+_SPECIAL = re.compile(rb'[\[\]{}"\\]')
+
+
+def _depth_over(raw: bytes, limit: int) -> bool:
+    """Whether arrays/objects nest deeper than ``limit`` in ``raw`` (brackets inside strings do not count).
+
+    Linear and non-recursive: it looks only at the bracket, quote and backslash bytes. Most bodies have fewer
+    brackets than the limit in all, and are waved through by two ``bytes.count`` calls.
+    """
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    depth, in_string, skip_to = 0, False, -1
+    for m in _SPECIAL.finditer(raw):
+        at = m.start()
+        if at < skip_to:  # the character after a backslash inside a string
+            continue
+        c = raw[at]
+        if in_string:
+            if c == 0x5C:  # backslash: skip the escaped character
+                skip_to = at + 2
+            elif c == 0x22:
+                in_string = False
+        elif c == 0x22:
+            in_string = True
+        elif c in (0x5B, 0x7B):
+            depth += 1
+            if depth > limit:
+                return True
+        elif c in (0x5D, 0x7D):
+            depth -= 1
+    return False
+
+
+def decode_body(raw: bytes, where: str) -> Any:
+    """The JSON body of a POST (``{}`` when empty), or :class:`BadRequest` for invalid or too deeply nested JSON."""
+    if not raw:
+        return {}
+    if _depth_over(raw, MAX_JSON_DEPTH):
+        raise BadRequest(
+            f"{where} body should nest arrays and objects at most {MAX_JSON_DEPTH} deep; got a body nested "
+            f"deeper ({len(raw)} bytes).\nFix: send a flatter body (real chat requests nest about 20 deep).",
+            "invalid_json",
+        )
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as e:
+        raise BadRequest(f"{where} body should be JSON; got {raw[:80]!r} ({e}).", "invalid_json") from None
+
+
+# ------------------------------------------------------------------------------------------------------- models
+Count = Annotated[StrictInt, Field(ge=1, le=MAX_N)]
+Number = Annotated[float, Field(allow_inf_nan=False)]
+TokenLimit = Annotated[StrictInt, Field(ge=0)]
+TokenIds = list[StrictInt]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=False, allow_inf_nan=False)
+
+
+class Message(_Body):
+    """One chat message: a role and (usually) content; tool calls and other fields pass through."""
+
+    role: StrictStr
+    content: StrictStr | list[Any] | None = None
+
+
+class Tool(_Body):
+    """One entry of ``tools``: ``{"type": "function", "function": {"name": ...}}``."""
+
+    type: StrictStr = "function"
+    function: dict[str, Any] | None = None
+
+
+class StreamOptions(_Body):
+    include_usage: StrictBool | None = None
+
+
+class _Sampling(_Body):
+    model: StrictStr | None = None
+    n: Count | None = None
+    stream: StrictBool | None = None
+    stream_options: StreamOptions | None = None
+    temperature: Number | None = None
+    top_p: Number | None = None
+    max_tokens: TokenLimit | None = None
+
+
+class ChatRequest(_Sampling):
+    """``POST /v1/chat/completions``."""
+
+    messages: Annotated[list[Message], Field(min_length=1)]
+    tools: list[Tool] | None = None
+    tool_choice: StrictStr | dict[str, Any] | None = None
+    logprobs: StrictBool | None = None
+    top_logprobs: Annotated[StrictInt, Field(ge=0, le=20)] | None = None
+    max_completion_tokens: TokenLimit | None = None
+
+    @model_validator(mode="after")
+    def _top_needs_logprobs(self) -> ChatRequest:
+        if self.top_logprobs is not None and not self.logprobs:
+            raise ValueError(
+                f"`top_logprobs` ({self.top_logprobs!r}) should come with `logprobs: true`. "
+                "Fix: pass logprobs=True with top_logprobs"
+            )
+        return self
+
+
+class CompletionRequest(_Sampling):
+    """``POST /v1/completions``: ``prompt`` is text, token ids, or a list of texts."""
+
+    prompt: StrictStr | TokenIds | list[StrictStr]
+    logprobs: Annotated[StrictInt, Field(ge=0, le=20)] | None = None
+
+
+class VllmGenerateRequest(_Sampling):
+    """vLLM's native ``POST /generate``: ``prompt`` is text or ``{prompt_token_ids: [...]}``."""
+
+    prompt: StrictStr | dict[str, Any]
+    logprobs: StrictInt | None = None
+
+    @model_validator(mode="after")
+    def _ids(self) -> VllmGenerateRequest:
+        if isinstance(self.prompt, dict):
+            ids = self.prompt.get("prompt_token_ids")
+            if not isinstance(ids, list) or not all(
+                isinstance(i, int) and not isinstance(i, bool) for i in ids
+            ):
+                raise ValueError(f"`prompt.prompt_token_ids` should be a list of token ids; got {ids!r}")
+        return self
+
+
+class SglangSampling(_Body):
+    n: Count | None = None
+    temperature: Number | None = None
+    top_p: Number | None = None
+    max_new_tokens: TokenLimit | None = None
+
+
+class SglangGenerateRequest(_Body):
+    """SGLang's native ``POST /generate``: ``input_ids`` or ``text``, plus ``sampling_params``."""
+
+    model: StrictStr | None = None
+    input_ids: TokenIds | None = None
+    text: StrictStr | None = None
+    sampling_params: SglangSampling | None = None
+
+
+class TokenizeRequest(_Body):
+    """``POST /tokenize``: ``prompt`` text, or chat ``messages``."""
+
+    prompt: StrictStr | None = None
+    messages: list[Message] | None = None
+    add_special_tokens: StrictBool = True
+    add_generation_prompt: StrictBool = True
+
+    @model_validator(mode="after")
+    def _one(self) -> TokenizeRequest:
+        if self.prompt is None and self.messages is None:
+            raise ValueError("the body should have `prompt` (a string) or `messages` (a list)")
+        return self
+
+
+class DetokenizeRequest(_Body):
+    """``POST /detokenize``: ``tokens``."""
+
+    tokens: TokenIds
+
+
+# --------------------------------------------------------------------------------------------------- validation
+M = TypeVar("M", bound=BaseModel)
+
+_EXPECT = {
+    "n": f"an integer from 1 to {MAX_N}",
+    "sampling_params.n": f"an integer from 1 to {MAX_N}",
+    "messages": "a non-empty list of messages",
+    "messages[]": "a message object with a `role` (and usually `content`)",
+    "messages[].role": "a string such as 'user' or 'assistant'",
+    "messages[].content": "a string, a list of content parts, or null",
+    "tools[]": "a tool object such as {'type': 'function', 'function': {'name': ...}}",
+    "logprobs": "a boolean",
+    "top_logprobs": "an integer from 0 to 20",
+    "stream": "a boolean",
+    "temperature": "a finite number",
+    "top_p": "a finite number",
+    "model": "a string",
+    "tools": "a list of tools",
+    "prompt": "a string, a list of token ids or a list of strings",
+    "tokens": "a list of token ids",
+    "input_ids": "a list of token ids",
+    "max_tokens": "a non-negative integer",
+    "max_new_tokens": "a non-negative integer",
+    "max_completion_tokens": "a non-negative integer",
+}
+_FIX = {
+    "n": f"send n as an integer from 1 to {MAX_N} (one choice per sample; the cap is the fake server's, "
+    "documented in docs/fake-server.md)",
+    "messages": "pass messages=[{'role': 'user', 'content': ...}]",
+}
+
+
+def validate(model: type[M], body: Any, where: str) -> M:
+    """``body`` validated as ``model``, or :class:`BadRequest` listing every problem (field, expectation, value)."""
+    if not isinstance(body, dict):
+        raise BadRequest(f"{where} body should be a JSON object; got {type(body).__name__}.")
+    try:
+        return model.model_validate(body)
+    except ValidationError as e:
+        raise BadRequest(_words(e, where)) from None
+
+
+def _words(err: ValidationError, where: str) -> str:
+    problems, fixes = [], []
+    seen: set[str] = set()
+    for item in err.errors(include_url=False):
+        loc = item["loc"]
+        # a union reports once per member (``n.int``, ``prompt.str`` ...): keep the field's own path
+        path = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in loc if not _is_member(p))
+        path = path.replace(".[", "[")
+        if path in seen or any(path.startswith(s + "[") or path.startswith(s + ".") for s in seen if s):
+            continue  # a union member's complaint about the inside of a field already reported
+        seen.add(path)
+        if not path:  # a model-level check: its message says it all
+            problem, _, fix = str(item["msg"]).removeprefix("Value error, ").partition(" Fix: ")
+            problems.append(problem.rstrip("."))
+            if fix:
+                fixes.append(fix.rstrip("."))
+            continue
+        short = re.sub(r"\[\d+\]", "[]", path)
+        expect = _EXPECT.get(short) or _EXPECT.get(short.rsplit(".", 1)[-1])
+        got = "nothing" if item["type"] == "missing" else _got(item.get("input"))
+        if expect is None:
+            expect = str(item["msg"]).removeprefix("Value error, ")
+            expect = expect[0].lower() + expect[1:] if expect else "valid"
+            problems.append(f"`{path}`: {expect}; got {got}")
+        else:
+            problems.append(f"`{path}` should be {expect}; got {got}")
+        fix = _FIX.get(short.split("[", 1)[0].split(".", 1)[0]) or _FIX.get(short.rsplit(".", 1)[-1])
+        if fix and fix not in fixes:
+            fixes.append(fix)
+    head = problems[0] if len(problems) == 1 else f"{len(problems)} problems:\n  - " + "\n  - ".join(problems)
+    fix = "; ".join(fixes) or "correct the field (see the OpenAI API reference for its type)"
+    return f"{where} {head}.\nFix: {fix}."
+
+
+def _is_member(p: Any) -> bool:
+    """Whether a location part names a union member or a constraint (``int``, ``list[int]``, ``function-after``)."""
+    return isinstance(p, str) and (
+        p in ("int", "str", "float", "bool", "dict", "list") or "[" in p or "-" in p
+    )
+
+
+def _got(value: Any) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # inf, nan: what json.loads made of 1e400 and NaN
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
