@@ -6,12 +6,14 @@ blocks the event loop that all rollouts of a group share.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import uuid
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from hermes_envs.agent.budget import DEFAULT_BUDGET, BudgetConfig, fit_result, fit_turn
 from hermes_envs.agent.result import AgentResult, ToolError
 
 logger = logging.getLogger(__name__)
@@ -21,6 +23,15 @@ class ChatServer(Protocol):
     """Anything with atroposlib's ``chat_completion(**kwargs)`` coroutine (ServerManager, ManagedServer, ...)."""
 
     async def chat_completion(self, **kwargs: Any) -> Any: ...
+
+
+#: Seconds a tool call may run before the loop stops waiting for it (``tool_timeout``): generous, because the
+#: terminal tool has its own per-command timeout; this bound only catches a custom tool that never returns.
+DEFAULT_TOOL_TIMEOUT = 1800.0
+
+
+class ToolAbort(Exception):
+    """A tool raised SystemExit or KeyboardInterrupt: the rollout stops, the event loop and the group go on."""
 
 
 def _extract_reasoning(message: Any) -> str | None:
@@ -101,8 +112,12 @@ class HermesAgentLoop:
 
     ``messages`` is extended in place. ``tool_call_parser`` names the parser used to recover tool calls from text
     when the server returned none as structured calls (default: the env's configured ``tool_call_parser`` when
-    ``server`` is a HermesAgentBaseEnv's ``self.server``, else ``"hermes"``; None turns recovery off); ``registry`` is the tool registry to dispatch to (the
-    default registry of :mod:`hermes_envs.tools` when None).
+    ``server`` is a HermesAgentBaseEnv's ``self.server``, else ``"hermes"``; None turns recovery off); ``registry``
+    is the tool registry to dispatch to (the default registry of :mod:`hermes_envs.tools` when None).
+    ``budget_config`` bounds what tool results put into the transcript (see :mod:`hermes_envs.agent.budget`;
+    upstream's defaults when None); ``tool_timeout`` is how long one tool call may run (seconds) before it is
+    reported to the model as timed out. Whatever a tool does (raise, exit, hang, flood), ``run`` returns an
+    :class:`AgentResult` whose ``termination`` says why the rollout ended.
     """
 
     def __init__(
@@ -118,6 +133,8 @@ class HermesAgentLoop:
         *,
         tool_call_parser: str | None = SERVER_PARSER,
         registry: Any = None,
+        budget_config: BudgetConfig | None = None,
+        tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
     ) -> None:
         self.server = server
         self.tool_schemas = list(tool_schemas or [])
@@ -133,6 +150,8 @@ class HermesAgentLoop:
             tool_call_parser = getattr(server, "hermes_tool_call_parser", None) or "hermes"
         self.tool_call_parser = tool_call_parser
         self._registry = registry
+        self.budget_config = _as_budget(budget_config)
+        self.tool_timeout = tool_timeout
         # Resolved now, so a misspelled parser name fails here with the list of names, not in every rollout.
         self._parser: Any = None
         if tool_call_parser:
@@ -178,6 +197,7 @@ class HermesAgentLoop:
         """Run turns until the model answers without tool calls, an error happens, or ``max_turns`` is reached."""
         reasoning_per_turn: list[str | None] = []
         tool_errors: list[ToolError] = []
+        turns = [0]
 
         def result(turns: int, natural: bool, termination: str, error: str | None = None) -> AgentResult:
             return AgentResult(
@@ -191,7 +211,25 @@ class HermesAgentLoop:
                 error=error,
             )
 
+        try:
+            return await self._turns(messages, result, reasoning_per_turn, tool_errors, turns)
+        except ToolAbort as exc:
+            logger.error("task %s: %s", self.task_id, exc)
+            return result(turns[0], False, "tool_abort", str(exc))
+        except (Exception, RecursionError) as exc:  # our own bug must not take the group down: label it
+            logger.exception("agent loop failed on turn %d of task %s", turns[0], self.task_id)
+            return result(turns[0], False, "internal_error", f"{type(exc).__name__}: {exc}"[:2000])
+
+    async def _turns(
+        self,
+        messages: list[dict[str, Any]],
+        result: Any,
+        reasoning_per_turn: list[str | None],
+        tool_errors: list[ToolError],
+        turns: list[int],
+    ) -> AgentResult:
         for turn in range(self.max_turns):
+            turns[0] = turn + 1
             try:
                 response = await self.server.chat_completion(**self._request_kwargs(messages))
             except Exception as exc:  # any server failure ends the rollout, as upstream does
@@ -224,11 +262,15 @@ class HermesAgentLoop:
 
             assistant["tool_calls"] = calls
             messages.append(assistant)
+            turn_messages: list[dict[str, Any]] = []
             for call in calls:
                 tool_message, error = await self._run_tool(turn + 1, call)
                 messages.append(tool_message)
+                turn_messages.append(tool_message)
                 if error is not None:
                     tool_errors.append(error)
+            names = [c["function"]["name"] for c in calls]
+            fit_turn(turn_messages, names, self.task_id, self.budget_config)
 
         return result(self.max_turns, False, "max_turns")
 
@@ -241,10 +283,39 @@ class HermesAgentLoop:
 
         return await run_off_loop(self.registry.dispatch, name, args, self.task_id)
 
+    async def _call_tool(self, name: str, args: dict[str, Any]) -> tuple[str | None, str | None]:
+        """``(text, None)`` of a tool call that returned, or ``(None, error)``; raises :class:`ToolAbort`."""
+        expired = [False]
+        try:
+            output = await _bounded(self._dispatch(name, args), self.tool_timeout, expired)
+        except (SystemExit, KeyboardInterrupt) as exc:
+            raise ToolAbort(
+                f"tool {name!r} raised {type(exc).__name__}({_short(exc)}); the rollout was stopped so the "
+                "other rollouts of the group could finish. Fix: return an error string from the tool instead "
+                "of exiting."
+            ) from None
+        except (Exception, RecursionError) as exc:
+            if expired[0]:
+                # A thread cannot be killed: the call keeps its pool thread until it returns; the rollout goes on.
+                logger.error(
+                    "tool %r of task %s did not return within %ss", name, self.task_id, self.tool_timeout
+                )
+                return None, f"Tool '{name}' did not finish within {self.tool_timeout:g} s and was abandoned."
+            return None, f"Tool execution failed: {type(exc).__name__}: {_short(exc)}"
+        try:
+            text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError) as exc:
+            return (
+                None,
+                f"Tool '{name}' returned a value that is not JSON-serialisable: {type(exc).__name__}: {exc}",
+            )
+        return text, None
+
     async def _run_tool(self, turn: int, call: dict[str, Any]) -> tuple[dict[str, Any], ToolError | None]:
         name = call["function"]["name"]
         raw_args = call["function"]["arguments"]
         error: str | None = None
+        args: Any = None
         if name not in self.valid_tool_names:
             error = f"Unknown tool '{name}'. Available tools: {sorted(self.valid_tool_names)}"
         else:
@@ -254,19 +325,67 @@ class HermesAgentLoop:
                 error = (
                     f"Invalid JSON in tool arguments: {exc.msg} at position {exc.pos}. Send a JSON object."
                 )
+            except RecursionError:
+                error = "Tool arguments are nested too deeply to decode. Send a flat JSON object."
             else:
                 if not isinstance(args, dict):
                     error = f"Tool arguments must be a JSON object; got {type(args).__name__}."
         if error is None:
-            try:
-                output = await self._dispatch(name, args)
-            except Exception as exc:
-                error = f"Tool execution failed: {type(exc).__name__}: {exc}"
-            else:
-                content = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+            text, error = await self._call_tool(name, args)
+            if text is not None:
+                content = fit_result(text, name, call["id"], self.task_id, self.budget_config)
                 return {"role": "tool", "tool_call_id": call["id"], "content": content}, None
+        assert error is not None
         tool_result = json.dumps({"error": error}, ensure_ascii=False)
         return (
             {"role": "tool", "tool_call_id": call["id"], "content": tool_result},
             ToolError(turn=turn, tool_name=name, arguments=raw_args, error=error, tool_result=tool_result),
         )
+
+
+async def _bounded(awaitable: Any, seconds: float | None, expired: list[bool]) -> Any:
+    """Await ``awaitable`` for at most ``seconds`` (None: no bound), in the CURRENT task.
+
+    No new task is created (unlike ``asyncio.wait_for`` before Python 3.12): an async tool that raises
+    KeyboardInterrupt inside its own task would stop the event loop before anyone could catch it.
+    ``expired[0]`` is set when the bound, not the tool, raised the TimeoutError.
+    """
+    if seconds is None:
+        return await awaitable
+    timeout = getattr(asyncio, "timeout", None)
+    if timeout is None:  # Python 3.10
+        try:
+            return await asyncio.wait_for(awaitable, seconds)
+        except asyncio.TimeoutError:
+            expired[0] = True
+            raise
+    cm = timeout(seconds)
+    try:
+        async with cm:
+            return await awaitable
+    except TimeoutError:
+        expired[0] = cm.expired()
+        raise
+
+
+def _short(exc: BaseException, limit: int = 2000) -> str:
+    """``str(exc)`` capped, so one huge exception message cannot flood the transcript."""
+    try:
+        text = str(exc)
+    except Exception:  # a broken __str__
+        text = repr(type(exc))
+    return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit:,} more characters]"
+
+
+def _as_budget(value: Any) -> BudgetConfig:
+    """Our BudgetConfig, from None (defaults), ours, or any object with upstream's field names."""
+    if value is None:
+        return DEFAULT_BUDGET
+    if isinstance(value, BudgetConfig):
+        return value
+    return BudgetConfig(
+        default_result_size=int(getattr(value, "default_result_size", DEFAULT_BUDGET.default_result_size)),
+        turn_budget=int(getattr(value, "turn_budget", DEFAULT_BUDGET.turn_budget)),
+        preview_size=int(getattr(value, "preview_size", DEFAULT_BUDGET.preview_size)),
+        tool_overrides=dict(getattr(value, "tool_overrides", None) or {}),
+    )

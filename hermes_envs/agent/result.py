@@ -13,8 +13,12 @@ from typing import Any, Literal
 
 #: Why a rollout stopped. ``stop``: the model answered without tool calls; ``max_turns``: out of turns;
 #: ``api_error``: the model server raised; ``empty_response``: a response with no choices; ``length``: the model
-#: was cut off by ``max_tokens`` (finish_reason "length") on its last turn.
-TerminationReason = Literal["stop", "max_turns", "api_error", "empty_response", "length"]
+#: was cut off by ``max_tokens`` (finish_reason "length") on its last turn; ``tool_abort``: a tool raised
+#: SystemExit or KeyboardInterrupt (the rollout stops, the group goes on); ``internal_error``: the loop itself
+#: failed (``error`` holds the exception; a bug to report).
+TerminationReason = Literal[
+    "stop", "max_turns", "api_error", "empty_response", "length", "tool_abort", "internal_error"
+]
 
 
 @dataclass

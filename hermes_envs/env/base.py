@@ -15,6 +15,7 @@ import math
 import random
 import traceback
 import uuid
+import weakref
 from abc import abstractmethod
 from typing import Any
 
@@ -25,8 +26,32 @@ from hermes_envs.agent import AgentResult, HermesAgentLoop
 from hermes_envs.env.config import HermesAgentEnvConfig
 from hermes_envs.env.distributions import sample_toolsets
 from hermes_envs.env.trajectory import managed_tokens, tokenize_transcript
+from hermes_envs.errors import HermesEnvsError
 
 logger = logging.getLogger(__name__)
+
+
+class RewardTypeError(HermesEnvsError, TypeError):
+    """``compute_reward`` returned something that is not a number."""
+
+
+_CURRENT_ENV: weakref.ReferenceType[Any] | None = None
+
+
+def _set_current_env(env: Any) -> None:
+    global _CURRENT_ENV
+    _CURRENT_ENV = weakref.ref(env)
+
+
+def current_env() -> HermesAgentBaseEnv | None:
+    """The most recently constructed environment of this process (None when there is none, or it is gone).
+
+    Helpers that upstream builds without a handle on the env (e.g. ``CouncilEvaluator(model=...)``) use it to
+    reach the env's own model server.
+    """
+    env = _CURRENT_ENV() if _CURRENT_ENV is not None else None
+    return env
+
 
 # The tools resolved for the group being collected, so every rollout of a group is offered the same tools.
 _GROUP_TOOLS: contextvars.ContextVar[tuple[list[dict], set[str]] | None] = contextvars.ContextVar(
@@ -68,7 +93,7 @@ class HermesAgentBaseEnv(BaseEnv):
         self.tool_error_buffer: list[int] = []
         self.reward_error_count = 0
         self.reward_errors: list[str] = []
-        self.rollout_count = 0
+        _set_current_env(self)
 
     # ----------------------------------------------------------------- what subclasses write
     @abstractmethod
@@ -99,6 +124,10 @@ class HermesAgentBaseEnv(BaseEnv):
         servers = getattr(self.server, "servers", [])
         return bool(servers) and type(servers[0]).__name__ in ("VLLMServer", "SGLangServer")
 
+    def _use_managed_server(self) -> bool:
+        """Upstream's name for :meth:`_is_managed`: True when rollouts should go through a ManagedServer."""
+        return self._is_managed()
+
     # ----------------------------------------------------------------- rollouts
     def initial_messages(self, item: Any) -> list[dict[str, Any]]:
         """The system prompt (when configured) and the user prompt of ``item``."""
@@ -125,6 +154,8 @@ class HermesAgentBaseEnv(BaseEnv):
             "temperature": self.config.agent_temperature if temperature is None else temperature,
             "extra_body": self.config.extra_body,
             "tool_call_parser": self.config.tool_call_parser,
+            "budget_config": self.config.build_budget_config(),
+            "tool_timeout": self.config.tool_call_timeout,
         }
         if self._is_managed():
             from hermes_envs.env.managed import HermesManagedServer, pick_server
@@ -175,7 +206,7 @@ class HermesAgentBaseEnv(BaseEnv):
         try:
             value = float(score)
         except (TypeError, ValueError):
-            raise TypeError(
+            raise RewardTypeError(
                 f"compute_reward should return a float; got {score!r} ({type(score).__name__}). "
                 "Fix: return a number in [0, 1]."
             ) from None
@@ -190,7 +221,6 @@ class HermesAgentBaseEnv(BaseEnv):
         messages = self.initial_messages(item)
         result = await self.run_agent(messages, task_id=task_id, tools=(schemas, names))
         self.tool_error_buffer.append(len(result.tool_errors))
-        self.rollout_count += 1
         score = await self.score_rollout(item, result, task_id)
         exact = managed_tokens(result.managed_state)
         if exact is not None:

@@ -7,6 +7,15 @@ from typing import Any
 from atroposlib.envs.base import BaseEnvConfig
 from pydantic import Field, field_validator
 
+from hermes_envs.agent.budget import (
+    DEFAULT_PREVIEW_SIZE_CHARS,
+    DEFAULT_RESULT_SIZE_CHARS,
+    DEFAULT_TURN_BUDGET_CHARS,
+    BudgetConfig,
+)
+from hermes_envs.agent.loop import DEFAULT_TOOL_TIMEOUT
+from hermes_envs.errors import ConfigError
+
 
 class HermesAgentEnvConfig(BaseEnvConfig):
     """Settings of a tool-calling agent environment; every field is also a ``--env.<field>`` CLI flag."""
@@ -29,6 +38,28 @@ class HermesAgentEnvConfig(BaseEnvConfig):
     )
     terminal_backend: str = Field(
         default="local", description="Sandbox backend for tools: 'local' (or 'bwrap')."
+    )
+    tool_call_timeout: float | None = Field(
+        default=DEFAULT_TOOL_TIMEOUT,
+        gt=0,
+        description="Seconds one tool call may run before the loop reports it as timed out (None: no bound).",
+    )
+    default_result_size_chars: int = Field(
+        default=DEFAULT_RESULT_SIZE_CHARS,
+        ge=1,
+        description="A tool result longer than this (chars) is saved to the sandbox and replaced by a preview.",
+    )
+    turn_budget_chars: int = Field(
+        default=DEFAULT_TURN_BUDGET_CHARS,
+        ge=1,
+        description="All tool results of one turn together; the largest are replaced first when over.",
+    )
+    preview_size_chars: int = Field(
+        default=DEFAULT_PREVIEW_SIZE_CHARS, ge=1, description="Length of the preview of a replaced result."
+    )
+    tool_result_overrides: dict[str, int] | None = Field(
+        default=None,
+        description="Per-tool result thresholds (chars), e.g. {'terminal': 10000}; read_file is never cut.",
     )
     terminal_timeout: int = Field(default=120, ge=1, description="Default per-command timeout in seconds.")
     terminal_lifetime: int = Field(default=3600, ge=1, description="Seconds an idle task sandbox lives.")
@@ -57,8 +88,17 @@ class HermesAgentEnvConfig(BaseEnvConfig):
         from hermes_envs.parsers import list_parsers
 
         if name not in list_parsers():
-            raise ValueError(
+            raise ConfigError(
                 f"tool_call_parser should be one of {', '.join(list_parsers())}; got {name!r}. "
                 "Fix: pass --env.tool_call_parser with one of those names."
             )
         return name
+
+    def build_budget_config(self) -> BudgetConfig:
+        """The tool-result budget of these settings, for ``HermesAgentLoop(..., budget_config=...)``."""
+        return BudgetConfig(
+            default_result_size=self.default_result_size_chars,
+            turn_budget=self.turn_budget_chars,
+            preview_size=self.preview_size_chars,
+            tool_overrides=dict(self.tool_result_overrides or {}),
+        )

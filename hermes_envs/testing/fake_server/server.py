@@ -359,7 +359,8 @@ class FakeOpenAIServer:
 
     # ------------------------------------------------------------------------------------- in-process use
     def transport(self, module: Any = None) -> Any:
-        """An in-process transport (sync and async) for ``httpx2`` (default) or ``httpx`` clients: no socket, no
+        """An in-process transport (sync and async) for ``httpx2`` or ``httpx`` clients (default: the one the
+        installed openai SDK takes): no socket, no
         thread; the same routes, records and faults as the HTTP server."""
         if self._process_settings is not None:
             raise ValueError(
@@ -368,7 +369,9 @@ class FakeOpenAIServer:
                 "process=False for an in-process transport."
             )
         if module is None:
-            import httpx2 as module
+            from hermes_envs._http_client import sdk_http_module
+
+            module = sdk_http_module()
         return _transport_class(module)(self._model)
 
     def async_client(self, *, in_process: bool = False, max_retries: int = 0, **kwargs: Any) -> Any:
@@ -388,11 +391,12 @@ class FakeOpenAIServer:
     ) -> dict[str, Any]:
         out: dict[str, Any] = {"api_key": "fake-key", "max_retries": max_retries}
         if in_process:
-            import httpx2
+            from hermes_envs._http_client import sdk_http_module
 
-            cls = httpx2.Client if sync else httpx2.AsyncClient
+            http = sdk_http_module()  # the client library the installed openai SDK accepts
+            cls = http.Client if sync else http.AsyncClient
             out["base_url"] = IN_PROCESS_BASE_URL
-            out["http_client"] = cls(transport=self.transport(httpx2), base_url=IN_PROCESS_BASE_URL)
+            out["http_client"] = cls(transport=self.transport(http), base_url=IN_PROCESS_BASE_URL)
         else:
             out["base_url"] = self.base_url
         out.update(kw)
