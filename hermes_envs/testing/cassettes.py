@@ -10,6 +10,10 @@
 * Readable files: JSON bodies are stored as YAML structures and SSE bodies as one entry per event (``sse:``), so a
   review shows the messages, tool calls and each streamed chunk; they are turned back into bytes on replay.
 * Re-recording over a cassette produces a drift summary (:attr:`CassetteSession.drift`).
+* Recording never lies: it is written to a temporary file beside the cassette and moved over it (atomically) only
+  when every request got a successful answer. A request answered with HTTP >= 400, or one that never got an answer
+  (connection refused, timeout), fails the recording (:attr:`CassetteSession.failures`) and leaves the previous
+  cassette untouched.
 * :func:`cassette_responder` — a recorded cassette as a fake-server policy ``(request_body) -> turn``, so the
   conformance probes (and :class:`FakeOpenAIServer`) can answer with a real model's replies.
 
@@ -22,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -421,13 +426,35 @@ class CassetteSession:
     played: int = 0
     recorded: int = 0
     cassette: Any = None
+    #: Requests that failed while recording (HTTP >= 400, or no answer at all); any makes the recording fail.
+    failures: list[str] = field(default_factory=list)
+    #: Requests sent to the provider while recording, answered or not.
+    attempted: int = 0
 
     @property
     def recording(self) -> bool:
         return self.record_mode != "none"
 
+    def failure_message(self) -> str:
+        """Why the recording failed, and that the previous cassette was kept (empty when it did not fail)."""
+        if not self.failures:
+            return ""
+        counts = Counter(self.failures)
+        shown = "\n".join(f"  - {f}" + (f" (x{n})" if n > 1 else "") for f, n in list(counts.items())[:5])
+        more = f"\n  ... and {len(counts) - 5} other failure(s)" if len(counts) > 5 else ""
+        return (
+            f"recording {self.path} should get a successful answer to every request; {len(self.failures)} of "
+            f"{self.attempted} request(s) failed:\n{shown}{more}\n"
+            f"The cassette was not written{' (the previous one is untouched)' if self.path.exists() else ''}. Fix: check "
+            "the provider's base URL, that it is up, and the API key variable (--hermes-api-key-env / "
+            "--openai.api_key-env), then record again."
+        )
+
     def assert_ok(self) -> None:
-        """Raise :class:`CassetteMissError` listing the misses, or :class:`CassetteError` for secrets found."""
+        """Raise :class:`CassetteError` for a failed recording or secrets found, :class:`CassetteMissError` for
+        misses."""
+        if self.failures:
+            raise CassetteError(self.failure_message())
         if self.misses:
             body = "\n\n".join(f"[{i + 1}] {m}" for i, m in enumerate(self.misses))
             raise CassetteMissError(f"{len(self.misses)} request(s) were not in the cassette:\n\n{body}")
@@ -515,34 +542,92 @@ def use_cassette(
             session.findings = lint_paths([p], secrets)
             if session.findings:
                 session.assert_ok()
-    vcr_mode = record_mode
-    if record_mode == "rewrite":
-        if p.exists():
-            p.unlink()
-        vcr_mode = "all"
+    vcr_mode = "all" if record_mode == "rewrite" else record_mode
     p.parent.mkdir(parents=True, exist_ok=True)
+    # Recording goes to a temporary file in the same folder (so the final os.replace is atomic); it replaces the
+    # cassette only when the block ends cleanly and every request was answered.
+    target = p
+    if session.recording:
+        target = p.with_name(f".{p.stem}.recording-{os.getpid()}{p.suffix}")
+        target.unlink(missing_ok=True)
+        if record_mode != "rewrite" and p.exists():
+            target.write_bytes(p.read_bytes())
     redactor = Redactor(secrets)
     guard: Any = contextlib.nullcontext()
     if block_network or (block_network is None and record_mode == "none"):
         from hermes_envs.testing.offline import block_network as _block
 
         guard = _block()
-    with guard, _build_vcr(vcr_mode, redactor).use_cassette(str(p)) as cassette:
-        session.cassette = cassette
-        _watch_misses(cassette, session)
-        if metadata and vcr_mode != "none":
-            cassette.get_metadata("hermes", metadata)
-        try:
-            yield session
-        finally:
-            session.played = cassette.play_count
-            session.recorded = len(cassette.data) - cassette._loaded_count if vcr_mode != "none" else 0
-    if session.recording and p.exists():
-        session.new = load_cassette(p)[0]
+    completed = False
+    try:
+        with guard, _build_vcr(vcr_mode, redactor).use_cassette(str(target)) as cassette:
+            session.cassette = cassette
+            _watch_misses(cassette, session)
+            if session.recording:
+                _watch_failures(cassette, session, redactor)
+            if metadata and vcr_mode != "none":
+                cassette.get_metadata("hermes", metadata)
+            try:
+                yield session
+            finally:
+                session.played = cassette.play_count
+                session.recorded = len(cassette.data) - cassette._loaded_count if vcr_mode != "none" else 0
+        completed = True
+    finally:
+        if session.recording:
+            _finish_recording(session, target, completed, secrets, lint)
+
+
+def _finish_recording(
+    session: CassetteSession, target: Path, completed: bool, secrets: list[str], lint: bool
+) -> None:
+    """Move a successful recording over the cassette; drop a failed one (the old cassette stays as it was)."""
+    from hermes_envs.testing.secret_lint import lint_text
+
+    unanswered = session.attempted - session.recorded
+    if unanswered > 0:
+        session.failures.append(
+            f"{unanswered} request(s) got no answer (connection refused, reset or timed out)"
+        )
+    try:
+        if not target.exists():
+            return
+        text = target.read_text(encoding="utf-8")
+        if lint:
+            session.findings = lint_text(text, str(session.path), secrets)
+        if not completed or session.failures or session.findings:
+            return
+        session.new = load_cassette(target)[0]
         if session.old:
             session.drift = drift_summary(session.old, session.new)
-        if lint:
-            session.findings = lint_paths([p], secrets)
+        os.replace(target, session.path)
+    finally:
+        target.unlink(missing_ok=True)
+
+
+def _watch_failures(cassette: Any, session: CassetteSession, redactor: Any) -> None:
+    """Count the requests sent while recording and keep a line for each answered with an HTTP error."""
+    can_play = cassette.can_play_response_for
+    append = cassette.append
+
+    def counting_can_play(request: Any) -> Any:
+        ok = can_play(request)
+        if not ok:
+            session.attempted += 1
+        return ok
+
+    def checking_append(request: Any, response: Any) -> None:
+        status = int((response.get("status") or {}).get("code", 200))
+        if status >= 400:
+            body = (response.get("body") or {}).get("string")
+            if isinstance(body, bytes):
+                body = body.decode("utf-8", errors="replace")
+            detail = " ".join(redactor.text(str(body or "")).split())[:160]
+            session.failures.append(f"{request.method} {redactor.url(request.uri)}: HTTP {status} {detail}")
+        append(request, response)
+
+    cassette.can_play_response_for = counting_can_play
+    cassette.append = checking_append
 
 
 def _watch_misses(cassette: Any, session: CassetteSession) -> None:

@@ -95,6 +95,8 @@ class RolloutRun:
             lines.append(f"cassette {c.path} ({c.record_mode}): {verb} request(s)")
             if c.recording and c.old:
                 lines.extend(["drift since the last recording:"] + [f"  {d}" for d in c.drift or ["(none)"]])
+            if c.failures:
+                lines.append(f"RECORDING FAILED: {c.failure_message()}")
             lines.extend(f"MISS {m.splitlines()[0]}" for m in c.misses)
             lines.extend(f"SECRET {f}" for f in c.findings)
         return lines
@@ -399,7 +401,9 @@ def add_record_arguments(parser: Any) -> None:
 
 
 def record_main(args: Any) -> int:
-    """``hermes-envs record``: run real rollouts, write the cassette, print the summary (exit 1 on secrets/misses)."""
+    """``hermes-envs record``: run real rollouts, write the cassette, print the summary.
+
+    Exit 1 when a request failed (the cassette is then left as it was), on secrets or misses, or with no rollout."""
     from hermes_envs.errors import HermesEnvsError
 
     env, _, class_name = str(args.env).partition("::")
@@ -422,4 +426,6 @@ def record_main(args: Any) -> int:
         return 2
     print_summary(run)
     c = run.cassette
-    return 1 if (c is not None and (c.findings or c.misses)) or not run.rollouts else 0
+    if c is not None and c.failures:
+        print(f"hermes-envs record: {c.failure_message()}", file=sys.stderr)
+    return 1 if (c is not None and (c.failures or c.findings or c.misses)) or not run.rollouts else 0

@@ -27,6 +27,7 @@ import pytest
 
 __all__ = [
     "CASSETTES",
+    "SnapshotKeptWarning",
     "hermes_cassette",
     "hermes_cassette_path",
     "hermes_provider",
@@ -134,6 +135,8 @@ def _remember(config: pytest.Config, session: Any, nodeid: str) -> None:
 
 
 def _fail_on(session: Any) -> None:
+    if session.failures:
+        pytest.fail(session.failure_message(), pytrace=False)
     if session.misses:
         body = "\n\n".join(f"[{i + 1}] {m}" for i, m in enumerate(session.misses))
         pytest.fail(f"{len(session.misses)} request(s) were not in the cassette:\n\n{body}", pytrace=False)
@@ -206,20 +209,51 @@ def recorded_rollouts(
     return run
 
 
+class SnapshotKeptWarning(pytest.PytestWarning):
+    """A pinned snapshot was kept under ``--snapshot-update`` because its test never reached the assertion."""
+
+
+def _keep_unreached(request: pytest.FixtureRequest, assertion: Any) -> None:
+    """Under ``--snapshot-update``, a test that asked for a snapshot but stopped before asserting it (a failed
+    recording, a crash) would have its pinned values deleted as "unused" by syrupy. Re-assert the stored value, so
+    it is kept, and say so."""
+    if assertion.num_executions or not request.config.getoption("update_snapshots", default=False):
+        return
+    extension = assertion.extension
+    location = Path(extension.get_location(test_location=assertion.test_location, index=0))
+    if not location.is_file():
+        return
+    stored = location.read_text(encoding="utf-8")
+    assertion.assert_match(stored)
+    request.node.warn(
+        SnapshotKeptWarning(
+            f"snapshot {location} was kept: the test did not reach its snapshot assertion, so "
+            "--snapshot-update had nothing to replace it with. Fix the failure above and update again."
+        )
+    )
+
+
 @pytest.fixture
-def reward_snapshot(snapshot: Any) -> Any:
-    """syrupy ``snapshot`` with the reward extension: ``assert run.rewards == reward_snapshot``."""
+def reward_snapshot(request: pytest.FixtureRequest, snapshot: Any) -> Iterator[Any]:
+    """syrupy ``snapshot`` with the reward extension: ``assert run.rewards == reward_snapshot``.
+
+    A test that fails before its assertion keeps its pinned rewards under ``--snapshot-update`` (with a warning)."""
     from hermes_envs.testing.snapshots import RewardSnapshotExtension
 
-    return snapshot.use_extension(RewardSnapshotExtension)
+    assertion = snapshot.use_extension(RewardSnapshotExtension)
+    yield assertion
+    _keep_unreached(request, assertion)
 
 
 @pytest.fixture
-def transcript_snapshot(snapshot: Any) -> Any:
-    """syrupy ``snapshot`` with the transcript extension: ``assert run.transcripts == transcript_snapshot``."""
+def transcript_snapshot(request: pytest.FixtureRequest, snapshot: Any) -> Iterator[Any]:
+    """syrupy ``snapshot`` with the transcript extension: ``assert run.transcripts == transcript_snapshot``
+    (kept under ``--snapshot-update`` when the test fails before its assertion)."""
     from hermes_envs.testing.snapshots import TranscriptSnapshotExtension
 
-    return snapshot.use_extension(TranscriptSnapshotExtension)
+    assertion = snapshot.use_extension(TranscriptSnapshotExtension)
+    yield assertion
+    _keep_unreached(request, assertion)
 
 
 def terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -230,6 +264,12 @@ def terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
         return
     terminalreporter.section("hermes-envs cassettes")
     for nodeid, s in recorded:
+        if s.failures:
+            terminalreporter.write_line(
+                f"{s.path} ({s.record_mode}) — {nodeid}: RECORDING FAILED, {len(s.failures)} failed request(s); "
+                "the cassette was not written"
+            )
+            continue
         terminalreporter.write_line(f"{s.path} ({s.record_mode}, {s.recorded} request(s)) — {nodeid}")
         if s.old:
             for line in s.drift or ["no drift"]:
