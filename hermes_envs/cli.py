@@ -7,8 +7,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+
+#: ``hermes-envs check`` exits as ``pytest --hermes-conformance`` does on the same targets.
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_ENV = 0, 1, 4, 5
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -23,17 +27,21 @@ def _check(args: argparse.Namespace) -> int:
             ignore=ids(args.ignore),
             slow=args.slow or None,
         )
-        report = run_conformance(args.paths, settings)
+        report = run_conformance(args.paths, settings, cli=True)
     except HermesEnvsError as exc:
         print(f"hermes-envs check: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    if not report.envs:
+        print(
+            "hermes-envs check: no environment found in " + ", ".join(args.paths) + " (no .py file defining "
+            "a class that derives from an *Env base). Fix: name an env file, or the folder that holds them.",
+            file=sys.stderr,
+        )
+        return EXIT_NO_ENV
     print(report.to_text())
     if args.report:
         report.write(args.report)
-    if not report.envs:
-        print("hermes-envs check: no environment file found in " + ", ".join(args.paths), file=sys.stderr)
-        return 2
-    return 1 if report.failed else 0
+    return EXIT_FAILED if report.failed else EXIT_OK
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -79,7 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=_demo)
 
     chk = sub.add_parser(
-        "check", help="run the conformance checks on env files or folders (exit 1 on errors)"
+        "check",
+        help="run the conformance checks on env files or folders (exit 1 on errors)",
+        description="Run the conformance checks on every env class of the given files or folders, as "
+        "`pytest --hermes-conformance PATH` does. Exit status as pytest's: 0 every check passed, 1 a check "
+        "failed, 4 a usage error (a missing path, a bad setting), 5 no environment found.",
     )
     chk.add_argument(
         "paths", nargs="+", metavar="PATH", help="env files or folders (PATH::Class picks one class)"
@@ -123,6 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hermes-envs`` console script."""
+    # transformers says "PyTorch was not found" on import; the tokenizer-only use here never needs PyTorch.
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     args = build_parser().parse_args(argv)
     return int(args.func(args) or 0)
 

@@ -168,4 +168,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     from hermes_envs.testing.replay_fixtures import terminal_summary
 
+    if config.stash.get(TARGETS, None) == {}:  # --hermes-conformance given, but its paths hold no env file
+        terminalreporter.write_line(
+            "hermes-envs: no environment found in "
+            + ", ".join(config.getoption("hermes_conformance"))
+            + " (no .py file defining a class that derives from an *Env base).",
+            yellow=True,
+        )
+
     terminal_summary(terminalreporter, config)

@@ -26,6 +26,11 @@ class Status(str, enum.Enum):
     SKIPPED = "skipped"  # a prerequisite check failed, so this one could not run
 
 
+#: Checks whose failure means nothing else could run (the file does not import, or the env class is not there):
+#: ignoring them hides the error without making the env runnable, so their findings offer no "Silence:" line.
+NOT_SILENCEABLE = frozenset({"HC101", "HC102"})
+
+
 @dataclass(frozen=True)
 class Finding:
     """One problem: the check id, what was observed, and how to fix it."""
@@ -39,10 +44,12 @@ class Finding:
     def render(self) -> str:
         """The finding as an author reads it: id, severity, subject, message, fix, how to silence."""
         where = f" [{self.subject}]" if self.subject else ""
+        text = f"{self.check_id} ({self.severity.value}){where}: {self.message}\n  Fix: {self.fix}"
+        if self.check_id in NOT_SILENCEABLE:
+            return text
         return (
-            f"{self.check_id} ({self.severity.value}){where}: {self.message}\n"
-            f"  Fix: {self.fix}\n"
-            f'  Silence: add "{self.check_id}" to `ignore` under [tool.hermes-conformance] in pyproject.toml.'
+            text
+            + f'\n  Silence: add "{self.check_id}" to `ignore` under [tool.hermes-conformance] in pyproject.toml.'
         )
 
 

@@ -30,8 +30,11 @@ def split_target(target: str) -> tuple[Path, str | None]:
     return Path(path), (name or None) if sep else None
 
 
-def discover(targets: list[str]) -> list[tuple[Path, str | None]]:
-    """Expand targets (files, folders, ``file::Class``) into env files, folders searched recursively."""
+def discover(targets: list[str], *, cli: bool = False) -> list[tuple[Path, str | None]]:
+    """Expand targets (files, folders, ``file::Class``) into env files, folders searched recursively.
+
+    ``cli`` words a missing path for ``hermes-envs check`` instead of ``pytest --hermes-conformance``.
+    """
     found: list[tuple[Path, str | None]] = []
     for target in targets:
         path, name = split_target(target)
@@ -44,9 +47,14 @@ def discover(targets: list[str]) -> list[tuple[Path, str | None]]:
         elif path.exists():
             found.append((path, name))
         else:
+            subject, base = (
+                ("hermes-envs check path", f"the current folder, {Path.cwd()}")
+                if cli
+                else ("--hermes-conformance target", "where you run pytest")
+            )
             raise ConfigError(
-                f"--hermes-conformance target {target!r} should be an env file or a folder; it does "
-                "not exist. Fix: check the path (relative to where you run pytest)."
+                f"{subject} {target!r} should be an env file or a folder; it does "
+                f"not exist. Fix: check the path (relative to {base})."
             )
     return found
 
@@ -211,17 +219,38 @@ class ConformanceReport:
             path.write_text(self.to_markdown(), encoding="utf-8")
 
 
-def run_conformance(targets: list[str], settings: Settings | None = None) -> ConformanceReport:
-    """Run every selected check on every env found in ``targets``; findings are collected, never short-circuited."""
+def env_sessions(path: Path, class_name: str | None, settings: Settings) -> list[EnvSession]:
+    """The sessions of one target, as ``--hermes-conformance`` collects them: the named class, else one per env
+    class of the file (one session when the file does not import or defines none: its HC101/HC102 say why)."""
+    probe = EnvSession(path, class_name, settings)
+    if class_name:
+        return [probe]
+    from hermes_envs.conformance.loader import find_env_classes
+    from hermes_envs.errors import EnvLoadError
+
+    try:
+        probe.load()
+    except EnvLoadError:
+        return [probe]
+    names = [c.__name__ for c in find_env_classes(probe.module)]
+    return [probe if n == probe.class_name else EnvSession(path, n, settings) for n in names]
+
+
+def run_conformance(
+    targets: list[str], settings: Settings | None = None, *, cli: bool = False
+) -> ConformanceReport:
+    """Run every selected check on every env class found in ``targets`` (every class of a file, as the pytest
+    plugin does); findings are collected, never short-circuited."""
     settings = settings or load_settings()
     report = ConformanceReport()
-    for path, class_name in discover(targets):
-        start = time.perf_counter()
-        with EnvSession(path, class_name, settings) as session:
-            outcomes = session.run_all()
-            report.envs.append(
-                EnvReport(session.label, outcomes, time.perf_counter() - start, dict(session.timings))
-            )
+    for path, wanted in discover(targets, cli=cli):
+        for session in env_sessions(path, wanted, settings):
+            start = time.perf_counter()
+            with session:
+                outcomes = session.run_all()
+                report.envs.append(
+                    EnvReport(session.label, outcomes, time.perf_counter() - start, dict(session.timings))
+                )
     return report
 
 
@@ -230,6 +259,7 @@ __all__ = [
     "EnvReport",
     "Status",
     "discover",
+    "env_sessions",
     "load_settings",
     "run_conformance",
     "split_target",

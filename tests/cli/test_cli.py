@@ -38,12 +38,12 @@ def test_check_passes_a_correct_env_and_fails_a_broken_one(
     assert "HC104" in out and "LIST of APIServerConfig" in out and "Fix:" in out
 
 
-def test_check_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check", str(tmp_path / "missing.py")]) == 2
+def test_check_usage_errors_exit_4_and_no_env_5(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(tmp_path / "missing.py")]) == 4  # as pytest exits on a usage error
     assert "does not exist" in capsys.readouterr().err
     (tmp_path / "notes.py").write_text("x = 1\n")
-    assert main(["check", str(tmp_path)]) == 2  # a folder with no env file
-    assert "no environment file found" in capsys.readouterr().err
+    assert main(["check", str(tmp_path)]) == 5  # a folder with no env file: as pytest, nothing collected
+    assert "no environment found" in capsys.readouterr().err
 
 
 def test_fake_server_rejects_a_malformed_script_naming_the_line(tmp_path: Path) -> None:

@@ -51,11 +51,25 @@ def hook() -> dict:
     return only
 
 
+def tracked_files(folder: str) -> list[str]:
+    """The files git tracks under ``folder`` (what pre-commit passes to hooks; an untracked scratch file a developer
+    left in ``environments/`` must not change the test)."""
+    done = subprocess.run(
+        ["git", "ls-files", "--", folder], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        pytest.skip(f"not a git checkout: {done.stderr.strip()}")
+    return sorted(done.stdout.split())
+
+
 def hook_files() -> list[str]:
-    """The files pre-commit would pass to the hook: tracked-or-present env files matching files/exclude."""
+    """The files pre-commit would pass to the hook: tracked env files matching files/exclude."""
     h = hook()
-    paths = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "environments").rglob("*.py"))
-    return [p for p in paths if re.search(h["files"], p) and not re.search(h["exclude"], p)]
+    return [
+        p
+        for p in tracked_files("environments")
+        if re.search(h["files"], p) and not re.search(h["exclude"], p)
+    ]
 
 
 def test_the_guide_shows_the_workflow_file_verbatim() -> None:
@@ -79,6 +93,15 @@ def test_local_hook_matches_the_shipped_hook() -> None:
     shipped = hook()
     for key in ("id", "entry", "files", "exclude", "require_serial"):
         assert doc_hook[key] == shipped[key], key
+
+
+def test_hook_files_ignore_untracked_files(tmp_path: Path) -> None:
+    scratch = ROOT / "environments" / f"zz_untracked_{os.getpid()}_env.py"
+    scratch.write_text("class ScratchEnv(object):\n    pass\n", encoding="utf-8")
+    try:
+        assert str(scratch.relative_to(ROOT)) not in hook_files()
+    finally:
+        scratch.unlink()
 
 
 def test_hook_selects_the_example_envs_only() -> None:

@@ -1,0 +1,127 @@
+"""`hermes-envs check` and `pytest --hermes-conformance` agree: same env classes, same checks, same exit codes,
+and messages worded for the tool that was run."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hermes_envs.cli import main
+from hermes_envs.testing.offline import offline_environ
+
+ROOT = Path(__file__).parents[2]
+
+TWO_CLASSES = """
+from environments.arithmetic_env import ArithmeticTerminalEnv
+
+
+class FirstEnv(ArithmeticTerminalEnv):
+    name = "first"
+
+
+class SecondEnv(ArithmeticTerminalEnv):
+    name = "second"
+
+    @classmethod
+    def config_init(cls):
+        config, servers = super().config_init()
+        return config, servers[0]          # HC104: not a list
+"""
+
+
+def _pytest(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", *args],
+        cwd=cwd,
+        env={**os.environ, **offline_environ(), "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_envs.cli", "check", *args],
+        cwd=cwd,
+        env={**os.environ, **offline_environ(), "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+
+
+@pytest.mark.slow  # two conformance runs of two classes, one in a pytest subprocess
+def test_check_runs_every_env_class_of_a_file_like_the_plugin(tmp_path: Path) -> None:
+    env_file = tmp_path / "two_envs.py"
+    env_file.write_text(TWO_CLASSES, encoding="utf-8")
+    cli = _cli(str(env_file), "--select", "HC10", cwd=tmp_path)
+    plugin = _pytest("--hermes-conformance", str(env_file), "--hermes-select", "HC10", cwd=tmp_path)
+    assert cli.returncode == plugin.returncode == 1, cli.stdout + cli.stderr + plugin.stdout
+
+    # the CLI: one block per class, "two_envs.py::FirstEnv  (1.2 s)" then one line per check
+    cli_items = set()
+    for block in re.split(r"^(?=two_envs\.py::)", cli.stdout, flags=re.M):
+        if block.startswith("two_envs.py::"):
+            cls = block[len("two_envs.py::") :].split()[0]
+            cli_items |= {(s, cls, hc) for s, hc in re.findall(r"^  ([A-Z_]+)\s+(HC\d+) ", block, re.M)}
+    # the plugin (-v): "two_envs.py::FirstEnv::HC104-config-init-list PASSED", one item per check and class
+    plugin_items = {
+        (s, c, hc)
+        for c, hc, s in re.findall(r"two_envs\.py::(\w+)::(HC\d+)-\S+ (PASSED|FAILED|SKIPPED)", plugin.stdout)
+    }
+    assert {c for _, c, _ in cli_items} == {"FirstEnv", "SecondEnv"}
+    assert {(c, hc) for _, c, hc in plugin_items} == {(c, hc) for _, c, hc in cli_items}
+    assert {(c, hc) for s, c, hc in cli_items if s == "FAILED"} == {("SecondEnv", "HC104")}
+    assert {(c, hc) for s, c, hc in plugin_items if s == "FAILED"} == {("SecondEnv", "HC104")}
+
+
+@pytest.mark.slow
+def test_a_folder_without_envs_says_no_environment_found_in_both(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "helpers.py").write_text("def helper():\n    return 1\n")
+    cli = _cli("notes", cwd=tmp_path)
+    plugin = _pytest("--hermes-conformance", "notes", cwd=tmp_path)
+    assert cli.returncode == plugin.returncode == 5
+    assert "no environment found in notes" in cli.stderr
+    assert "no environment found in notes" in plugin.stdout
+
+
+def test_check_exit_codes_follow_pytest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(tmp_path / "missing_env.py")]) == 4  # pytest: a usage error
+    err = capsys.readouterr().err
+    assert "hermes-envs check path" in err and "relative to the current folder" in err
+    assert "where you run pytest" not in err and "--hermes-conformance" not in err
+    (tmp_path / "notes.py").write_text("x = 1\n")
+    assert main(["check", str(tmp_path)]) == 5  # pytest: nothing collected
+    assert "no environment found" in capsys.readouterr().err
+
+
+def test_no_silence_advice_after_a_syntax_error_or_a_wrong_class(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken_env.py"
+    broken.write_text("class BrokenEnv(BaseEnv):\n    def f(:\n        pass\n")
+    assert main(["check", str(broken), "--select", "HC1"]) == 1
+    out = capsys.readouterr().out
+    assert "HC101 (error)" in out and "syntax error at line 2" in out and "Silence" not in out
+
+    example = ROOT / "environments" / "arithmetic_env.py"
+    assert main(["check", f"{example}::NoSuchEnv", "--select", "HC1"]) == 1
+    out = capsys.readouterr().out
+    assert "should define env class 'NoSuchEnv'" in out and "Silence" not in out
+
+    # a real check keeps its silence line
+    bad = tmp_path / "bad_env.py"
+    bad.write_text(
+        example.read_text().replace("        return config, servers", "        return config, servers[0]")
+    )
+    assert main(["check", str(bad), "--select", "HC104"]) == 1
+    assert 'Silence: add "HC104"' in capsys.readouterr().out
