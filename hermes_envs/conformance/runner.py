@@ -225,7 +225,7 @@ def env_sessions(path: Path, class_name: str | None, settings: Settings) -> list
     probe = EnvSession(path, class_name, settings)
     if class_name:
         return [probe]
-    from hermes_envs.conformance.loader import find_env_classes
+    from hermes_envs.env.loader import find_env_classes
     from hermes_envs.errors import EnvLoadError
 
     try:

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import hermes_envs.testing.cassette_matching as matching
 from hermes_envs.errors import HermesEnvsError
-from hermes_envs.testing import cassette_matching as matching
 
 __all__ = [
     "RECORD_FLAG",
