@@ -11,7 +11,7 @@ class SlowSetupEnv(LetterCountEnv):
     name = "slow-setup"
 
     async def setup(self) -> None:
-        await asyncio.sleep(1.2)  # stands for tokenizing a large corpus on every start
+        await asyncio.sleep(3.5)  # stands for tokenizing a large corpus on every start
         await super().setup()
 
 
