@@ -17,6 +17,7 @@ ROOT = Path(hermes_envs.__file__).parent
 LAYERS = {
     "_definitions": 0,
     "_registry": 0,
+    "_http_client": 0,
     "errors": 0,
     "parsers": 1,
     "tools": 2,

@@ -78,12 +78,24 @@ def is_library_file(filename: str) -> bool:
     return resolved.startswith(_LIBRARY_ROOTS) or "site-packages" in resolved
 
 
+def _is_loop_iteration(code: Any) -> bool:
+    """The event loop's own "run one iteration" frame: what is above it started the loop, it does not hold it."""
+    return code.co_name == "_run_once" and code.co_filename.endswith(("base_events.py", "uvloop/loop.pyx"))
+
+
 def _describe(frame: FrameType | None) -> tuple[str, str]:
-    """(the innermost frame in the author's code, the innermost frame of all) as ``func (file:line)``."""
+    """(the innermost frame in the author's code, the innermost frame of all) as ``func (file:line)``.
+
+    Only frames the loop is running count: walking out from the innermost frame stops at the loop's iteration
+    frame, so a loop idle in ``selector.select`` (a process the OS did not schedule on a loaded machine) or the
+    code that called ``asyncio.run`` is never blamed.
+    """
     inner = ""
     author = ""
     while frame is not None:
         code = frame.f_code
+        if _is_loop_iteration(code):
+            return "", inner or "the event loop waiting for I/O"
         name = getattr(code, "co_qualname", code.co_name)
         text = f"{name} ({Path(code.co_filename).name}:{frame.f_lineno})"
         if not inner:
