@@ -54,6 +54,8 @@ __all__ = ["Glm45Parser", "Glm47Parser", "Qwen3CoderParser", "XmlParamsParser"]
 
 TOOL_CALL = "<tool_call>"
 TOOL_CALL_END = "</tool_call>"
+# A function name holding these is a chat template that was printed instead of rendered (`{{ tc.name }}`)
+_TEMPLATE_MARKS = ("{{", "}}", "{%", "%}")
 
 
 def _json_or_text(raw: str) -> Any:
@@ -124,6 +126,21 @@ class XmlParamsParser(ToolCallParser):
     call_needle: ClassVar[str] = TOOL_CALL  # what every real call start contains (for forward searches)
     # read a value whose closing tag the model forgot (qwen3_coder does this; see _value_end)
     tolerate_missing_close: ClassVar[bool] = False
+    # a literal backslash-n between tags separates like a newline (SGLang's raw GLM output; see Glm45Parser)
+    literal_newlines: ClassVar[bool] = False
+    # with a schema, only a declared parameter's opening confirms a closing tag (qwen3_coder: file contents often
+    # hold `</parameter><parameter=...>`); GLM takes any unused key, or an undeclared one glues values together
+    schema_narrows_keys: ClassVar[bool] = True
+    # a no-argument call must have whitespace between its name and the call close (glm45, as SGLang)
+    separator_required: ClassVar[bool] = False
+
+    def _skip(self, text: str, pos: int) -> int:
+        """The first position at or after ``pos`` past whitespace (and literal ``\\n`` where the format allows)."""
+        pos = skip_ws(text, pos)
+        if self.literal_newlines:
+            while text.startswith("\\n", pos):
+                pos = skip_ws(text, pos + 2)
+        return pos
 
     # -- reading ------------------------------------------------------------------------------------------
 
@@ -196,10 +213,21 @@ class XmlParamsParser(ToolCallParser):
             )
         name = head.group(1).strip()
         pos = head.end()
+        if any(mark in name for mark in _TEMPLATE_MARKS):
+            raise _Broken(
+                f"the function name {name!r} is an unrendered chat-template placeholder, not a call (skipped)",
+                self._recover(text, pos, scan),
+            )
+        if self.separator_required and text.startswith(self.call_close, pos):
+            raise _Broken(
+                f"{self.name} writes a newline between the function name {name!r} and {self.call_close} "
+                f"(as SGLang's GLM-4.5 reader requires; the glm47 parser reads the compact form)",
+                self._after_call_close(text, pos),
+            )
         props = schemas.properties(name)
         args: dict[str, Any] = {}
         while True:
-            pos = skip_ws(text, pos)
+            pos = self._skip(text, pos)
             if pos >= len(text):
                 raise _Broken(f"{name!r} was cut off before {self.call_close} (end of text)", len(text))
             opening = self.param_open.match(text, pos)
@@ -261,7 +289,7 @@ class XmlParamsParser(ToolCallParser):
         """Position after ``call_close`` at ``pos`` (and after ``</tool_call>`` when that is separate)."""
         pos += len(self.call_close)
         if self.call_close != TOOL_CALL_END:
-            nxt = skip_ws(text, pos)
+            nxt = self._skip(text, pos)
             if text.startswith(TOOL_CALL_END, nxt):
                 pos = nxt + len(TOOL_CALL_END)
         return pos
@@ -287,7 +315,7 @@ class XmlParamsParser(ToolCallParser):
     def _call_end_confirmed(self, text: str, at: int, scan: _Scan) -> bool:
         """Is the ``call_close`` at ``at`` the real end of the call? Yes when what follows it is the end of the
         text, a real next call, or text with no further value-closing tag before the next real call."""
-        rest = skip_ws(text, self._after_call_close(text, at))
+        rest = self._skip(text, self._after_call_close(text, at))
         if rest >= len(text) or self._real_call_at(text, rest):
             return True
         later_close = scan.later_closes.find(rest)
@@ -307,14 +335,17 @@ class XmlParamsParser(ToolCallParser):
         also: str | None = None,
     ) -> bool:
         """Is the ``value_close`` at ``close`` the real end of a value (see the module docstring)?"""
-        nxt = skip_ws(text, close + len(self.value_close))
+        nxt = self._skip(text, close + len(self.value_close))
         if nxt >= len(text):
             return True
         opening = self.param_open.match(text, nxt)
         if opening is not None:
             nxt_key = opening.group(1).strip()  # a parameter not used yet (``key`` and ``also`` are in use)
             return (
-                nxt_key != key and nxt_key != also and nxt_key not in args and (not props or nxt_key in props)
+                nxt_key != key
+                and nxt_key != also
+                and nxt_key not in args
+                and (not props or not self.schema_narrows_keys or nxt_key in props)
             )
         if text.startswith(self.call_close, nxt):
             return self._call_end_confirmed(text, nxt, scan)
@@ -416,13 +447,17 @@ class Qwen3CoderParser(XmlParamsParser):
 class Glm45Parser(XmlParamsParser):
     """GLM-4.5 / 4.6: ``<tool_call>NAME`` then ``<arg_key>``/``<arg_value>`` pairs, one per line."""
 
-    head = re.compile(r"\s*([^\s<{]+)")
-    start_check = re.compile(r"\s*[^\s<{]+\s*(?:<arg_key>|</tool_call>|\{)")
-    param_open = re.compile(r"<arg_key>([^<]*)</arg_key>\s*<arg_value>")
+    # a name ends at whitespace, a tag, a JSON body, or a literal backslash-n (SGLang's raw form)
+    head = re.compile(r"\s*((?:[^\s<{\\]|\\(?!n))+)")
+    start_check = re.compile(r"\s*(?:[^\s<{\\]|\\(?!n))+(?:\s|\\n)*(?:<arg_key>|</tool_call>|\{)")
+    param_open = re.compile(r"<arg_key>([^<]*)</arg_key>(?:\s|\\n)*<arg_value>")
     open_needle = "<arg_key>"
     value_close = "</arg_value>"
     call_close = TOOL_CALL_END
     decode_untyped = True
+    literal_newlines = True
+    separator_required = True
+    schema_narrows_keys = False
     newline: ClassVar[str] = "\n"
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
@@ -444,3 +479,4 @@ class Glm47Parser(Glm45Parser):
     """GLM-4.7: the GLM-4.5 layout without the newlines (the parser accepts either)."""
 
     newline = ""
+    separator_required = False  # vLLM's GLM-4.7 reader takes <tool_call>NAME</tool_call>

@@ -551,6 +551,9 @@ def test_glm_values_typed_by_schema(name):
 @pytest.mark.parametrize("body", ["get_current_time", "get_current_time\n", "\nget_current_time\n"])
 def test_glm_no_argument_calls(name, body):
     result = get_parser(name).parse_detailed(f"Time?\n<tool_call>{body}</tool_call>")
+    if name == "glm45" and not body.endswith("\n"):  # SGLang's GLM-4.5 reader needs the newline; reported
+        assert result.tool_calls is None and "writes a newline" in result.errors[0]
+        return
     assert result.content == "Time?" and calls(result) == [("get_current_time", {})]
 
 
