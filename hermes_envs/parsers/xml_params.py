@@ -85,6 +85,7 @@ class _Scan:
         "later_calls",
         "later_closes",
         "opens",
+        "raw",
         "real_bare",
         "real_wrapped",
         "recover_calls",
@@ -107,6 +108,7 @@ class _Scan:
         self.call_ends = Finder(text, TOOL_CALL_END)
         self.call_closes = Finder(text, parser.call_close)
         self.opens = Finder(text, parser.open_needle)
+        self.raw = False  # the call being read writes literal backslash-n separators (set per call)
 
 
 class XmlParamsParser(ToolCallParser):
@@ -134,10 +136,10 @@ class XmlParamsParser(ToolCallParser):
     # a no-argument call must have whitespace between its name and the call close (glm45, as SGLang)
     separator_required: ClassVar[bool] = False
 
-    def _skip(self, text: str, pos: int) -> int:
-        """The first position at or after ``pos`` past whitespace (and literal ``\\n`` where the format allows)."""
+    def _skip(self, text: str, pos: int, scan: _Scan) -> int:
+        """The first position at or after ``pos`` past whitespace (and literal ``\\n`` in a raw-form call)."""
         pos = skip_ws(text, pos)
-        if self.literal_newlines:
+        if scan.raw:
             while text.startswith("\\n", pos):
                 pos = skip_ws(text, pos + 2)
         return pos
@@ -213,6 +215,8 @@ class XmlParamsParser(ToolCallParser):
             )
         name = head.group(1).strip()
         pos = head.end()
+        # SGLang's raw GLM form: a literal backslash-n after the name, and between the tags of this call
+        scan.raw = self.literal_newlines and text.startswith("\\n", pos)
         if any(mark in name for mark in _TEMPLATE_MARKS):
             raise _Broken(
                 f"the function name {name!r} is an unrendered chat-template placeholder, not a call (skipped)",
@@ -227,7 +231,7 @@ class XmlParamsParser(ToolCallParser):
         props = schemas.properties(name)
         args: dict[str, Any] = {}
         while True:
-            pos = self._skip(text, pos)
+            pos = self._skip(text, pos, scan)
             if pos >= len(text):
                 raise _Broken(f"{name!r} was cut off before {self.call_close} (end of text)", len(text))
             opening = self.param_open.match(text, pos)
@@ -289,7 +293,7 @@ class XmlParamsParser(ToolCallParser):
         """Position after ``call_close`` at ``pos`` (and after ``</tool_call>`` when that is separate)."""
         pos += len(self.call_close)
         if self.call_close != TOOL_CALL_END:
-            nxt = self._skip(text, pos)
+            nxt = skip_ws(text, pos)
             if text.startswith(TOOL_CALL_END, nxt):
                 pos = nxt + len(TOOL_CALL_END)
         return pos
@@ -315,7 +319,7 @@ class XmlParamsParser(ToolCallParser):
     def _call_end_confirmed(self, text: str, at: int, scan: _Scan) -> bool:
         """Is the ``call_close`` at ``at`` the real end of the call? Yes when what follows it is the end of the
         text, a real next call, or text with no further value-closing tag before the next real call."""
-        rest = self._skip(text, self._after_call_close(text, at))
+        rest = self._skip(text, self._after_call_close(text, at), scan)
         if rest >= len(text) or self._real_call_at(text, rest):
             return True
         later_close = scan.later_closes.find(rest)
@@ -335,7 +339,7 @@ class XmlParamsParser(ToolCallParser):
         also: str | None = None,
     ) -> bool:
         """Is the ``value_close`` at ``close`` the real end of a value (see the module docstring)?"""
-        nxt = self._skip(text, close + len(self.value_close))
+        nxt = self._skip(text, close + len(self.value_close), scan)
         if nxt >= len(text):
             return True
         opening = self.param_open.match(text, nxt)

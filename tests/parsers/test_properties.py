@@ -94,12 +94,17 @@ def test_mistral_round_trip_in_every_style(style, calls, content):
 def test_parse_never_raises_and_keeps_its_invariants(name, text):
     result = get_parser(name).parse_detailed(text, tools=None)
     if result.tool_calls is None:
-        assert result.content == text  # nothing read: the text comes back unchanged
+        if name == "mistral" and result.content != text:  # as vLLM: the unread payload, without the token
+            assert result.content == (text.replace("[TOOL_CALLS]", "").strip() or None)
+        else:
+            assert result.content == text  # nothing read: the text comes back unchanged
     else:
         assert result.tool_calls
         assert result.content is None or (result.content.strip() and text.startswith(result.content))
         for call in result.tool_calls:
-            assert isinstance(json.loads(call.function.arguments), dict)
+            arguments = json.loads(call.function.arguments)
+            # string arguments are kept as a JSON string (hermes, as vLLM/SGLang), and reported
+            assert isinstance(arguments, dict) or (isinstance(arguments, str) and result.errors)
             assert call.function.name
 
 
