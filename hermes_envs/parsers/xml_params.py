@@ -401,12 +401,26 @@ class XmlParamsParser(ToolCallParser):
                     fc = scan.call_closes.find(fc + 1)
                 else:
                     break
+        # A closing tag followed by an *undeclared* unused parameter is where the value ends only when no declared
+        # parameter confirms an earlier end and the value would otherwise run to the end of the call (a file
+        # holding `</parameter><parameter=x>` keeps it; an undeclared parameter is not glued into the one before).
+        fallback = -1
         close = first
+        size = len(self.value_close)
         while close != -1:
             if self._close_confirmed(text, close, args, key, props, scan):
-                return close, close + len(self.value_close)
-            close = scan.closes.find(close + len(self.value_close))
-        return -1, -1
+                if fallback != -1 and text.startswith(self.call_close, self._skip(text, close + size, scan)):
+                    return fallback, fallback + size
+                return close, close + size
+            if fallback == -1 and props and self.schema_narrows_keys:
+                nxt = self._skip(text, close + size, scan)
+                opening = self.param_open.match(text, nxt)
+                if opening is not None:
+                    other = opening.group(1).strip()
+                    if other and other != key and other not in args and other not in props:
+                        fallback = close
+            close = scan.closes.find(close + size)
+        return (fallback, fallback + size) if fallback != -1 else (-1, -1)
 
     # -- writing ------------------------------------------------------------------------------------------
 

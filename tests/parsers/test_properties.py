@@ -24,7 +24,9 @@ def calls_of(result):
 
 
 ALL = list_parsers()
-FORMATS = [n for n in ALL if n not in ("qwen", "deepseek_v31", "llama4_json")]  # one per class; aliases below
+FORMATS = [
+    n for n in ALL if n not in ("qwen", "deepseek_v31", "llama4_json", "deepseek_dsml", "deepseek_v32")
+]  # one per class; aliases below
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MARKERS = [
     "<tool_call>",
@@ -71,6 +73,8 @@ def test_aliases_parse_alike():
         ("qwen", "hermes"),
         ("deepseek_v31", "deepseek_v3_1"),
         ("llama4_json", "llama3_json"),
+        ("deepseek_dsml", "deepseek_v4"),
+        ("deepseek_v32", "deepseek_v4"),
     ]:
         text = get_parser(canonical).render(None, [("f", {"a": [1, "x"]}), ("g", {})])
         assert calls_of(get_parser(alias).parse_detailed(text)) == [("f", {"a": [1, "x"]}), ("g", {})]
