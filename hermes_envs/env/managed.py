@@ -26,6 +26,9 @@ class ParserTranslator:
         self.tokenizer = tokenizer
         self.parser_name = parser_name
         self.parser = get_parser(parser_name)
+        bind = getattr(self.parser, "bind_tokenizer", None)
+        if callable(bind):  # the "auto" parser picks the format from the model's chat template
+            bind(tokenizer)
         self.call_id_to_raw_text: dict[str, str] = {}
 
     def parse_model_output(

@@ -9,6 +9,7 @@ Every parser can ``parse`` (never raises), ``parse_detailed`` (also lists broken
 This package imports nothing heavier than ``openai``'s types (no atroposlib, no transformers).
 """
 
+from hermes_envs.parsers.auto import AutoParser
 from hermes_envs.parsers.base import (
     ParserArgumentError,
     ParserError,
@@ -20,7 +21,9 @@ from hermes_envs.parsers.base import (
     list_parsers,
     register_parser,
 )
+from hermes_envs.parsers.custom_xml import CustomXmlParser, XmlLayout, custom_xml_format
 from hermes_envs.parsers.deepseek import DeepSeekV3Parser, DeepSeekV31Parser
+from hermes_envs.parsers.deepseek_v4 import DeepSeekV4Parser
 from hermes_envs.parsers.json_tagged import HermesParser, JsonTaggedParser, LongcatParser
 from hermes_envs.parsers.kimi import KimiK2Parser
 from hermes_envs.parsers.llama import Llama3JsonParser, Llama4JsonParser
@@ -29,8 +32,11 @@ from hermes_envs.parsers.schema_typing import ToolSchemas, convert_value
 from hermes_envs.parsers.xml_params import Glm45Parser, Glm47Parser, Qwen3CoderParser, XmlParamsParser
 
 __all__ = [
+    "AutoParser",
+    "CustomXmlParser",
     "DeepSeekV31Parser",
     "DeepSeekV3Parser",
+    "DeepSeekV4Parser",
     "Glm45Parser",
     "Glm47Parser",
     "HermesParser",
@@ -48,8 +54,10 @@ __all__ = [
     "ToolCallParser",
     "ToolSchemas",
     "UnknownParserError",
+    "XmlLayout",
     "XmlParamsParser",
     "convert_value",
+    "custom_xml_format",
     "get_parser",
     "list_parsers",
     "register_parser",

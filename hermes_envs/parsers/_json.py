@@ -21,6 +21,7 @@ __all__ = [
     "loads_strict",
     "scan_json_at",
     "skip_ws",
+    "string_arguments",
 ]
 
 
@@ -205,6 +206,22 @@ def call_from_object(obj: Any) -> tuple[str, str]:
         raise ValueError(f"a tool call should have a non-empty string 'name'; got {_short(name)}")
     args = obj["arguments"] if "arguments" in obj else obj.get("parameters")
     return name.strip(), arguments_to_json(args)
+
+
+def string_arguments(obj: Any) -> tuple[str, str] | None:
+    """``(name, arguments_json)`` of a call object whose ``arguments`` is a string that is not a JSON object.
+
+    vLLM's and SGLang's Hermes readers keep such arguments as that string (JSON-encoded); None when ``obj`` is not
+    a call with a usable name and string arguments.
+    """
+    if not isinstance(obj, dict):
+        return None
+    if "name" not in obj and isinstance(obj.get("function"), dict):
+        obj = obj["function"]
+    name, args = obj.get("name"), obj.get("arguments")
+    if not isinstance(name, str) or not name.strip() or not isinstance(args, str):
+        return None
+    return name.strip(), dumps(args)
 
 
 def _short(value: Any, limit: int = 60) -> str:

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
+from hermes_envs.parsers._json import string_arguments
 from hermes_envs.parsers.base import (
     Finder,
     JsonMemo,
@@ -85,10 +86,20 @@ class JsonTaggedParser(ToolCallParser):
                     try:
                         name, args = call_from_object(item)
                     except ValueError as exc:
+                        where = f"#{index}" if len(items) == 1 else f"#{index} (item {item_no})"
+                        kept = string_arguments(item)
+                        if kept is None:
+                            if errors.room():
+                                errors.append(f"tool call {where} should be a call object; {exc}.")
+                            continue
+                        name, args = (
+                            kept  # as vLLM and SGLang: the string is the arguments (the tool says no)
+                        )
                         if errors.room():
-                            where = f"#{index}" if len(items) == 1 else f"#{index} (item {item_no})"
-                            errors.append(f"tool call {where} should be a call object; {exc}.")
-                        continue
+                            errors.append(
+                                f"tool call {where} ({name}) should have a JSON object as arguments; got the "
+                                f"string {args[:60]} (kept as a JSON string)."
+                            )
                     calls.append(make_tool_call(name, args))
                 after = skip_ws(text, after)
                 # several JSON objects in one tag (models do this for parallel calls): each is a call

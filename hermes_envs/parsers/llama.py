@@ -16,13 +16,14 @@ from typing import Any
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers.base import (
+    JsonMemo,
     MarkerScanner,
     ParserError,
     ParseResult,
+    Problems,
     ToolCallParser,
     call_from_object,
     call_parts,
-    decode_json_at,
     dumps,
     excerpt,
     make_tool_call,
@@ -49,85 +50,93 @@ def _is_call_shaped(value: Any) -> bool:
 _END_TOKENS = ("<|eom_id|>", "<|eot_id|>", "<|eot|>", "<|end_of_text|>")
 
 
+def _skip_separators(text: str, pos: int) -> int:
+    """Past whitespace, ``;``, ``<|python_tag|>`` and end-of-turn tokens after a call."""
+    while True:
+        pos = skip_ws(text, pos)
+        if text.startswith(";", pos):
+            pos += 1
+        elif text.startswith(PYTHON_TAG, pos):
+            pos += len(PYTHON_TAG)
+        elif text.startswith(_END_TOKENS, pos):
+            pos = text.index("|>", pos) + 2
+        else:
+            return pos
+
+
 @register_parser("llama3_json")
 class Llama3JsonParser(ToolCallParser):
     """Llama 3.1/3.2/3.3 JSON tool calls."""
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
-        pos = skip_ws(text, 0)
-        tagged = text.startswith(PYTHON_TAG, pos)
-        if not tagged and pos < len(text) and text[pos] in "{[":
-            # JSON first: calls at the top of the output, or a bracketed note / JSON thought before a tagged call
-            first = self._calls_from(text, pos, False, 0)
-            if first.tool_calls:
-                return first
-            at = MarkerScanner(text, PYTHON_TAG).next(pos)
-            return first if at == -1 else self._calls_from(text, at, True, at)
-        content_end = 0
-        if not tagged:
-            # text first, then <|python_tag|>: the special token marks the calls (the text is content)
-            at = MarkerScanner(text, PYTHON_TAG).next(pos)
-            if at == -1:
-                return ParseResult(text, None)
-            tagged, pos, content_end = True, at, at
-        return self._calls_from(text, pos, tagged, content_end)
-
-    def _calls_from(self, text: str, pos: int, tagged: bool, content_end: int) -> ParseResult:
-        """The calls from ``pos`` (at ``<|python_tag|>`` when ``tagged``); the text before ``content_end`` is
-        the content."""
-        if tagged:
-            pos = skip_ws(text, pos + len(PYTHON_TAG))
-        if pos >= len(text) or text[pos] not in "{[":
-            errors = (
-                [f"{PYTHON_TAG} should be followed by a JSON tool call; got {excerpt(text, pos)}."]
-                if tagged
-                else []
-            )
-            return ParseResult(text, None, errors)
+        n = len(text)
         calls: list[ChatCompletionMessageToolCall] = []
-        errors: list[str] = []
-        index = 0
+        errors = Problems()
+        memo = JsonMemo()
+        first = last_end = broken = -1
+        pos = skip_ws(text, 0)
+        if text.startswith(PYTHON_TAG, pos):
+            pos = skip_ws(text, pos + len(PYTHON_TAG))
+        if pos < n and text[pos] == "[":  # a JSON list of calls at the very start (every item call-shaped)
+            value, stop, reason = memo.scan(text, pos)
+            if reason is None and isinstance(value, list) and value and all(map(_is_call_shaped, value)):
+                for item in value:
+                    self._add(item, len(calls) + 1, calls, errors)
+                first, last_end, pos = pos, stop, stop
+        braces = MarkerScanner(
+            text, "{"
+        )  # braces in code fences, inline code and closed <think> are not calls
         while True:
-            index += 1
-            try:
-                value, end = decode_json_at(text, pos)
-            except ValueError as exc:
-                if index > 1 or tagged or '"name"' in text[pos : pos + 200]:
+            at = braces.next(pos)
+            if at == -1:
+                break
+            value, stop, reason = memo.scan(text, at)
+            if reason is not None:
+                # only worth a report when it was meant as a call; nested objects of broken JSON are not calls,
+                # so scanning resumes where the decoder stopped (which keeps the scan linear)
+                meant = '"name"' in text[at : at + 200] or text.startswith(PYTHON_TAG, at - len(PYTHON_TAG))
+                if meant and broken == -1:
+                    broken = at  # a call meant but broken: not content either
+                if meant and errors.room():
                     errors.append(
-                        f"tool call #{index} should be valid JSON; got {excerpt(text, pos)} ({exc})."
+                        f"tool call #{len(calls) + 1} should be valid JSON; got {excerpt(text, at)} "
+                        f"({reason} at offset {stop})."
                     )
-                break
-            # a JSON list of calls is accepted as well (every item must be call-shaped)
-            items = value if isinstance(value, list) and value else [value]
-            if not all(_is_call_shaped(item) for item in items):
-                if index > 1 or tagged:
-                    errors.append(
-                        f"tool call #{index} should be an object with 'name' and 'parameters'; got {excerpt(text, pos)}."
-                    )
-                break
-            for item in items:
-                try:
-                    name, args = call_from_object(item)
-                    calls.append(make_tool_call(name, args))
-                except ValueError as exc:
-                    errors.append(f"tool call #{index} should be a call object; {exc}.")
-            pos = skip_ws(text, end)
-            if pos < len(text) and text[pos] == ";":
-                pos = skip_ws(text, pos + 1)
-            if text.startswith(PYTHON_TAG, pos):  # each call may carry its own tag
-                pos = skip_ws(text, pos + len(PYTHON_TAG))
-            while text.startswith(_END_TOKENS, pos):
-                pos = skip_ws(text, text.index("|>", pos) + 2)
-            if pos >= len(text):
-                break
-            if text[pos] not in "{[":
-                errors.append(
-                    f"text after the last tool call should be empty; got {excerpt(text, pos)} (ignored)."
-                )
-                break
+                pos = max(stop, at + 1)
+                continue
+            if _is_call_shaped(value):
+                if self._add(value, len(calls) + 1, calls, errors) and first == -1:
+                    first = at
+                last_end = stop
+            pos = stop  # a JSON object that is not a call is data: what it holds is not a call either
         if not calls:
-            return ParseResult(text, None, errors)
-        return ParseResult(text[:content_end].rstrip() or None, calls, errors)
+            tag = MarkerScanner(text, PYTHON_TAG).next(0)
+            if tag != -1 and errors.room():
+                errors.append(
+                    f"{PYTHON_TAG} should be followed by a JSON tool call; "
+                    f"got {excerpt(text, skip_ws(text, tag + len(PYTHON_TAG)))}."
+                )
+            return ParseResult(text, None, errors.final())
+        rest = _skip_separators(text, last_end)
+        if rest < n and errors.room():
+            errors.append(
+                f"text after the last tool call should be empty; got {excerpt(text, rest)} (ignored)."
+            )
+        content = text[: first if broken == -1 else min(first, broken)].rstrip()
+        if content.endswith(PYTHON_TAG):
+            content = content[: -len(PYTHON_TAG)].rstrip()
+        return ParseResult(content or None, calls, errors.final())
+
+    @staticmethod
+    def _add(item: Any, index: int, calls: list[ChatCompletionMessageToolCall], errors: Problems) -> bool:
+        try:
+            name, args = call_from_object(item)
+        except ValueError as exc:
+            if errors.room():
+                errors.append(f"tool call #{index} should be a call object; {exc}.")
+            return False
+        calls.append(make_tool_call(name, args))
+        return True
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
         if content:

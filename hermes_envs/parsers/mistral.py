@@ -20,6 +20,7 @@ from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers.base import (
     _IDS,
+    Finder,
     JsonMemo,
     MarkerScanner,
     ParserError,
@@ -80,16 +81,20 @@ class MistralParser(ToolCallParser):
         calls: list[ChatCompletionMessageToolCall] = []
         errors = Problems()
         memo = JsonMemo()
+        lists = Finder(text, "[{")
         index = 0
         pos = first
         n = len(text)
         while pos != -1:
             index += 1
             body = skip_ws(text, pos + len(TOOL_CALLS))
+            following = markers.next(body)  # the next marker bounds this one's payload
+            limit = n if following == -1 else following
             end = body  # just after the last JSON read for this marker (body: none was read)
             problem: str | None = None  # why this marker's call could not be read (only built if listed)
-            if body >= n:
-                problem = f"the text ends right after {TOOL_CALLS}"
+            if body >= limit:
+                if body >= n:
+                    problem = f"the text ends right after {TOOL_CALLS}"
             elif text[body] in "[{":
                 value, stop, reason = memo.scan(text, body)
                 if reason is not None:
@@ -97,43 +102,47 @@ class MistralParser(ToolCallParser):
                         problem = f"{reason} at offset {stop}"
                 else:
                     end = stop
-                    items = value if isinstance(value, list) else (value,)
-                    for item_no, item in enumerate(items, 1):
-                        try:
-                            name, args = call_from_object(item)
-                        except ValueError as exc:
-                            if errors.room():
-                                errors.append(
-                                    f"tool call #{index} (item {item_no}) should be a call object; {exc}."
-                                )
-                            continue
-                        calls.append(make_tool_call(name, args, _given_id(item) or mistral_call_id()))
+                    self._add_items(value, index, calls, errors)
             else:
                 match = _NAME.match(text, body)
-                if match is None:
-                    if errors.room():
-                        problem = f"expected a JSON list or NAME{{ARGS}}; got {excerpt(text, body)}"
-                else:
-                    start = skip_ws(text, match.end())
-                    if start >= n:
-                        problem = f"the arguments of {match.group(1)!r} were cut off (end of text)"
+                start = skip_ws(text, match.end()) if match is not None else body
+                if match is not None and (start >= limit or text.startswith("</s>", start)):
+                    # [TOOL_CALLS]NAME with nothing after it: a call without arguments (v11 templates omit {})
+                    end = start
+                    calls.append(make_tool_call(match.group(1), "{}", match.group(2) or mistral_call_id()))
+                elif match is not None and text[start] == "{":
+                    value, stop, reason = memo.scan(text, start)
+                    if reason is not None:
+                        if errors.room():
+                            problem = f"{reason} at offset {stop}"
                     else:
-                        value, stop, reason = memo.scan(text, start)
-                        if reason is not None:
-                            if errors.room():
-                                problem = f"{reason} at offset {stop}"
+                        end = stop
+                        try:
+                            args = arguments_to_json(value)
+                        except ValueError as exc:
+                            problem = str(exc)
                         else:
-                            end = stop
-                            try:
-                                args = arguments_to_json(value)
-                            except ValueError as exc:
-                                problem = str(exc)
-                            else:
-                                call_id = match.group(2) or mistral_call_id()
-                                calls.append(make_tool_call(match.group(1), args, call_id))
+                            call_id = match.group(2) or mistral_call_id()
+                            calls.append(make_tool_call(match.group(1), args, call_id))
+                else:
+                    # pre-v11 output with junk between the marker and the JSON list (vLLM reads the first [{...}])
+                    at = lists.find(body)
+                    value, stop, reason = (
+                        (None, body, "no JSON list") if at == -1 or at >= limit else memo.scan(text, at)
+                    )
+                    if reason is None and isinstance(value, list):
+                        end = stop
+                        if errors.room():
+                            errors.append(
+                                f"tool call #{index} should follow {TOOL_CALLS} directly; got "
+                                f"{excerpt(text, body, min(40, at - body))} before it (ignored)."
+                            )
+                        self._add_items(value, index, calls, errors)
+                    elif errors.room():
+                        problem = f"expected a JSON list or NAME{{ARGS}}; got {excerpt(text, body)}"
             if problem is not None and errors.room():
                 errors.append(f"tool call #{index} should be well formed; {problem}.")
-            pos = markers.next(end)
+            pos = markers.next(end) if following == -1 or following < end else following
             if pos == -1:
                 rest = skip_ws(text, end)
                 if calls and rest < n and end > body and text[rest:].rstrip() != "</s>":
@@ -141,7 +150,25 @@ class MistralParser(ToolCallParser):
                         errors.append(
                             f"text after the last tool call should be empty; got {excerpt(text, rest)} (ignored)."
                         )
+        if not calls:
+            # as vLLM: the payload that could not be read is the content, without the special token
+            content = text.replace(TOOL_CALLS, "").strip()
+            return ParseResult(content or None, None, errors.final())
         return finish(text, first, calls, errors)
+
+    @staticmethod
+    def _add_items(
+        value: Any, index: int, calls: list[ChatCompletionMessageToolCall], errors: Problems
+    ) -> None:
+        items = value if isinstance(value, list) else (value,)
+        for item_no, item in enumerate(items, 1):
+            try:
+                name, args = call_from_object(item)
+            except ValueError as exc:
+                if errors.room():
+                    errors.append(f"tool call #{index} (item {item_no}) should be a call object; {exc}.")
+                continue
+            calls.append(make_tool_call(name, args, _given_id(item) or mistral_call_id()))
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
         parts = [call_parts(c) for c in tool_calls]

@@ -29,6 +29,31 @@ __all__ = ["ToolSchemas", "convert_value", "render_value", "schema_types"]
 
 _ORDER = ("null", "boolean", "integer", "number", "object", "array")
 
+# Type names outside JSON Schema that tool schemas in the wild use, read as vLLM's Qwen3-Coder parser reads them
+# (its tests declare "float", "int", "dict" ...). Prefixes are matched after the exact names.
+_ALIASES = {
+    "int": "integer", "int32": "integer", "int64": "integer", "uint": "integer", "long": "integer",
+    "short": "integer", "unsigned": "integer", "float": "number", "double": "number", "decimal": "number",
+    "bool": "boolean", "binary": "boolean", "str": "string", "text": "string", "varchar": "string",
+    "char": "string", "enum": "string", "dict": "object", "map": "object", "obj": "object", "list": "array",
+    "arr": "array", "tuple": "array", "none": "null",
+}  # fmt: skip
+_PREFIXES = (("int", "integer"), ("uint", "integer"), ("num", "number"), ("float", "number"),
+             ("dict", "object"), ("list", "array"))  # fmt: skip
+
+
+def normal_type(name: str) -> str:
+    """A declared type name as a JSON-Schema type: ``"float"`` -> ``"number"``, ``"dict[str, int]"`` -> ``"object"``."""
+    lowered = name.strip().lower()
+    if lowered in _ORDER or lowered == "string":
+        return lowered
+    if lowered in _ALIASES:
+        return _ALIASES[lowered]
+    for prefix, kind in _PREFIXES:
+        if lowered.startswith(prefix):
+            return kind
+    return lowered
+
 
 def _as_mapping(tool: Any) -> Any:
     """A tool given as an object (openai's or vLLM's pydantic models, a dataclass) as a plain mapping."""
@@ -85,9 +110,9 @@ def schema_types(schema: Any) -> set[str]:
     found: set[str] = set()
     declared = schema.get("type")
     if isinstance(declared, str):
-        found.add(declared)
+        found.add(normal_type(declared))
     elif isinstance(declared, list):
-        found.update(t for t in declared if isinstance(t, str))
+        found.update(normal_type(t) for t in declared if isinstance(t, str))
     for key in ("anyOf", "oneOf", "allOf"):
         branches = schema.get(key)
         if isinstance(branches, list):
@@ -134,14 +159,30 @@ def _fits(value: Any, type_name: str) -> bool:
 
 
 def _readings(raw: str) -> Iterable[Any]:
-    """The non-string values ``raw`` can mean: JSON first, then a Python literal, then case-folded keywords."""
+    """The non-string values ``raw`` can mean: JSON first, then a Python literal, then case-folded keywords.
+
+    Two spellings models (and SGLang's raw GLM output) use are read as well: a value quoted as a JSON string
+    (``"5"`` for an integer) is read again without the quotes, and a value whose JSON is escaped as if it sat inside
+    a string (``[{\\"id\\": 1}]``) is read after undoing the escapes once.
+    """
     text = raw.strip()
     if not text:
         return
     try:
-        yield loads_strict(text)
+        value = loads_strict(text)
     except ValueError:
-        pass
+        value = None
+        if '\\"' in text:  # escaped JSON: undo one level of string escapes, then read it
+            try:
+                unescaped = json.loads(f'"{text}"')
+            except ValueError:
+                pass
+            else:
+                yield from _readings(unescaped) if unescaped.strip() != text else ()
+    else:
+        if isinstance(value, str) and value.strip() != text:  # a quoted value: read what is inside the quotes
+            yield from _readings(value)
+        yield value
     if len(text) <= 100_000:  # literal_eval on megabytes of nesting is slow and can overflow the C stack
         try:
             value = ast.literal_eval(text)

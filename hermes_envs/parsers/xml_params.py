@@ -54,6 +54,8 @@ __all__ = ["Glm45Parser", "Glm47Parser", "Qwen3CoderParser", "XmlParamsParser"]
 
 TOOL_CALL = "<tool_call>"
 TOOL_CALL_END = "</tool_call>"
+# A function name holding these is a chat template that was printed instead of rendered (`{{ tc.name }}`)
+_TEMPLATE_MARKS = ("{{", "}}", "{%", "%}")
 
 
 def _json_or_text(raw: str) -> Any:
@@ -83,6 +85,7 @@ class _Scan:
         "later_calls",
         "later_closes",
         "opens",
+        "raw",
         "real_bare",
         "real_wrapped",
         "recover_calls",
@@ -105,6 +108,7 @@ class _Scan:
         self.call_ends = Finder(text, TOOL_CALL_END)
         self.call_closes = Finder(text, parser.call_close)
         self.opens = Finder(text, parser.open_needle)
+        self.raw = False  # the call being read writes literal backslash-n separators (set per call)
 
 
 class XmlParamsParser(ToolCallParser):
@@ -124,6 +128,21 @@ class XmlParamsParser(ToolCallParser):
     call_needle: ClassVar[str] = TOOL_CALL  # what every real call start contains (for forward searches)
     # read a value whose closing tag the model forgot (qwen3_coder does this; see _value_end)
     tolerate_missing_close: ClassVar[bool] = False
+    # a literal backslash-n between tags separates like a newline (SGLang's raw GLM output; see Glm45Parser)
+    literal_newlines: ClassVar[bool] = False
+    # with a schema, only a declared parameter's opening confirms a closing tag (qwen3_coder: file contents often
+    # hold `</parameter><parameter=...>`); GLM takes any unused key, or an undeclared one glues values together
+    schema_narrows_keys: ClassVar[bool] = True
+    # a no-argument call must have whitespace between its name and the call close (glm45, as SGLang)
+    separator_required: ClassVar[bool] = False
+
+    def _skip(self, text: str, pos: int, scan: _Scan) -> int:
+        """The first position at or after ``pos`` past whitespace (and literal ``\\n`` in a raw-form call)."""
+        pos = skip_ws(text, pos)
+        if scan.raw:
+            while text.startswith("\\n", pos):
+                pos = skip_ws(text, pos + 2)
+        return pos
 
     # -- reading ------------------------------------------------------------------------------------------
 
@@ -196,10 +215,23 @@ class XmlParamsParser(ToolCallParser):
             )
         name = head.group(1).strip()
         pos = head.end()
+        # SGLang's raw GLM form: a literal backslash-n after the name, and between the tags of this call
+        scan.raw = self.literal_newlines and text.startswith("\\n", pos)
+        if any(mark in name for mark in _TEMPLATE_MARKS):
+            raise _Broken(
+                f"the function name {name!r} is an unrendered chat-template placeholder, not a call (skipped)",
+                self._recover(text, pos, scan),
+            )
+        if self.separator_required and text.startswith(self.call_close, pos):
+            raise _Broken(
+                f"{self.name} writes a newline between the function name {name!r} and {self.call_close} "
+                f"(as SGLang's GLM-4.5 reader requires; the glm47 parser reads the compact form)",
+                self._after_call_close(text, pos),
+            )
         props = schemas.properties(name)
         args: dict[str, Any] = {}
         while True:
-            pos = skip_ws(text, pos)
+            pos = self._skip(text, pos, scan)
             if pos >= len(text):
                 raise _Broken(f"{name!r} was cut off before {self.call_close} (end of text)", len(text))
             opening = self.param_open.match(text, pos)
@@ -287,7 +319,7 @@ class XmlParamsParser(ToolCallParser):
     def _call_end_confirmed(self, text: str, at: int, scan: _Scan) -> bool:
         """Is the ``call_close`` at ``at`` the real end of the call? Yes when what follows it is the end of the
         text, a real next call, or text with no further value-closing tag before the next real call."""
-        rest = skip_ws(text, self._after_call_close(text, at))
+        rest = self._skip(text, self._after_call_close(text, at), scan)
         if rest >= len(text) or self._real_call_at(text, rest):
             return True
         later_close = scan.later_closes.find(rest)
@@ -307,14 +339,17 @@ class XmlParamsParser(ToolCallParser):
         also: str | None = None,
     ) -> bool:
         """Is the ``value_close`` at ``close`` the real end of a value (see the module docstring)?"""
-        nxt = skip_ws(text, close + len(self.value_close))
+        nxt = self._skip(text, close + len(self.value_close), scan)
         if nxt >= len(text):
             return True
         opening = self.param_open.match(text, nxt)
         if opening is not None:
             nxt_key = opening.group(1).strip()  # a parameter not used yet (``key`` and ``also`` are in use)
             return (
-                nxt_key != key and nxt_key != also and nxt_key not in args and (not props or nxt_key in props)
+                nxt_key != key
+                and nxt_key != also
+                and nxt_key not in args
+                and (not props or not self.schema_narrows_keys or nxt_key in props)
             )
         if text.startswith(self.call_close, nxt):
             return self._call_end_confirmed(text, nxt, scan)
@@ -366,12 +401,26 @@ class XmlParamsParser(ToolCallParser):
                     fc = scan.call_closes.find(fc + 1)
                 else:
                     break
+        # A closing tag followed by an *undeclared* unused parameter is where the value ends only when no declared
+        # parameter confirms an earlier end and the value would otherwise run to the end of the call (a file
+        # holding `</parameter><parameter=x>` keeps it; an undeclared parameter is not glued into the one before).
+        fallback = -1
         close = first
+        size = len(self.value_close)
         while close != -1:
             if self._close_confirmed(text, close, args, key, props, scan):
-                return close, close + len(self.value_close)
-            close = scan.closes.find(close + len(self.value_close))
-        return -1, -1
+                if fallback != -1 and text.startswith(self.call_close, self._skip(text, close + size, scan)):
+                    return fallback, fallback + size
+                return close, close + size
+            if fallback == -1 and props and self.schema_narrows_keys:
+                nxt = self._skip(text, close + size, scan)
+                opening = self.param_open.match(text, nxt)
+                if opening is not None:
+                    other = opening.group(1).strip()
+                    if other and other != key and other not in args and other not in props:
+                        fallback = close
+            close = scan.closes.find(close + size)
+        return (fallback, fallback + size) if fallback != -1 else (-1, -1)
 
     # -- writing ------------------------------------------------------------------------------------------
 
@@ -416,13 +465,17 @@ class Qwen3CoderParser(XmlParamsParser):
 class Glm45Parser(XmlParamsParser):
     """GLM-4.5 / 4.6: ``<tool_call>NAME`` then ``<arg_key>``/``<arg_value>`` pairs, one per line."""
 
-    head = re.compile(r"\s*([^\s<{]+)")
-    start_check = re.compile(r"\s*[^\s<{]+\s*(?:<arg_key>|</tool_call>|\{)")
-    param_open = re.compile(r"<arg_key>([^<]*)</arg_key>\s*<arg_value>")
+    # a name ends at whitespace, a tag, a JSON body, or a literal backslash-n (SGLang's raw form)
+    head = re.compile(r"\s*((?:[^\s<{\\]|\\(?!n))+)")
+    start_check = re.compile(r"\s*(?:[^\s<{\\]|\\(?!n))+(?:\s|\\n)*(?:<arg_key>|</tool_call>|\{)")
+    param_open = re.compile(r"<arg_key>([^<]*)</arg_key>(?:\s|\\n)*<arg_value>")
     open_needle = "<arg_key>"
     value_close = "</arg_value>"
     call_close = TOOL_CALL_END
     decode_untyped = True
+    literal_newlines = True
+    separator_required = True
+    schema_narrows_keys = False
     newline: ClassVar[str] = "\n"
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
@@ -444,3 +497,4 @@ class Glm47Parser(Glm45Parser):
     """GLM-4.7: the GLM-4.5 layout without the newlines (the parser accepts either)."""
 
     newline = ""
+    separator_required = False  # vLLM's GLM-4.7 reader takes <tool_call>NAME</tool_call>

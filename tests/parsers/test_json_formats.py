@@ -220,12 +220,11 @@ def test_llama_several_calls_separated_by_semicolons(calls_of):
     assert calls_of(L.parse_detailed(text)) == [("a", {"x": "1; 2"}), ("b", {}), ("c", {})]
 
 
-def test_llama_json_in_prose_is_not_a_call():
-    for text in (
-        'You can call it as {"name": "f", "parameters": {}}.',
-        'Sure! {"name": "f", "parameters": {}}',
-        '```json\n{"name": "f", "parameters": {}}\n```',
-    ):
+def test_llama_json_in_prose_is_a_call_but_not_in_a_code_fence(calls_of):
+    # as vLLM: a call-shaped object anywhere in the prose is a call, the prose before it the content
+    result = L.parse_detailed('Sure! {"name": "f", "parameters": {}}')
+    assert result.content == "Sure!" and calls_of(result) == [("f", {})]
+    for text in ('```json\n{"name": "f", "parameters": {}}\n```', 'Write `{"name": "f", "parameters": {}}`.'):
         assert L.parse_detailed(text) == L.parse_detailed(text).__class__(text, None, [])
 
 

@@ -12,9 +12,14 @@ from hermes_envs.errors import HermesEnvsError
 from hermes_envs.parsers import base
 
 NAMES = [
+    "auto",
+    "custom_xml",
+    "deepseek_dsml",
     "deepseek_v3",
     "deepseek_v31",
+    "deepseek_v32",
     "deepseek_v3_1",
+    "deepseek_v4",
     "glm45",
     "glm47",
     "hermes",
@@ -94,6 +99,7 @@ def test_register_parser_rejects_bad_arguments(scratch_registry):
 def test_public_names_are_pinned():
     assert parsers.__all__ == sorted(parsers.__all__)
     assert set(parsers.__all__) == {
+        "AutoParser", "CustomXmlParser", "DeepSeekV4Parser", "XmlLayout", "custom_xml_format",
         "DeepSeekV31Parser", "DeepSeekV3Parser", "Glm45Parser", "Glm47Parser", "HermesParser",
         "JsonTaggedParser", "KimiK2Parser", "Llama3JsonParser", "Llama4JsonParser", "LongcatParser",
         "MistralParser", "ParseResult", "ParserArgumentError", "ParserError", "ParserRegistrationError", "Qwen3CoderParser",

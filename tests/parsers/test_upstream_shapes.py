@@ -247,9 +247,7 @@ def test_llama_json_list_of_calls(name):
 @pytest.mark.parametrize(
     "text",
     [
-        # vLLM's regex version extracts these; a call only at the top level of the output is our rule
-        'Here is the result: {"name": "getOpenIncidentsTool", "parameters": {}} Would you like to know more?',
-        'Here are the results: {"name": "searchTool", "parameters": {"query": "test1"}}; {"name": "getOpenIncidentsTool", "parameters": {}}',
+        # calls inside prose are read, as vLLM does (see test_parity_vllm.py); these are not calls
         "This is just some text without any tool calls",
         '{"name": "invalidTool", "parameters": {invalid json}',
         '{"answer": 42}',
@@ -551,6 +549,9 @@ def test_glm_values_typed_by_schema(name):
 @pytest.mark.parametrize("body", ["get_current_time", "get_current_time\n", "\nget_current_time\n"])
 def test_glm_no_argument_calls(name, body):
     result = get_parser(name).parse_detailed(f"Time?\n<tool_call>{body}</tool_call>")
+    if name == "glm45" and not body.endswith("\n"):  # SGLang's GLM-4.5 reader needs the newline; reported
+        assert result.tool_calls is None and "writes a newline" in result.errors[0]
+        return
     assert result.content == "Time?" and calls(result) == [("get_current_time", {})]
 
 

@@ -1,0 +1,283 @@
+"""Tool calls in an XML layout the user declares; by default the one upstream hermes-agent's ``custom_xml`` reads::
+
+    <tool_use>
+    <parameter=tool_name>web_search</parameter>
+    <parameter=arguments>{"query": "..."}</parameter>
+    </tool_use>
+
+(also wrapped in ``<tool_call>...</tool_call>``, and with ``name`` for ``tool_name``). A layout is declared with
+:class:`XmlLayout`: the call elements, the parameter tag spelling, which parameter names the tool, and whether the
+arguments are one JSON parameter or one parameter each. ``custom_xml_format("my_fmt", XmlLayout(...))`` registers
+a parser for it, so ``tool_call_parser="my_fmt"`` works wherever a parser name is taken (the env config, the agent
+loop, Phase 2's ManagedServer, HC801).
+
+Values end at the first parameter close tag, calls at the first call close tag after their parameters: a user
+layout has no structure to disambiguate more, so declare tags that cannot occur in values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from openai.types.chat import ChatCompletionMessageToolCall
+
+from hermes_envs.parsers.base import (
+    Finder,
+    MarkerScanner,
+    ParserError,
+    ParseResult,
+    Problems,
+    ToolCallParser,
+    arguments_to_json,
+    call_parts,
+    dumps,
+    excerpt,
+    finish,
+    join_content,
+    make_tool_call,
+    register_parser,
+    scan_json_at,
+    skip_ws,
+)
+from hermes_envs.parsers.schema_typing import ToolSchemas, convert_value, lookup, render_value
+
+__all__ = ["CustomXmlParser", "XmlLayout", "custom_xml_format"]
+
+
+@dataclasses.dataclass(frozen=True)
+class XmlLayout:
+    """A declared tag layout.
+
+    ``call_tags``: element names around one call (the first is rendered; ``<tool_call>`` around one of them is
+    accepted too). ``param_open``: the parameter opening tag with ``{key}`` where the name goes; ``param_close``
+    its closing tag. ``name_keys``: the parameters that name the tool (the first is rendered). ``arguments_key``:
+    the parameter holding the arguments as JSON, or None when every other parameter is one argument (typed by the
+    tool schema when ``tools`` is given, else read as JSON when it is JSON).
+    """
+
+    call_tags: tuple[str, ...] = ("tool_use", "tool_call")
+    param_open: str = "<parameter={key}>"
+    param_close: str = "</parameter>"
+    name_keys: tuple[str, ...] = ("tool_name", "name")
+    arguments_key: str | None = "arguments"
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not self.call_tags or not all(
+            isinstance(t, str) and re.fullmatch(r"[\w.:-]+", t) for t in self.call_tags
+        ):
+            problems.append(f"call_tags should be XML element names; got {self.call_tags!r}")
+        if self.param_open.count("{key}") != 1 or self.param_open.startswith("{key}"):
+            problems.append(
+                f"param_open should hold '{{key}}' once, after a literal start; got {self.param_open!r}"
+            )
+        if not self.param_close:
+            problems.append("param_close should be a non-empty tag")
+        if not self.name_keys:
+            problems.append("name_keys should name at least one parameter")
+        if problems:
+            raise ParserError(
+                f"the custom_xml layout {'; '.join(problems)}. Fix: declare XmlLayout(...) again."
+            )
+
+
+class CustomXmlParser(ToolCallParser):
+    """Calls in a user-declared XML layout (see :class:`XmlLayout`; the default is upstream's)."""
+
+    layout: ClassVar[XmlLayout] = XmlLayout()
+
+    def __init__(self, layout: XmlLayout | None = None) -> None:
+        if layout is not None:
+            self.layout = layout
+        lay = self.layout
+        before, after = lay.param_open.split("{key}")
+        self._open_lit = before
+        self._key_then = re.compile(r"([^\n<>]*?)" + re.escape(after)) if after else re.compile(r"([^\s<>]+)")
+        self._opens = tuple(f"<{t}>" for t in lay.call_tags)
+        self._closes = {f"<{t}>": f"</{t}>" for t in lay.call_tags}
+
+    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+        scanners = [(MarkerScanner(text, o), o) for o in self._opens]
+
+        def next_call(pos: int) -> tuple[int, str]:
+            best, tag = -1, ""
+            for scanner, opening in scanners:
+                p = scanner.next(pos)
+                if p != -1 and (best == -1 or p < best):
+                    best, tag = p, opening
+            return best, tag
+
+        at, tag = next_call(0)
+        if at == -1:
+            return ParseResult(text, None)
+        schemas = ToolSchemas(tools)
+        value_closes = Finder(text, self.layout.param_close)
+        call_closes = {o: Finder(text, c) for o, c in self._closes.items()}
+        calls: list[ChatCompletionMessageToolCall] = []
+        errors = Problems()
+        first = -1
+        index = 0
+        while at != -1:
+            body = skip_ws(text, at + len(tag))
+            # <tool_call><tool_use>...</tool_use></tool_call>: the inner element is the call
+            inner = next((o for o in self._opens if o != tag and text.startswith(o, body)), None)
+            if inner is not None:
+                tag, body = inner, skip_ws(text, body + len(inner))
+            params, end, problem = self._params(text, body, tag, value_closes, call_closes[tag])
+            if not params and problem is None:  # a mention of the tag, not a call: skip it
+                at, tag = next_call(at + 1)
+                continue
+            index += 1
+            if first == -1:
+                first = at
+            call = None if problem else self._call(params, schemas, errors, index)
+            if problem is not None and errors.room():
+                errors.append(f"tool call #{index} should be complete and well formed; {problem}.")
+            if call is not None:
+                calls.append(make_tool_call(*call))
+            outer = skip_ws(text, end)
+            if text.startswith("</tool_call>", outer) and tag != "<tool_call>":
+                end = outer + len("</tool_call>")
+            at, tag = next_call(end)
+        return finish(text, max(first, 0), calls, errors)
+
+    def _params(
+        self, text: str, pos: int, tag: str, value_closes: Finder, call_close: Finder
+    ) -> tuple[list[tuple[str, str]], int, str | None]:
+        """The (key, raw value) pairs from ``pos``, where reading stopped, and why the call is broken (or None)."""
+        close_tag = self._closes[tag]
+        params: list[tuple[str, str]] = []
+        while True:
+            pos = skip_ws(text, pos)
+            if pos >= len(text):
+                return (
+                    params,
+                    pos,
+                    (f"the call was cut off before {close_tag} (end of text)" if params else None),
+                )
+            if text.startswith(close_tag, pos):
+                if not params:
+                    return params, pos + len(close_tag), "the call holds no parameter"
+                return params, pos + len(close_tag), None
+            key = (
+                self._key_then.match(text, pos + len(self._open_lit))
+                if text.startswith(self._open_lit, pos)
+                else None
+            )
+            if key is None or not key.group(1).strip():
+                if not params:
+                    return params, pos, None
+                stop = call_close.find(pos)
+                resume = len(text) if stop == -1 else stop + len(close_tag)
+                return params, resume, f"expected a parameter or {close_tag}; got {excerpt(text, pos)}"
+            name = key.group(1).strip()
+            if (
+                name == self.layout.arguments_key
+            ):  # JSON arguments: read with the decoder, so a string holding
+                start = skip_ws(text, key.end())  # the close tag does not cut them
+                value, end, reason = (
+                    scan_json_at(text, start) if text.startswith("{", start) else (None, 0, "")
+                )
+                after = skip_ws(text, end) if reason is None else -1
+                if reason is None and text.startswith(self.layout.param_close, after):
+                    params.append((name, text[start:end]))
+                    pos = after + len(self.layout.param_close)
+                    continue
+            close = value_closes.find(key.end())
+            if close == -1:
+                return params, len(text), f"the value of {key.group(1).strip()!r} was cut off"
+            params.append((key.group(1).strip(), text[key.end() : close]))
+            pos = close + len(self.layout.param_close)
+
+    def _call(
+        self, params: list[tuple[str, str]], schemas: ToolSchemas, errors: Problems, index: int
+    ) -> tuple[str, str] | None:
+        lay = self.layout
+        values = dict(params)
+        name = next((values[k].strip() for k in lay.name_keys if k in values and values[k].strip()), None)
+        if name is None:
+            if errors.room():
+                errors.append(
+                    f"tool call #{index} should name its tool in a parameter {' or '.join(lay.name_keys)}; got "
+                    f"parameters {[k for k, _ in params]!r}."
+                )
+            return None
+        rest = {k: v for k, v in params if k not in lay.name_keys}
+        if lay.arguments_key is not None:
+            raw = rest.get(lay.arguments_key, "").strip()
+            if not raw:
+                return name, "{}"
+            try:
+                return name, arguments_to_json(json.loads(raw))
+            except ValueError:
+                # as upstream: arguments that are not a JSON object are kept under "value"
+                if errors.room():
+                    errors.append(
+                        f"tool call #{index} ({name}) arguments should be a JSON object; got {raw[:60]!r} "
+                        "(kept as {'value': ...})."
+                    )
+                return name, dumps({"value": raw})
+        props = schemas.properties(name)
+        args: dict[str, Any] = {}
+        for key, raw in rest.items():
+            schema = lookup(props, key)
+            if schema is not None:
+                value, problem = convert_value(raw, schema)
+                if problem and errors.room():
+                    errors.append(f"tool call #{index} ({name}) parameter {key!r} {problem}.")
+            else:
+                try:
+                    value = json.loads(raw)
+                except ValueError:
+                    value = raw
+            args[key] = value
+        return name, dumps(args)
+
+    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+        lay = self.layout
+        tag = lay.call_tags[0]
+        blocks = []
+
+        def param(key: str, value: str) -> str:
+            if lay.param_close in value and not (key == lay.arguments_key and value.startswith("{")):
+                raise ParserError(
+                    f"a custom_xml value should not contain {lay.param_close!r}; got {value[:60]!r}."
+                )
+            return lay.param_open.replace("{key}", key) + value + lay.param_close
+
+        for _, name, args in map(call_parts, tool_calls):
+            if name != name.strip() or any(c in name for c in "<>\n"):
+                raise ParserError(
+                    f"a custom_xml tool name should have no '<', '>', newlines or outer spaces; got {name!r}."
+                )
+            lines = [f"<{tag}>", param(lay.name_keys[0], name)]
+            if lay.arguments_key is not None:
+                lines.append(param(lay.arguments_key, dumps(args)))
+            else:
+                for key, value in args.items():
+                    if key in lay.name_keys or not key.strip() or any(c in key for c in "<>\n"):
+                        raise ParserError(
+                            f"a custom_xml parameter name cannot be written in this layout; got {key!r}."
+                        )
+                    lines.append(param(key, render_value(value)))
+            lines.append(f"</{tag}>")
+            blocks.append("\n".join(lines))
+        return join_content(content, "\n".join(blocks))
+
+
+register_parser("custom_xml")(CustomXmlParser)
+
+
+def custom_xml_format(name: str, layout: XmlLayout, *aliases: str) -> type[CustomXmlParser]:
+    """Register a parser called ``name`` (and ``aliases``) for ``layout``; return its class.
+
+    >>> custom_xml_format("my_xml", XmlLayout(call_tags=("call",), arguments_key=None))  # doctest: +SKIP
+    """
+    cls = type(
+        f"CustomXml_{name}", (CustomXmlParser,), {"layout": layout, "name": name, "__module__": __name__}
+    )
+    return register_parser(name, *aliases)(cls)

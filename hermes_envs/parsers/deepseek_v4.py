@@ -1,0 +1,243 @@
+"""DeepSeek V3.2 / V4 tool calls in DSML, DeepSeek's markup of special tokens with the fullwidth bar ``｜``::
+
+    <｜DSML｜function_calls>
+    <｜DSML｜invoke name="get_weather">
+    <｜DSML｜parameter name="city" string="true">Hangzhou</｜DSML｜parameter>
+    <｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>
+    </｜DSML｜invoke>
+    </｜DSML｜function_calls>
+
+``string="true"`` marks a value kept verbatim, ``string="false"`` one written as JSON; a parameter without the
+attribute is typed by the tool schema (:mod:`hermes_envs.parsers.schema_typing`), else read as JSON when it is JSON.
+The token spelling upstream hermes-agent reads is accepted as well (``<｜DSML｜tool_calls_begin｜>``,
+``<｜DSML｜tool_call_begin｜>NAME`` + a ```` ```json ```` block + ``<｜DSML｜tool_call_end｜>``), and so is the ASCII-bar
+spelling some providers print (``< | DSML | tool_calls_begin >``). ``render`` writes the invoke markup.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from openai.types.chat import ChatCompletionMessageToolCall
+
+from hermes_envs.parsers.base import (
+    Finder,
+    JsonMemo,
+    MarkerScanner,
+    ParserError,
+    ParseResult,
+    Problems,
+    ToolCallParser,
+    arguments_to_json,
+    call_parts,
+    excerpt,
+    finish,
+    join_content,
+    make_tool_call,
+    register_parser,
+    skip_ws,
+)
+from hermes_envs.parsers.deepseek import _DeepSeekBase
+from hermes_envs.parsers.schema_typing import ToolSchemas, convert_value, lookup
+
+__all__ = ["DeepSeekV4Parser"]
+
+BAR = "｜"
+CALLS_OPEN = f"<{BAR}DSML{BAR}function_calls>"
+CALLS_CLOSE = f"</{BAR}DSML{BAR}function_calls>"
+INVOKE_OPEN = f'<{BAR}DSML{BAR}invoke name="'
+INVOKE_CLOSE = f"</{BAR}DSML{BAR}invoke>"
+PARAM_OPEN = f'<{BAR}DSML{BAR}parameter name="'
+PARAM_CLOSE = f"</{BAR}DSML{BAR}parameter>"
+# upstream hermes-agent's token spelling
+TOKENS_BEGIN = f"<{BAR}DSML{BAR}tool_calls_begin{BAR}>"
+TOKENS_END = f"<{BAR}DSML{BAR}tool_calls_end{BAR}>"
+TOKEN_CALL_BEGIN = f"<{BAR}DSML{BAR}tool_call_begin{BAR}>"
+TOKEN_CALL_END = f"<{BAR}DSML{BAR}tool_call_end{BAR}>"
+
+# Every spelling of a DSML tag opening (ASCII or fullwidth bars, spaces around them, "▁" or " " for "_" in the
+# token names) -> the canonical one. The tag's own text keeps its length-independent meaning; the text before the
+# first tag is untouched, so the content cut from the canonical text is the original's.
+_SPELLINGS = re.compile(
+    r"<[ \t]*(/?)[ \t]*[|｜][ \t]*DSML[ \t]*[|｜][ \t]*"
+    r"(?:(tool[_▁ ]calls?[_▁ ](?:begin|end))[ \t]*[|｜]?[ \t]*>)?"
+)
+_NAME = re.compile(r'([^"<>\n]*)"[ \t]*>')
+_TOKEN_HEAD = re.compile(r"[ \t]*([^\n<|`{]+?)[ \t]*(?:\r?\n|(?=`)|(?=\{))")
+_PARAM = re.compile(r'([^"<>\n]*)"(?:[ \t]+string="(true|false)")?[ \t]*>')
+
+
+def _canonical(match: re.Match[str]) -> str:
+    token = match.group(2)
+    if token is not None:
+        return f"<{BAR}DSML{BAR}{token.replace('▁', '_').replace(' ', '_')}{BAR}>"
+    return f"<{match.group(1)}{BAR}DSML{BAR}"
+
+
+class _Broken(Exception):
+    def __init__(self, reason: str, resume: int) -> None:
+        super().__init__(reason)
+        self.resume = resume
+
+
+class _TokenCalls(_DeepSeekBase):
+    """Upstream's token spelling: a section of ``tool_call_begin`` NAME + JSON (fenced or not) ``tool_call_end``."""
+
+    name = "deepseek_v4"
+    section_begin = TOKENS_BEGIN
+    section_end = TOKENS_END
+    call_begin = TOKEN_CALL_BEGIN
+    call_end = TOKEN_CALL_END
+
+    def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
+        head = _TOKEN_HEAD.match(text, pos)
+        if head is None or not head.group(1).strip():
+            raise ValueError(f"expected the function name then its JSON arguments; got {excerpt(text, pos)}")
+        return self._v3_arguments(text, head.end(), head.group(1).strip(), memo)
+
+
+@register_parser("deepseek_v4", "deepseek_dsml", "deepseek_v32")
+class DeepSeekV4Parser(ToolCallParser):
+    """DeepSeek V3.2 / V4 DSML tool calls (the invoke markup, and upstream's token spelling)."""
+
+    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+        if "DSML" not in text:
+            return ParseResult(text, None)
+        canonical = _SPELLINGS.sub(_canonical, text)
+        result = self._invokes(canonical, ToolSchemas(tools))
+        if not result.tool_calls and TOKEN_CALL_BEGIN in canonical:
+            tokens = _TokenCalls().parse_detailed(canonical)
+            if tokens.tool_calls:
+                result = tokens
+        if not result.tool_calls:
+            return ParseResult(text, None, result.errors)
+        return result
+
+    def _invokes(self, text: str, schemas: ToolSchemas) -> ParseResult:
+        invokes = MarkerScanner(text, INVOKE_OPEN)
+        at = invokes.next(0)
+        if at == -1:
+            return ParseResult(text, None)
+        section = MarkerScanner(text, CALLS_OPEN).next(0)
+        first = section if section != -1 and section < at else at
+        closes = Finder(text, PARAM_CLOSE)
+        invoke_ends = Finder(text, INVOKE_CLOSE)
+        calls: list[ChatCompletionMessageToolCall] = []
+        errors = Problems()
+        index = 0
+        while at != -1:
+            index += 1
+            try:
+                name, args, end = self._invoke(
+                    text, at + len(INVOKE_OPEN), schemas, closes, invoke_ends, errors, index
+                )
+            except _Broken as exc:
+                if errors.room():
+                    errors.append(f"tool call #{index} should be complete and well formed; {exc}.")
+                end = exc.resume
+            else:
+                calls.append(make_tool_call(name, arguments_to_json(args)))
+            at = invokes.next(end) if end < len(text) else -1
+        return finish(text, first, calls, errors)
+
+    def _invoke(
+        self,
+        text: str,
+        pos: int,
+        schemas: ToolSchemas,
+        closes: Finder,
+        invoke_ends: Finder,
+        errors: Problems,
+        index: int,
+    ) -> tuple[str, dict[str, Any], int]:
+        def resume(at: int) -> int:
+            end = invoke_ends.find(at)
+            return len(text) if end == -1 else end + len(INVOKE_CLOSE)
+
+        head = _NAME.match(text, pos)
+        if head is None or not head.group(1).strip():
+            raise _Broken(f'expected name="FUNCTION">; got {excerpt(text, pos)}', resume(pos))
+        name = head.group(1).strip()
+        props = schemas.properties(name)
+        args: dict[str, Any] = {}
+        pos = head.end()
+        while True:
+            pos = skip_ws(text, pos)
+            if pos >= len(text):
+                raise _Broken(f"{name!r} was cut off before {INVOKE_CLOSE} (end of text)", len(text))
+            if text.startswith(INVOKE_CLOSE, pos):
+                return name, args, pos + len(INVOKE_CLOSE)
+            if not text.startswith(PARAM_OPEN, pos):
+                raise _Broken(
+                    f"expected a parameter or {INVOKE_CLOSE} in {name!r}; got {excerpt(text, pos)}",
+                    resume(pos),
+                )
+            param = _PARAM.match(text, pos + len(PARAM_OPEN))
+            if param is None or not param.group(1).strip():
+                raise _Broken(
+                    f'expected a parameter name="KEY"> in {name!r}; got {excerpt(text, pos)}', resume(pos)
+                )
+            key, kind = param.group(1).strip(), param.group(2)
+            close = closes.find(param.end())
+            if close == -1:
+                raise _Broken(f"the value of {name}.{key} was cut off (no {PARAM_CLOSE})", len(text))
+            raw = text[param.end() : close]
+            args[key] = self._value(raw, kind, lookup(props, key), errors, index, name, key)
+            pos = close + len(PARAM_CLOSE)
+
+    @staticmethod
+    def _value(
+        raw: str, kind: str | None, schema: Any, errors: Problems, index: int, name: str, key: str
+    ) -> Any:
+        if kind == "true":
+            return raw
+        if kind == "false":
+            try:
+                return json.loads(raw)
+            except ValueError:
+                if errors.room():
+                    errors.append(
+                        f'tool call #{index} ({name}) parameter {key!r} is marked string="false" so should be '
+                        f"JSON; got {raw[:60]!r} (kept as a string)."
+                    )
+                return raw
+        if schema is not None:
+            value, problem = convert_value(raw, schema)
+            if problem and errors.room():
+                errors.append(f"tool call #{index} ({name}) parameter {key!r} {problem}.")
+            return value
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+
+    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+        blocks = [CALLS_OPEN]
+        for _, name, args in map(call_parts, tool_calls):
+            _check("function name", name)
+            blocks.append(f'{INVOKE_OPEN}{name}">')
+            for key, value in args.items():
+                _check("parameter name", key)
+                if isinstance(value, str):
+                    if PARAM_CLOSE in value:
+                        raise ParserError(
+                            f"a deepseek_v4 string value should not contain {PARAM_CLOSE}; got {value[:60]!r}."
+                        )
+                    blocks.append(f'{PARAM_OPEN}{key}" string="true">{value}{PARAM_CLOSE}')
+                else:
+                    written = json.dumps(value, ensure_ascii=False)
+                    blocks.append(f'{PARAM_OPEN}{key}" string="false">{written}{PARAM_CLOSE}')
+            blocks.append(INVOKE_CLOSE)
+        blocks.append(CALLS_CLOSE)
+        return join_content(content, "\n".join(blocks), "\n\n")
+
+
+def _check(what: str, value: str) -> None:
+    if not value.strip() or value != value.strip() or any(c in value for c in '"<>\n'):
+        raise ParserError(
+            f"a deepseek_v4 {what} should be non-empty, without quotes, '<', '>', newlines or outer spaces; "
+            f"got {value!r}."
+        )
