@@ -10,11 +10,13 @@ See docs/fake-server.md for the script schema, policies, faults and fixtures.
 
 from __future__ import annotations
 
-from .app import Call
 from .faults import FAULT_KINDS, Fault, parse_fault
 from .policies import POLICIES, args_from_schema, get_policy, register_policy
-from .scripts import Match, Script, ToolCall, Turn, load_script
+from .records import Call
+from .script_yaml import load_script
 from .server import FakeOpenAIServer
+from .tool_call import ToolCall
+from .turns import Match, Script, Turn
 
 __all__ = [
     "Call",

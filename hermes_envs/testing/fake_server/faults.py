@@ -21,6 +21,9 @@ Kinds (aliases in brackets) and options:
 ``unknown_tool``       the tool call names a tool that was not offered (option ``tool_name``)
 =====================  =========================================================================================
 
+What each kind does to an answer is the kind's :class:`~.fault_effects.FaultEffect` (``fault.effect``); this module
+holds the fault *spec* (kind and options), its parsing, and the seeded decision of which fault hits a request.
+
 Common options: ``rate`` (probability per request, default 1), ``seed`` (for the rate), ``times`` (how many requests
 it hits; default 1 for a turn fault except ``latency``, unlimited for a server fault).
 Spec strings: ``KIND[:key=value,key=value]``, e.g. ``429:retry_after=0.5,times=2``.
@@ -34,19 +37,11 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .fault_effects import FAULT_EFFECTS, NO_FAULT, FaultEffect
+
 __all__ = ["FAULT_KINDS", "Fault", "FaultInjector", "fault_from_obj", "parse_fault"]
 
-FAULT_KINDS = (
-    "status",
-    "latency",
-    "drop",
-    "malformed_json",
-    "truncated_sse",
-    "length",
-    "empty_choices",
-    "invalid_tool_json",
-    "unknown_tool",
-)
+FAULT_KINDS = tuple(FAULT_EFFECTS)
 _ALIASES = {
     "rate_limit": ("status", 429),
     "server_error": ("status", 500),
@@ -87,24 +82,27 @@ class Fault:
                 f"({', '.join(_ALIASES)}); got {self.kind!r}"
             )
         self.kind = kind
-        if kind == "status" and (self.code is None or not 400 <= int(self.code) <= 599):
-            raise ValueError(f"a status fault should have a code between 400 and 599; got {self.code!r}")
+        self.effect.check(self)
         if not 0.0 <= float(self.rate) <= 1.0:
             raise ValueError(f"fault rate should be between 0 and 1; got {self.rate!r}")
 
     @property
+    def effect(self) -> FaultEffect:
+        """What this fault does to an answer (its kind's hooks)."""
+        return FAULT_EFFECTS[self.kind]
+
+    @property
     def is_status(self) -> bool:
-        return self.kind == "status"
+        return self.effect is FAULT_EFFECTS["status"]
 
     def to_dict(self) -> dict[str, Any]:
         defaults = Fault(kind="drop")
         d = {k: v for k, v in asdict(self).items() if k != "kind" and v != getattr(defaults, k)}
-        return {"kind": str(self.code) if self.kind == "status" else self.kind, **d}
+        return {"kind": self.effect.label(self), **d}
 
     def delay(self, rng: random.Random) -> float:
-        if self.kind != "latency":
-            return 0.0
-        return max(0.0, self.seconds + (rng.uniform(-self.jitter, self.jitter) if self.jitter else 0.0))
+        """Seconds this fault waits before the answer (latency), drawn from ``rng``."""
+        return self.effect.delay(self, rng)
 
 
 def parse_fault(spec: str) -> Fault:
@@ -180,14 +178,16 @@ class FaultInjector:
 
     def pick(self, turn_fault: Fault | None) -> Fault | None:
         """The fault for a request: the turn's own first, then the server-wide ones in order."""
-        if turn_fault is not None:
-            default = None if turn_fault.kind == "latency" else 1
-            if self.fire(turn_fault, default):
-                return turn_fault
+        if turn_fault is not None and self.fire(turn_fault, turn_fault.effect.turn_times):
+            return turn_fault
         for f in self.faults:
             if self.fire(f, None):
                 return f
         return None
+
+    def effect_of(self, fault: Fault | None) -> FaultEffect:
+        """``fault``'s effect, or the do-nothing effect for no fault."""
+        return NO_FAULT if fault is None else fault.effect
 
     def reset(self) -> None:
         with self._lock:

@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .scripts import RequestView, ToolCall, Turn
+from .tool_call import ToolCall
+from .turns import Turn
+from .view import RequestView
 
 __all__ = ["POLICIES", "Policy", "args_from_schema", "get_policy", "parse_policy_spec", "register_policy"]
 

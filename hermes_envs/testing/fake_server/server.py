@@ -10,11 +10,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .app import Call, FakeModel, Reply, make_app
+from .app import make_app
 from .faults import Fault, fault_from_obj
+from .model import FakeModel
 from .policies import Policy, resolve_policy
 from .process import ServerProcess, encode_setting
-from .scripts import Script, tool_names
+from .records import Call, Reply
+from .turns import Script
+from .view import tool_names
 
 __all__ = ["FakeOpenAIServer"]
 

@@ -1,0 +1,190 @@
+"""``POST /v1/chat/completions``: the chat completion (or its SSE chunks) for the turns chosen for a request."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .records import Call, Reply, dumps
+from .requests import ChatRequest, validate
+from .tokens import count, encode_plain, logprob
+from .turns import Turn
+from .view import RequestView, text_of
+
+if TYPE_CHECKING:
+    from .model import FakeModel, Plan
+
+__all__ = ["chat_completion"]
+
+_WORDS = re.compile(r"\s*\w+|\s*[^\w\s]|\s+")
+
+
+def chat_completion(model: FakeModel, call: Call, body: Any) -> Reply:
+    """Validate the request, pick the turn and fault, and build the completion (streamed or not)."""
+    req = validate(ChatRequest, body, f"POST {call.route}")
+    top_logprobs = (req.top_logprobs or 0) if req.logprobs else None
+    view = RequestView(body)
+    call.stream = stream = bool(req.stream)
+    plan = model.plan(call, view, "chat")
+    if isinstance(plan, Reply):
+        return plan
+    messages = [_message(t, plan, i, view) for i, t in enumerate(plan.turn.choice_turns(req.n or 1))]
+    tok = model.tokenizer
+    prompt_toks = count(
+        tok, " ".join(text_of(m.get("content")) for m in body["messages"] if isinstance(m, Mapping))
+    )
+    completion_toks = sum(
+        count(
+            tok,
+            (m.get("content") or "") + "".join(tc["function"]["arguments"] for tc in m.get("tool_calls", [])),
+        )
+        for m, _ in messages
+    )
+    usage = {
+        "prompt_tokens": prompt_toks,
+        "completion_tokens": completion_toks,
+        "total_tokens": prompt_toks + completion_toks,
+    }
+    cid = f"chatcmpl-fake{plan.seq}"
+    name = req.model or model.model
+    logprobs = [
+        None if top_logprobs is None else content_logprobs(tok, m.get("content") or "", top_logprobs)
+        for m, _ in messages
+    ]
+    sent = plan.effect.choices(list(zip(messages, logprobs, strict=True)))
+    call.response = {
+        "id": cid,
+        "object": "chat.completion",
+        "created": model.created,
+        "model": name,
+        "choices": [
+            {
+                "index": i,
+                "message": m,
+                "logprobs": None if lp is None else {"content": lp, "refusal": None},
+                "finish_reason": f,
+            }
+            for i, ((m, f), lp) in enumerate(sent)
+        ],
+        "usage": usage,
+        "system_fingerprint": None,
+    }
+    if stream:
+        include_usage = bool(req.stream_options and req.stream_options.include_usage)
+        chunks = _chunks(
+            model, cid, name, [m for m, _ in sent], usage if include_usage else None, [lp for _, lp in sent]
+        )
+        events = [b"data: " + dumps(c).encode() + b"\n\n" for c in chunks]
+        return plan.effect.stream_reply(plan.fault, events, plan.delay)
+    return plan.effect.body_reply(plan.fault, dumps(call.response).encode(), plan.delay)
+
+
+def _message(turn: Turn, plan: Plan, choice: int, view: RequestView) -> tuple[dict[str, Any], str]:
+    """One choice's assistant message and finish_reason, with the fault's changes."""
+    calls, content, finish = list(turn.tool_calls), turn.content, turn.resolved_finish_reason
+    if plan.fault is not None:
+        calls, content, finish = plan.effect.chat_message(plan.fault, calls, content, finish, view)
+    msg: dict[str, Any] = {
+        "role": "assistant",
+        "content": content if (content is not None or not calls) else None,
+        "refusal": None,
+    }
+    if msg["content"] is None and not calls:
+        msg["content"] = ""
+    if turn.reasoning_content is not None:
+        msg["reasoning_content"] = turn.reasoning_content
+    if calls:
+        msg["tool_calls"] = [
+            {
+                "id": c.id or f"call_fake{plan.seq}_{choice}_{j}",
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments},
+            }
+            for j, c in enumerate(calls)
+        ]
+    return msg, finish
+
+
+def _pieces(s: str, n: int) -> list[str]:
+    return [s[i : i + n] for i in range(0, len(s), n)] if s else []
+
+
+def _chunks(
+    model: FakeModel,
+    cid: str,
+    name: str,
+    messages: list[tuple[dict[str, Any], str]],
+    usage: dict[str, int] | None,
+    logprobs: list[list[dict[str, Any]] | None],
+) -> list[dict[str, Any]]:
+    """The completion as OpenAI streams it: role, reasoning, content (one token per chunk with logprobs), tool-call
+    deltas, the finish chunk per choice, then the usage chunk when asked for."""
+    base: dict[str, Any] = {
+        "id": cid,
+        "object": "chat.completion.chunk",
+        "created": model.created,
+        "model": name,
+        "system_fingerprint": None,
+    }
+    if usage is not None:
+        base["usage"] = None
+    size = model.stream_chunk_chars
+    out: list[dict[str, Any]] = []
+
+    def emit(i: int, delta: dict[str, Any], finish: str | None = None, lp: Any = None) -> None:
+        out.append(
+            {**base, "choices": [{"index": i, "delta": delta, "logprobs": lp, "finish_reason": finish}]}
+        )
+
+    for i, (msg, finish) in enumerate(messages):
+        calls = msg.get("tool_calls") or []
+        content = msg.get("content")
+        emit(i, {"role": "assistant", "content": "" if content is not None else None, "refusal": None})
+        if msg.get("reasoning_content"):
+            for p in _pieces(msg["reasoning_content"], size):
+                emit(i, {"reasoning_content": p})
+        token_lps = logprobs[i] if logprobs else None
+        if token_lps is not None:  # one token per chunk, each with its logprobs (as OpenAI streams them)
+            for entry in token_lps:
+                emit(i, {"content": entry["token"]}, lp={"content": [entry], "refusal": None})
+        else:
+            for p in _pieces(content or "", size):
+                emit(i, {"content": p})
+        for j, tc in enumerate(calls):
+            head = {"index": j, "id": tc["id"], "type": "function"}
+            emit(i, {"tool_calls": [{**head, "function": {"name": tc["function"]["name"], "arguments": ""}}]})
+            for p in _pieces(tc["function"]["arguments"], size):
+                emit(i, {"tool_calls": [{"index": j, "function": {"arguments": p}}]})
+        emit(i, {}, finish)
+    if not messages:
+        out.append({**base, "choices": []})
+    if usage is not None:
+        out.append({**base, "choices": [], "usage": usage})
+    return out
+
+
+def content_logprobs(tokenizer: Any, text: str, top: int) -> list[dict[str, Any]]:
+    """OpenAI ``logprobs.content`` for a message's content: one entry per token, deterministic values.
+
+    Tokens come from the tokenizer when there is one (each id decoded alone), else from splitting the text
+    into words and punctuation with their leading spaces. Their texts always join back into ``text``.
+    """
+    if not text:
+        return []
+    toks: list[tuple[str, float]] = []
+    if tokenizer is not None:
+        toks = [(tokenizer.decode([i]), logprob(i)) for i in encode_plain(tokenizer, text)]
+        if "".join(t for t, _ in toks) != text:  # a tokenizer whose single-id decode is lossy: use words
+            toks = []
+    if not toks:
+        toks = [(t, logprob(sum(map(ord, t)))) for t in _WORDS.findall(text)]
+    out = []
+    for tok, lp in toks:
+        entry: dict[str, Any] = {"token": tok, "logprob": lp, "bytes": list(tok.encode("utf-8"))}
+        alts = [(tok, lp)] + [(f"{tok}~{j}", round(lp - j, 4)) for j in range(1, top)]
+        entry["top_logprobs"] = [
+            {"token": t, "logprob": v, "bytes": list(t.encode("utf-8"))} for t, v in alts[:top]
+        ]
+        out.append(entry)
+    return out

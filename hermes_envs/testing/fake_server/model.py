@@ -1,0 +1,197 @@
+"""FakeModel: routes a request ``(method, path, body bytes)`` to its responder and records it, without any I/O.
+
+The same object serves real HTTP (``app.py``) and the in-process transport (``server.py``). Every request goes
+through :meth:`FakeModel.handle`, which records it as a :class:`~.records.Call` first and turns every way a request
+can fail (a bad body, a script miss, a raising policy, a bug) into a recorded error reply.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import chat, text
+from .fault_effects import FaultEffect
+from .faults import Fault, FaultInjector
+from .policies import Policy
+from .records import Call, Miss, Reply, dumps, error_body
+from .requests import BadRequest, DetokenizeRequest, TokenizeRequest, decode_body, validate
+from .responders import respond
+from .tokens import decode, need_tokenizer
+from .turns import Script, Turn
+from .view import RequestView
+
+__all__ = ["FakeModel", "Plan"]
+
+Route = Callable[["FakeModel", Call, Any], Reply]
+
+
+@dataclass
+class Plan:
+    """What answers a request once the turn and the fault are chosen: the one place both are picked."""
+
+    turn: Turn
+    index: int | None
+    fault: Fault | None
+    effect: FaultEffect
+    delay: float
+    seq: int
+
+
+class FakeModel:
+    """The server's brain: thread-safe, I/O-free. One per FakeOpenAIServer."""
+
+    def __init__(
+        self,
+        script: Script | None = None,
+        policy: Policy | None = None,
+        *,
+        strict: bool = True,
+        model: str = "fake",
+        tokenizer: Any = None,
+        faults: list[Fault] | None = None,
+        fault_seed: int = 0,
+        assistant_marker: str = "<|im_start|>assistant",
+        stream_chunk_chars: int = 16,
+        tool_parser: str = "hermes",
+    ) -> None:
+        self.script = script
+        self.tool_parser = tool_parser
+        self.policy = policy
+        self.strict = strict
+        self.model = model
+        self.tokenizer = tokenizer
+        self.injector = FaultInjector(faults, seed=fault_seed)
+        self.assistant_marker = assistant_marker
+        self.stream_chunk_chars = max(1, stream_chunk_chars)
+        self.calls: list[Call] = []
+        self.misses: list[str] = []
+        self._seq = itertools.count(1)
+        self._lock = threading.Lock()
+        self.created = int(time.time())
+
+    # ------------------------------------------------------------------------------------------------ entry
+    def handle(self, method: str, path: str, raw: bytes) -> Reply:
+        """Answer one request; it is recorded in :attr:`calls` whatever happens."""
+        path = path.rstrip("/") or "/"
+        call = Call(route=path, method=method, body=None)
+        with self._lock:
+            self.calls.append(call)
+        route = ROUTES.get((method, path))
+        try:
+            if route is None:
+                known = sorted({p for _, p in ROUTES})
+                raise Miss(
+                    f"{method} {path} should be one of the fake server's routes; got an unknown route. "
+                    f"Known routes: {', '.join(known)}.\nFix: check the base_url (it should end in /v1) and the "
+                    "client's path.",
+                    status=404,
+                    code="unknown_route",
+                )
+            body = decode_body(raw, f"{method} {path}") if method == "POST" else None
+            call.body = body
+            return route(self, call, body)
+        except BadRequest as b:
+            return self._refuse(call, Miss(b.message, 400, b.code))
+        except Miss as m:
+            return self._refuse(call, m)
+        except Exception as e:  # a bug or a user tokenizer/parser raising: a recorded 500, never a silent one
+            return self._refuse(
+                call,
+                Miss(
+                    f"{method} {path} should be answered; the fake server failed with {type(e).__name__}: {e}\n"
+                    "Fix: if the traceback is in your policy or tokenizer, correct it; otherwise report a bug in "
+                    "the fake server.",
+                    500,
+                    "fake_server_error",
+                ),
+            )
+
+    def _refuse(self, call: Call, m: Miss) -> Reply:
+        """Record the request as a miss (a failure for assert_no_failures()) and answer with its error."""
+        call.status, call.error, call.responder = m.status, m.message, "miss"
+        with self._lock:
+            self.misses.append(m.message)
+        return Reply(status=m.status, body=error_body(m.message, m.code))
+
+    def plan(self, call: Call, view: RequestView, kind: str) -> Plan | Reply:
+        """The turn and the fault for a generation request, or the reply that replaces the answer (a status
+        fault, a dropped connection). ``kind``: "chat" or "text" (see :func:`~.responders.respond`)."""
+        turn, index = respond(call, view, kind, self.script, self.policy, self.assistant_marker)
+        fault = self.injector.pick(turn.fault)
+        effect = self.injector.effect_of(fault)
+        call.fault = effect.label(fault)
+        early = effect.early_reply(fault, call)
+        if early is not None:
+            return early
+        return Plan(
+            turn, index, fault, effect, effect.delay(fault, self.injector.jitter_rng), next(self._seq)
+        )
+
+    # ---------------------------------------------------------------------------------------------- state
+    def reset(self) -> None:
+        with self._lock:
+            self.calls.clear()
+            self.misses.clear()
+        self.injector.reset()
+
+
+# -------------------------------------------------------------------------------------------- small routes
+def _health(model: FakeModel, call: Call, body: Any) -> Reply:
+    call.responder = "route"
+    return Reply(body=b"{}")
+
+
+def _models(model: FakeModel, call: Call, body: Any) -> Reply:
+    call.responder = "route"
+    entry = {"id": model.model, "object": "model", "created": model.created, "owned_by": "hermes-envs"}
+    call.response = {"object": "list", "data": [entry]}
+    return Reply(body=dumps(call.response).encode())
+
+
+def _tokenize(model: FakeModel, call: Call, body: Any) -> Reply:
+    call.responder = "route"
+    need_tokenizer(model.tokenizer, call)
+    req = validate(TokenizeRequest, body, f"POST {call.route}")
+    if req.messages is not None:
+        apply = getattr(model.tokenizer, "apply_chat_template", None)
+        if apply is None:
+            raise BadRequest("POST /tokenize with messages needs a tokenizer with apply_chat_template.")
+        out = apply(body["messages"], tokenize=True, add_generation_prompt=req.add_generation_prompt)
+        ids = list(out["input_ids"] if hasattr(out, "keys") else out)
+    else:
+        ids = list(model.tokenizer.encode(req.prompt or "", add_special_tokens=req.add_special_tokens))
+    call.response = {"count": len(ids), "max_model_len": 32768, "tokens": ids}
+    return Reply(body=dumps(call.response).encode())
+
+
+def _detokenize(model: FakeModel, call: Call, body: Any) -> Reply:
+    call.responder = "route"
+    need_tokenizer(model.tokenizer, call)
+    ids = validate(DetokenizeRequest, body, f"POST {call.route}").tokens
+    call.response = {"prompt": decode(model.tokenizer, ids)}
+    return Reply(body=dumps(call.response).encode())
+
+
+def _routes() -> dict[tuple[str, str], Route]:
+    table: dict[tuple[str, str], Route] = {}
+    for paths, method, route in (
+        (("/v1/chat/completions", "/chat/completions"), "POST", chat.chat_completion),
+        (("/v1/completions", "/completions"), "POST", text.completion),
+        (("/generate",), "POST", text.generate),
+        (("/v1/models", "/models"), "GET", _models),
+        (("/health", "/v1/health", "/health_generate"), "GET", _health),
+        (("/tokenize", "/v1/tokenize"), "POST", _tokenize),
+        (("/detokenize", "/v1/detokenize"), "POST", _detokenize),
+    ):
+        for path in paths:
+            table[method, path] = route
+    return table
+
+
+ROUTES = _routes()
+"""(method, path) -> responder; paths are matched after stripping a trailing slash."""

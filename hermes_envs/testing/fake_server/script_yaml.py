@@ -1,0 +1,101 @@
+"""Loading script files: YAML (or JSON) parsed with the line of every key and item kept, for error messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from hermes_envs.errors import ScriptError
+
+from .script_schema import build_script
+from .turns import Script
+
+__all__ = ["load_script", "parse_script_text"]
+
+
+class _MarkedDict(dict):
+    """A dict that remembers its own line and the line of each key (from YAML marks)."""
+
+    line: int | None = None
+    lines: dict[object, int]
+
+
+class _MarkedList(list):
+    """A list that remembers its own line and the line of each item."""
+
+    line: int | None = None
+    lines: list[int]
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+def _construct_map(loader: _Loader, node: yaml.MappingNode) -> _MarkedDict:
+    loader.flatten_mapping(node)
+    d = _MarkedDict()
+    d.line = node.start_mark.line + 1
+    d.lines = {}
+    for k_node, v_node in node.value:
+        key = loader.construct_object(k_node, deep=True)
+        try:
+            d[key] = loader.construct_object(v_node, deep=True)
+        except TypeError:  # unhashable key
+            raise yaml.constructor.ConstructorError(
+                None, None, "found an unhashable key", k_node.start_mark
+            ) from None
+        d.lines[key] = k_node.start_mark.line + 1
+    return d
+
+
+def _construct_seq(loader: _Loader, node: yaml.SequenceNode) -> _MarkedList:
+    lst = _MarkedList(loader.construct_object(n, deep=True) for n in node.value)
+    lst.line = node.start_mark.line + 1
+    lst.lines = [n.start_mark.line + 1 for n in node.value]
+    return lst
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_map)
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_seq)
+
+
+def load_script(path: str | Path) -> Script:
+    """Load and validate a YAML or JSON script file. Raises :class:`ScriptError` naming the file, line and field."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ScriptError(
+            f"{p}: script file should be readable; got {e.strerror or e}.\nFix: check the path passed as the script."
+        ) from None
+    return parse_script_text(text, str(p))
+
+
+def parse_script_text(text: str, source: str = "<string>") -> Script:
+    """Parse and validate script text; ``source`` names it in error messages (every problem at once)."""
+    try:
+        data = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e)
+        if source.endswith(".json"):
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as je:
+                raise ScriptError(
+                    f"{source}, line {je.lineno}, column {je.colno}: the file should be valid JSON; got {je.msg}.\n"
+                    "Fix: correct the JSON syntax at that position."
+                ) from None
+        else:
+            raise ScriptError(
+                f"{source}{where}: the file should be valid YAML; got {problem}.\n"
+                "Fix: correct the YAML syntax at that line (indent with spaces, quote strings with ':' or '#')."
+            ) from None
+    if data is None:
+        raise ScriptError(
+            f"{source}: the script should hold turns; got an empty file.\nFix: add a `turns:` list."
+        )
+    return build_script(data, source)

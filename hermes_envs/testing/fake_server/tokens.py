@@ -1,0 +1,59 @@
+"""Token helpers over the server's optional tokenizer: counts for ``usage``, ids, logprobs, end of turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .records import Call, Miss
+
+__all__ = ["count", "decode", "encode_plain", "end_of_turn", "is_ids", "logprob", "need_tokenizer"]
+
+
+def need_tokenizer(tokenizer: Any, call: Call) -> None:
+    """A 501 miss when a token route is asked without a tokenizer."""
+    if tokenizer is None:
+        raise Miss(
+            f"POST {call.route} needs token ids, but the fake server has no tokenizer.\n"
+            "Fix: pass tokenizer=... (any object with encode/decode, e.g. the offline tokenizer) to "
+            "FakeOpenAIServer.",
+            501,
+            "no_tokenizer",
+        )
+
+
+def encode_plain(tokenizer: Any, text: str) -> list[int]:
+    """Ids of ``text`` without special tokens (for tokenizers that take ``add_special_tokens``)."""
+    try:
+        return list(tokenizer.encode(text, add_special_tokens=False))
+    except TypeError:
+        return list(tokenizer.encode(text))
+
+
+def decode(tokenizer: Any, ids: Any) -> str:
+    """Text of ``ids`` (ids joined by spaces without a tokenizer)."""
+    if tokenizer is None:
+        return " ".join(str(i) for i in ids)
+    return tokenizer.decode(list(ids))
+
+
+def count(tokenizer: Any, text: str) -> int:
+    """Tokens in ``text``: exact with a tokenizer, else ``ceil(chars / 4)``."""
+    if tokenizer is not None and text:
+        return len(encode_plain(tokenizer, text))
+    return (len(text) + 3) // 4
+
+
+def end_of_turn(tokenizer: Any, finish: str) -> list[int]:
+    """The end-of-turn token a real model emits when it stops on its own (none when cut by length)."""
+    eos = getattr(tokenizer, "eos_token_id", None)
+    return [int(eos)] if finish != "length" and isinstance(eos, int) else []
+
+
+def logprob(token_id: int) -> float:
+    """A deterministic, negative logprob for a token id."""
+    return -round(0.01 * ((token_id % 50) + 1), 4)
+
+
+def is_ids(x: Any) -> bool:
+    """Whether ``x`` is a list of token ids."""
+    return isinstance(x, list) and all(isinstance(i, int) for i in x)

@@ -1,0 +1,31 @@
+"""A scripted tool call (name, JSON arguments, optional id): the one piece of a turn that fault effects rewrite."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ToolCall"]
+
+
+@dataclass
+class ToolCall:
+    """One scripted tool call. ``arguments`` is kept as the JSON string sent on the wire."""
+
+    name: str
+    arguments: str = "{}"
+    id: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.arguments, str):
+            self.arguments = json.dumps(self.arguments, ensure_ascii=False)
+
+    @classmethod
+    def from_obj(cls, obj: Any) -> ToolCall:
+        """A ToolCall, or a mapping ``{name, arguments, id}`` validated like a script's tool call."""
+        if isinstance(obj, ToolCall):
+            return obj
+        from .script_schema import build_tool_call  # the schema builds ToolCalls: imported when first needed
+
+        return build_tool_call(obj)
