@@ -206,7 +206,12 @@ class TaskFiles:
                     links += 1
                     if links > _MAX_LINKS:
                         raise SandboxError(f"path {raw!r} goes through more than {_MAX_LINKS} symlinks.")
-                    target = os.readlink(name, dir_fd=fds[-1])
+                    try:
+                        target = os.readlink(name, dir_fd=fds[-1])
+                    except OSError as exc:  # no longer a symlink (swapped back): walk again
+                        if exc.errno in (errno.EINVAL, errno.ENOENT):
+                            raise _Raced from None
+                        raise
                     if target.startswith("/"):
                         inside = self._under_tree(os.path.normpath(target))
                         if inside is None:
