@@ -149,6 +149,11 @@ class SandboxManager:
                 spawn_later(self._refill, self._generation)
             return box
 
+    def prepared(self) -> int:
+        """How many pre-started sandboxes wait for a task now."""
+        with self._lock:
+            return len(self._spares)
+
     def _take_spare(self) -> Sandbox | None:
         while self._spares:
             box = self._spares.pop(0)
