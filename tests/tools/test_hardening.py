@@ -255,3 +255,37 @@ def test_children_do_not_survive_the_trainer_dying(how):
     while any(_procfs.pids_with_marker(m) for m in markers) and time.monotonic() < end:
         time.sleep(0.05)
     assert [_procfs.pids_with_marker(m) for m in markers] == [[], []]
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("unshare") is None, reason="the unshare route needs root"
+)
+@pytest.mark.slow
+def test_without_bubblewrap_root_gets_the_same_isolation_from_unshare():
+    trainer = _trainer(
+        """
+        import shutil, time
+        real = shutil.which
+        shutil.which = lambda name: None if name == "bwrap" else real(name)
+        from hermes_envs.tools import get_sandbox
+        from hermes_envs.tools.backends import _isolation
+        assert "unshare" in " ".join(_isolation.pid_namespace_wrapper())
+        box = get_sandbox("t")
+        print(box.run("cat /proc/*/environ 2>/dev/null | tr '\\\\0' '\\\\n' | grep -c PLANTED")["output"].strip())
+        box.execute("setsid sh -c 'echo $$ > esc.pid; exec sleep 300' & sleep 30", timeout=1)
+        print(box.run("s=$(cut -d' ' -f3 /proc/$(cat esc.pid)/stat 2>/dev/null); echo ${s:-dead}")["output"].split()[-1])
+        box.run("setsid sleep 303 &")
+        print(box.backend.shell.marker.decode(), flush=True)
+        time.sleep(120)
+        """,
+        HERMES_TEST_KEY="sk-PLANTED-0123456789",
+    )
+    found, escaped, marker = (trainer.stdout.readline().strip() for _ in range(3))
+    assert (found, escaped) == ("0", "dead")
+    assert _procfs.pids_with_marker(marker.encode())
+    trainer.kill()
+    trainer.wait(30)
+    end = time.monotonic() + 10
+    while _procfs.pids_with_marker(marker.encode()) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert _procfs.pids_with_marker(marker.encode()) == []

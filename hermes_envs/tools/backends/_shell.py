@@ -40,12 +40,19 @@ def spawn(fn, /, *args, **kwargs):
     """Run ``fn`` (which forks) in the spawner thread and return its result."""
     if threading.current_thread().name.startswith("hermes-shell-spawner"):
         return fn(*args, **kwargs)
-    return _spawner.submit(fn, *args, **kwargs).result()
+    try:
+        future = _spawner.submit(fn, *args, **kwargs)
+    except RuntimeError:  # the interpreter is shutting down: fork from here
+        return fn(*args, **kwargs)
+    return future.result()
 
 
 def spawn_later(fn, /, *args, **kwargs) -> None:
-    """Queue ``fn`` on the spawner thread (pre-starting shells off the critical path)."""
-    _spawner.submit(fn, *args, **kwargs)
+    """Queue ``fn`` on the spawner thread (pre-starting shells off the critical path); dropped at shutdown."""
+    try:
+        _spawner.submit(fn, *args, **kwargs)
+    except RuntimeError:
+        pass
 
 
 class PersistentShell:
