@@ -4,6 +4,8 @@
    `subprocess.run` of the same command (a process per command, as upstream's local backend pays). Target <= 0.25x.
 2. 16 concurrent tasks x 50 commands vs 1 task x 50 commands, all through `await Sandbox.arun` on one event loop:
    per-call cost (wall time / calls) must not grow more than 2x.
+3. A rollout's sandbox overhead: new task -> first command -> cleanup, with shells started on demand
+   (prestart=0) vs handed out pre-started (prestart=2, the default), interleaved; target <= 3 ms with the pool.
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ import statistics
 import subprocess
 import time
 
-from hermes_envs.tools import cleanup_all_sandboxes, get_sandbox, registry
+from hermes_envs.tools import (
+    cleanup_all_sandboxes,
+    configure_sandboxes,
+    default_manager,
+    get_sandbox,
+    registry,
+)
 
 COMMAND = "echo hello"
 CALLS = 300
@@ -78,10 +86,43 @@ def concurrency() -> None:
     print(f"    per-call cost growth {many_cost / one_cost:.2f}x  (target <= 2x)")
 
 
+ROLLOUTS = 40
+
+
+def _one_rollout(i: int) -> float:
+    start = time.perf_counter()
+    box = get_sandbox(f"bench-rollout-{i}")
+    box.run(COMMAND)
+    elapsed = time.perf_counter() - start  # what the rollout waits for; cleanup runs after its reward
+    box.cleanup()
+    return elapsed
+
+
+def rollout_overhead() -> None:
+    samples: dict[int, list[float]] = {0: [], 2: []}
+    for i in range(ROLLOUTS):
+        for prestart in (0, 2):  # interleaved, so machine load hits both alike
+            configure_sandboxes(prestart=prestart)
+            if prestart:
+                get_sandbox("bench-warm").run("true")  # triggers the refill
+                end = time.monotonic() + 5
+                while default_manager.prepared() < prestart and time.monotonic() < end:
+                    time.sleep(0.002)
+            samples[prestart].append(_one_rollout(i))
+            cleanup_all_sandboxes()
+    cold, warm = statistics.median(samples[0]), statistics.median(samples[2])
+    print(f"[3] new task + first command ({ROLLOUTS} rollouts each, interleaved, medians)")
+    print(f"    shell started on demand (prestart=0)  {cold * 1e3:7.3f} ms")
+    print(
+        f"    pre-started shell (prestart=2)        {warm * 1e3:7.3f} ms   ratio {warm / cold:.3f}x  (target <= 3 ms)"
+    )
+
+
 def main() -> None:
     try:
         single_call()
         concurrency()
+        rollout_overhead()
     finally:
         cleanup_all_sandboxes()
 

@@ -173,7 +173,7 @@ def sandbox_of(task_id: str) -> tuple[str | None, str | None]:
     box = get_sandbox(task_id, create=False)
     if box is None:
         return None, None
-    return str(box.workdir), str(Path(box.workdir).parent)
+    return str(box.workdir), str(Path(box.tree).parent)
 
 
 __all__ = ["Access", "FileAudit", "private_violation", "sandbox_of"]

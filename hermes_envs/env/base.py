@@ -80,6 +80,7 @@ class HermesAgentBaseEnv(BaseEnv):
             backend=getattr(config, "terminal_backend", "local"),
             timeout=getattr(config, "terminal_timeout", 120),
             lifetime=getattr(config, "terminal_lifetime", 3600),
+            env_passthrough=tuple(getattr(config, "terminal_env_passthrough", None) or ()),
         )
         set_pool_size(getattr(config, "tool_pool_size", 128))  # the pool that runs tools off the loop
         install_sigterm_cleanup()  # a `serve` worker stopped with SIGTERM leaves no sandbox files behind

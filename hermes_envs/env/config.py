@@ -37,7 +37,14 @@ class HermesAgentEnvConfig(BaseEnvConfig):
         default=1.0, ge=0.0, description="Sampling temperature of training rollouts."
     )
     terminal_backend: str = Field(
-        default="local", description="Sandbox backend for tools: 'local' (or 'bwrap')."
+        default="local",
+        description="Sandbox backend for tools: 'local', 'bwrap', 'container', 'docker', or an upstream name "
+        "(modal, singularity, daytona, ssh, vercel_sandbox: run in the local container-style sandbox).",
+    )
+    terminal_env_passthrough: list[str] = Field(
+        default_factory=list,
+        description="Names (shell patterns) of this process's environment variables that tool commands may see, "
+        "besides PATH, HOME, LANG, LC_*, TERM, TZ.",
     )
     tool_call_timeout: float | None = Field(
         default=DEFAULT_TOOL_TIMEOUT,

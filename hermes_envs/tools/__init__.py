@@ -12,10 +12,12 @@ from .registry import Tool, ToolRegistry, registry, schema_from_function, tool
 from .sandbox import (
     Sandbox,
     SandboxConfig,
+    SandboxManager,
     active_sandboxes,
     cleanup_all_sandboxes,
     cleanup_sandbox,
     configure_sandboxes,
+    default_manager,
     get_sandbox,
     sandbox_config,
 )
@@ -25,6 +27,7 @@ __all__ = [
     "Sandbox",
     "SandboxBackend",
     "SandboxConfig",
+    "SandboxManager",
     "Tool",
     "ToolContext",
     "ToolRegistry",
@@ -33,6 +36,7 @@ __all__ = [
     "cleanup_all_sandboxes",
     "cleanup_sandbox",
     "configure_sandboxes",
+    "default_manager",
     "get_sandbox",
     "register_backend",
     "registry",

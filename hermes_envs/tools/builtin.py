@@ -1,15 +1,13 @@
 """Built-in toolsets on the default registry: ``terminal`` (a shell) and ``file`` (read, write, search, patch).
 
 Every tool works in the sandbox of the dispatching task id; file paths are relative to the task's working directory
-and may not leave it.
+and may not leave the task's folder (in a container-style sandbox, absolute paths are the task's own).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 
 from .registry import ToolRegistry, registry
 from .sandbox import Sandbox, get_sandbox
@@ -19,7 +17,7 @@ __all__ = ["MAX_READ_BYTES", "register_builtin_tools", "search_sandbox"]
 MAX_READ_BYTES = 200_000
 MAX_MATCHES = 200
 MAX_SEARCH_FILE_BYTES = 2_000_000
-_SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache"}
+_SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".pytest_cache"})
 
 
 def _box(task_id: str) -> Sandbox:
@@ -51,11 +49,11 @@ def read_file(path: str, *, task_id: str) -> dict:
         path: File path, relative to the working directory.
     """
     box = _box(task_id)
-    data = box.read_bytes(path)
-    truncated = len(data) > MAX_READ_BYTES
-    text = data[:MAX_READ_BYTES].decode("utf-8", errors="replace")
+    data, size = box.read_bounded(path, MAX_READ_BYTES)  # a huge (or sparse) file is never read whole
+    truncated = size > len(data)
+    text = data.decode("utf-8", errors="replace")
     if truncated:
-        text += f"\n[... file truncated: showing the first {MAX_READ_BYTES} of {len(data)} bytes ...]"
+        text += f"\n[... file truncated: showing the first {len(data)} of {size} bytes ...]"
     return {"path": box.relative(box.resolve_path(path)), "content": text, "truncated": truncated}
 
 
@@ -109,42 +107,27 @@ def patch(path: str, old: str, new: str, *, task_id: str) -> dict:
 
 
 def search_sandbox(box: Sandbox, pattern: str, path: str = ".") -> dict:
-    """grep -rn over the sandbox: ``{"matches": [{"path", "line", "text"}], "truncated": bool}``."""
+    """grep -rn over the sandbox: ``{"matches": [{"path", "line", "text"}], "truncated": bool}``.
+
+    Symlinks are not followed; FIFOs, devices, hard-linked, binary and very large files are skipped.
+    """
     try:
         regex = re.compile(pattern)
     except re.error:
         regex = re.compile(re.escape(pattern))
-    start = box.resolve_path(path)
-    if not start.exists():
-        raise FileNotFoundError(f"no file or folder {path!r} in the task's working directory.")
-    files: list[Path] = []
-    if start.is_file():
-        files = [start]
-    else:
-        for dirpath, dirnames, filenames in os.walk(start):  # does not follow symlinked folders
-            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-            files.extend(Path(dirpath) / f for f in sorted(filenames))
     matches: list[dict] = []
     truncated = False
-    for file in files:
-        try:
-            real = box.resolve_path(file)  # a symlink pointing outside is skipped, not followed
-        except PermissionError:
-            continue
-        try:
-            if not real.is_file() or real.stat().st_size > MAX_SEARCH_FILE_BYTES:
-                continue
-            data = real.read_bytes()
-        except OSError:
-            continue
+    files = box.files.files(path, skip_dirs=_SKIP_DIRS, max_bytes=MAX_SEARCH_FILE_BYTES)
+    for parts, data in files:
         if b"\x00" in data[:8192]:
             continue  # binary
+        shown = box.files.display(parts)
         for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
             if regex.search(line):
                 if len(matches) >= MAX_MATCHES:
                     truncated = True
                     break
-                matches.append({"path": box.relative(file), "line": number, "text": line[:500]})
+                matches.append({"path": shown, "line": number, "text": line[:500]})
         if truncated:
             break
     return {"matches": matches, "truncated": truncated}

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
+
+from hermes_envs.errors import PathEscapeError, SandboxError
 
 from .builtin import search_sandbox
 from .registry import ToolRegistry
@@ -48,44 +49,86 @@ class ToolContext:
         return self.sandbox.run(command, timeout)
 
     def read_file(self, path: str) -> str:
+        """The text of a file of the sandbox (relative to its working directory; absolute paths are the task's own
+        in a container-style sandbox). Raises FileNotFoundError, IsADirectoryError, PathEscapeError (a
+        PermissionError: the path leaves the task's folder), UnsafeFileError (not a regular file, or hard-linked),
+        FileTooLargeError (over ``max_file_size_mb``)."""
         return self.sandbox.read_text(path)
 
     def write_file(self, path: str, content: str) -> None:
+        """Create or replace a text file in the sandbox (parent folders made). Raises like :meth:`read_file`."""
         self.sandbox.write_text(path, content)
 
-    def upload_file(self, local_path: str | os.PathLike[str], remote_path: str) -> None:
-        """Copy a file from this machine into the sandbox at ``remote_path``."""
+    def upload_file(self, local_path: str | os.PathLike[str], remote_path: str) -> dict[str, Any]:
+        """Copy a file from this machine into the sandbox at ``remote_path`` (binary-safe).
+
+        Returns upstream's shape: ``{"exit_code": 0, "output": ""}``, or ``{"exit_code": -1, "output": "Local file
+        not found: ..."}`` when there is no such local file. A ``remote_path`` outside the task's folder raises
+        PathEscapeError."""
         source = Path(local_path)
         if not source.is_file():
-            raise FileNotFoundError(f"upload_file: no local file {str(source)!r}.")
+            return {"exit_code": -1, "output": f"Local file not found: {os.fspath(local_path)}"}
         self.sandbox.write_bytes(remote_path, source.read_bytes())
+        return {"exit_code": 0, "output": ""}
 
-    def upload_dir(self, local_dir: str | os.PathLike[str], remote_dir: str) -> None:
-        """Copy a folder from this machine into the sandbox (merged into ``remote_dir``)."""
+    def upload_dir(self, local_dir: str | os.PathLike[str], remote_dir: str) -> list[dict[str, Any]]:
+        """Copy a folder from this machine into the sandbox (merged into ``remote_dir``).
+
+        Returns one :meth:`upload_file` result per file, in sorted order (upstream's shape), or
+        ``[{"exit_code": -1, "output": "Local directory not found: ..."}]``."""
         source = Path(local_dir)
         if not source.is_dir():
-            raise NotADirectoryError(f"upload_dir: no local folder {str(source)!r}.")
+            return [{"exit_code": -1, "output": f"Local directory not found: {os.fspath(local_dir)}"}]
         box = self.sandbox
-        target = box.resolve_path(remote_dir)
-        target.mkdir(parents=True, exist_ok=True)
-        for dirpath, _dirnames, filenames in os.walk(source):
-            rel = os.path.relpath(dirpath, source)
-            for name in filenames:
-                box.write_bytes(target / rel / name, (Path(dirpath) / name).read_bytes())
+        box.files.mkdir(remote_dir)
+        results = []
+        for file in sorted(source.rglob("*")):
+            if file.is_file():
+                target = remote_dir.rstrip("/") + "/" + file.relative_to(source).as_posix()
+                box.write_bytes(target, file.read_bytes())
+                results.append({"exit_code": 0, "output": ""})
+        return results
 
-    def download_file(self, remote_path: str, local_path: str | os.PathLike[str]) -> None:
-        """Copy a file out of the sandbox to ``local_path`` on this machine."""
-        data = self.sandbox.read_bytes(remote_path)
+    def download_file(self, remote_path: str, local_path: str | os.PathLike[str]) -> dict[str, Any]:
+        """Copy a file out of the sandbox to ``local_path`` on this machine.
+
+        Returns upstream's shape: ``{"success": True, "bytes": n}``, or ``{"success": False, "error": ...}`` when the
+        file is missing, a folder, or not a regular file. A path outside the task's folder raises PathEscapeError."""
+        try:
+            data = self.sandbox.read_bytes(remote_path)
+        except PathEscapeError:
+            raise
+        except (OSError, SandboxError) as exc:
+            return {"success": False, "error": f"Failed to read remote file {remote_path!r}: {exc}"}
         target = Path(local_path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+        return {"success": True, "bytes": len(data)}
 
-    def download_dir(self, remote_dir: str, local_dir: str | os.PathLike[str]) -> None:
-        """Copy a sandbox folder to ``local_dir`` (symlinks are copied as links, never followed out)."""
-        source = self.sandbox.resolve_path(remote_dir)
-        if not source.is_dir():
-            raise NotADirectoryError(f"download_dir: no folder {remote_dir!r} in the sandbox.")
-        shutil.copytree(source, local_dir, symlinks=True, dirs_exist_ok=True)
+    def download_dir(self, remote_dir: str, local_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
+        """Copy a sandbox folder to ``local_dir``: one :meth:`download_file` result per file (upstream's shape), or
+        ``[{"success": False, "error": ...}]`` when the folder is missing or empty. Symlinks are recreated as links,
+        never followed out; FIFOs and hard-linked files are skipped."""
+        box = self.sandbox
+        if not box.files.is_dir(remote_dir):
+            return [{"success": False, "error": f"Remote directory is empty or missing: {remote_dir}"}]
+        base = Path(local_dir)
+        results: list[dict[str, Any]] = []
+        with box.files.walk(remote_dir) as top:
+            depth = len(top.parts)
+        for parts, data in box.files.files(remote_dir):
+            target = base.joinpath(*parts[depth:])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            results.append({"success": True, "bytes": len(data)})
+        for parts, link_target in box.files.symlinks(remote_dir):
+            link = base.joinpath(*parts)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if not link.is_symlink() and not link.exists():
+                os.symlink(link_target, link)
+        if not results:
+            return [{"success": False, "error": f"Remote directory is empty or missing: {remote_dir}"}]
+        return results
 
     def search(self, query: str, path: str = ".") -> dict:
         """grep -rn in the sandbox: ``{"matches": [{"path", "line", "text"}], "truncated": bool}``."""
@@ -117,17 +160,17 @@ class ToolContext:
     async def awrite_file(self, path: str, content: str) -> None:
         await run_off_loop(self.write_file, path, content)
 
-    async def aupload_file(self, local_path: str | os.PathLike[str], remote_path: str) -> None:
-        await run_off_loop(self.upload_file, local_path, remote_path)
+    async def aupload_file(self, local_path: str | os.PathLike[str], remote_path: str) -> dict[str, Any]:
+        return await run_off_loop(self.upload_file, local_path, remote_path)
 
-    async def aupload_dir(self, local_dir: str | os.PathLike[str], remote_dir: str) -> None:
-        await run_off_loop(self.upload_dir, local_dir, remote_dir)
+    async def aupload_dir(self, local_dir: str | os.PathLike[str], remote_dir: str) -> list[dict[str, Any]]:
+        return await run_off_loop(self.upload_dir, local_dir, remote_dir)
 
-    async def adownload_file(self, remote_path: str, local_path: str | os.PathLike[str]) -> None:
-        await run_off_loop(self.download_file, remote_path, local_path)
+    async def adownload_file(self, remote_path: str, local_path: str | os.PathLike[str]) -> dict[str, Any]:
+        return await run_off_loop(self.download_file, remote_path, local_path)
 
-    async def adownload_dir(self, remote_dir: str, local_dir: str | os.PathLike[str]) -> None:
-        await run_off_loop(self.download_dir, remote_dir, local_dir)
+    async def adownload_dir(self, remote_dir: str, local_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
+        return await run_off_loop(self.download_dir, remote_dir, local_dir)
 
     async def asearch(self, query: str, path: str = ".") -> dict:
         return await run_off_loop(self.search, query, path)

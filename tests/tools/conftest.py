@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hermes_envs.tools import cleanup_all_sandboxes, configure_sandboxes
-from hermes_envs.tools import sandbox as sandbox_module
+from hermes_envs.tools.sandbox import default_manager
 
 BACKENDS = ["local"] + (["bwrap"] if shutil.which("bwrap") else [])
 
@@ -17,11 +17,11 @@ def _clean_sandboxes():
     """Every test starts with default settings and must leave no sandbox, process or folder behind."""
     configure_sandboxes()
     yield
-    root = sandbox_module._root
+    root = default_manager.root
     cleanup_all_sandboxes()
     configure_sandboxes()
-    assert sandbox_module._sandboxes == {}
-    assert sandbox_module._root is None
+    assert default_manager.active() == []
+    assert default_manager.root is None
     assert root is None or not root.exists(), f"the sandbox root {root} was left behind"
 
 

@@ -123,28 +123,32 @@ def test_tool_context_sees_the_rollouts_sandbox(backend):
     assert active_sandboxes() == []
 
 
-def test_upload_and_download(scratch, backend):
+def test_upload_and_download_return_upstreams_result_shapes(scratch, backend):
     (scratch / "in" / "deep").mkdir(parents=True)
     (scratch / "in" / "one.txt").write_text("1")
     (scratch / "in" / "deep" / "two.txt").write_text("2")
     ctx = ToolContext("t")
-    ctx.upload_file(scratch / "in" / "one.txt", "data/one.txt")
-    ctx.upload_dir(scratch / "in", "tree")
+    assert ctx.upload_file(scratch / "in" / "one.txt", "data/one.txt") == {"exit_code": 0, "output": ""}
+    assert ctx.upload_dir(scratch / "in", "tree") == [{"exit_code": 0, "output": ""}] * 2
     assert ctx.terminal("cat data/one.txt tree/one.txt tree/deep/two.txt")["output"] == "112"
     ctx.terminal("echo out > result.txt; mkdir -p res/x && echo y > res/x/y.txt; ln -s /etc/passwd res/leak")
-    ctx.download_file("result.txt", scratch / "got" / "result.txt")
+    assert ctx.download_file("result.txt", scratch / "got" / "result.txt") == {"success": True, "bytes": 4}
     assert (scratch / "got" / "result.txt").read_text() == "out\n"
-    ctx.download_dir("res", scratch / "res")
+    assert ctx.download_dir("res", scratch / "res") == [{"success": True, "bytes": 2}]
     assert (scratch / "res" / "x" / "y.txt").read_text() == "y\n"
     assert os.path.islink(scratch / "res" / "leak")  # copied as a link, not followed
     with pytest.raises(PathEscapeError):
         ctx.download_file("/etc/passwd", scratch / "p")
     with pytest.raises(PathEscapeError):
         ctx.upload_file(scratch / "in" / "one.txt", "../one.txt")
-    with pytest.raises(FileNotFoundError):
-        ctx.upload_file(scratch / "missing", "x")
-    with pytest.raises(NotADirectoryError):
-        ctx.download_dir("result.txt", scratch / "d")
+    missing = ctx.upload_file(scratch / "missing", "x")
+    assert missing["exit_code"] == -1 and missing["output"].startswith("Local file not found:")
+    assert ctx.upload_dir(scratch / "nope", "x")[0]["exit_code"] == -1
+    gone = ctx.download_file("nothing.txt", scratch / "n")
+    assert gone["success"] is False and "nothing.txt" in gone["error"]
+    assert ctx.download_dir("result.txt", scratch / "d") == [
+        {"success": False, "error": "Remote directory is empty or missing: result.txt"}
+    ]
 
 
 def test_call_tool():

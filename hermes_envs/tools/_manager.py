@@ -1,0 +1,285 @@
+"""The :class:`SandboxManager`: every sandbox of a process, its settings, root folder, spares, reaper and pool.
+
+One default instance (:data:`hermes_envs.tools.sandbox.default_manager`) serves the module-level functions, like
+the default tool registry; tests and embedders may make their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from hermes_envs.errors import ConfigError
+
+from ._sandbox import Sandbox
+from ._sandbox_config import SETTING_NAMES, SandboxConfig
+from .backends import SandboxBackend, available_backends, backends
+from .backends._shell import spawn_later
+
+__all__ = ["SandboxManager"]
+
+log = logging.getLogger("hermes_envs.tools.sandbox")
+
+
+class SandboxManager:
+    """Every sandbox of this process: settings, the task -> sandbox table, the root folder, the pre-started
+    sandboxes, the idle reaper and the thread pool that runs sandbox calls off the event loop."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._config = SandboxConfig()
+        self._backend_class: type[SandboxBackend] | None = None
+        self._sandboxes: dict[str, Sandbox] = {}
+        self._spares: list[Sandbox] = []
+        self._generation = (
+            0  # bumped when settings change or everything is cleaned up: older spares are stale
+        )
+        self._root: Path | None = None
+        self._reaper: threading.Thread | None = None
+        self._reaper_wake = threading.Event()
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_size = 128
+
+    # ---------------------------------------------------------------- settings
+    @property
+    def config(self) -> SandboxConfig:
+        """The settings new sandboxes are created with."""
+        return self._config
+
+    @property
+    def root(self) -> Path | None:
+        """The folder holding every sandbox of this process (None until the first one)."""
+        return self._root
+
+    def configure(
+        self,
+        *,
+        backend: str = "local",
+        timeout: float = 120,
+        lifetime: float = 3600,
+        root: str | Path | None = None,
+        **settings: Any,
+    ) -> None:
+        """Set the backend, default timeout, idle lifetime, root folder and limits of sandboxes created from now on.
+
+        Existing sandboxes keep the settings they were created with. Unknown backends or setting names raise
+        ConfigError; a backend name whose service is absent gets its stand-in (said once, in a log warning).
+        """
+        unknown = sorted(set(settings) - SETTING_NAMES)
+        if unknown:
+            raise ConfigError(
+                f"configure_sandboxes() got unknown setting(s) {unknown}; expected some of {sorted(SETTING_NAMES)}."
+            )
+        if backend not in backends:
+            raise ConfigError(
+                f"terminal_backend should be one of {available_backends()}; got {backend!r}. "
+                "Fix: set terminal_backend to 'local' (or 'bwrap', 'container', 'docker', or an upstream name)."
+            )
+        new = SandboxConfig(
+            backend=backend,
+            timeout=timeout,
+            lifetime=lifetime,
+            root=Path(root) if root is not None else None,
+            **settings,
+        )
+        chosen = self._resolve_backend(new)
+        with self._lock:
+            self._config = new
+            self._backend_class = chosen
+            self._generation += 1
+            spares, self._spares = self._spares, []
+        for box in spares:
+            box.cleanup()
+        self._reaper_wake.set()  # the reaper re-reads the lifetime
+
+    @staticmethod
+    def _resolve_backend(config: SandboxConfig) -> type[SandboxBackend]:
+        asked = backends.get(config.backend)
+        asked.check_available()  # a clear error now, not at the first tool call
+        chosen = asked.stands_in_for(config.backend)
+        if chosen is not asked:
+            chosen.check_available()
+        return chosen
+
+    def backend_class_for(self, config: SandboxConfig) -> type[SandboxBackend]:
+        with self._lock:
+            if config is self._config:
+                if self._backend_class is None:
+                    self._backend_class = self._resolve_backend(config)
+                return self._backend_class
+        return self._resolve_backend(config)
+
+    # ---------------------------------------------------------------- sandboxes
+    def root_dir(self) -> Path:
+        with self._lock:
+            if self._root is None or not self._root.exists():
+                parent = self._config.root
+                if parent is not None:
+                    parent.mkdir(parents=True, exist_ok=True)
+                self._root = Path(tempfile.mkdtemp(prefix="hermes-envs-", dir=parent)).resolve()
+            return self._root
+
+    def get(self, task_id: str, *, create: bool = True) -> Sandbox | None:
+        """The sandbox of ``task_id``; created on first use unless ``create`` is False (then None if none)."""
+        if not isinstance(task_id, str) or not task_id:
+            raise ValueError(f"task_id should be a non-empty str; got {task_id!r}.")
+        with self._lock:
+            box = self._sandboxes.get(task_id)
+            if box is not None and not box.closed:
+                return box
+            if not create:
+                return None
+            box = self._take_spare()
+            if box is not None:
+                box.adopt(task_id)
+            else:
+                box = Sandbox(task_id, self._config, manager=self)
+            self._sandboxes[task_id] = box
+            self._start_reaper()
+            if self._config.prestart:
+                spawn_later(self._refill, self._generation)
+            return box
+
+    def prepared(self) -> int:
+        """How many pre-started sandboxes wait for a task now."""
+        with self._lock:
+            return len(self._spares)
+
+    def _take_spare(self) -> Sandbox | None:
+        while self._spares:
+            box = self._spares.pop(0)
+            if not box.closed and box.config is self._config:
+                return box
+            box.cleanup()
+        return None
+
+    def _refill(self, generation: int) -> None:
+        """Prepare sandboxes (folder made, shell started) until ``prestart`` wait for a task (spawner thread)."""
+        while True:
+            with self._lock:
+                if generation != self._generation or len(self._spares) >= self._config.prestart:
+                    return
+                config = self._config
+            try:
+                box = Sandbox("task", config, manager=self)
+                box.backend.prepare()
+            except Exception:  # the next task starts its own shell and reports the problem
+                log.debug("pre-starting a sandbox failed", exc_info=True)
+                return
+            with self._lock:
+                if generation == self._generation and not box.closed:
+                    self._spares.append(box)
+                    continue
+            box.cleanup()
+            return
+
+    def _forget(self, box: Sandbox) -> None:
+        with self._lock:
+            if self._sandboxes.get(box.task_id) is box:
+                del self._sandboxes[box.task_id]
+            if box in self._spares:
+                self._spares.remove(box)
+            self._maybe_remove_root()
+
+    def _maybe_remove_root(self) -> None:
+        if self._root is not None and not self._sandboxes and not self._spares:
+            try:
+                if not any(self._root.iterdir()):
+                    self._root.rmdir()
+                    self._root = None
+            except OSError:
+                pass
+
+    def cleanup(self, task_id: str) -> None:
+        """Clean up the sandbox of ``task_id`` (processes killed, folder removed); no-op when it has none."""
+        with self._lock:
+            box = self._sandboxes.get(task_id)
+        if box is not None:
+            box.cleanup()
+
+    def active(self) -> list[str]:
+        """Task ids that currently own a sandbox."""
+        with self._lock:
+            return sorted(task for task, box in self._sandboxes.items() if not box.closed)
+
+    def cleanup_all(self) -> None:
+        """Clean up every sandbox (and the pre-started ones) and remove the root folder."""
+        with self._lock:
+            self._generation += 1
+            boxes = list(self._sandboxes.values()) + self._spares
+            self._spares = []
+        for box in boxes:
+            try:
+                box.cleanup()
+            except Exception:  # pragma: no cover - best effort at exit
+                log.exception("cleaning up sandbox %r failed", box.task_id)
+        with self._lock:
+            if self._root is not None and not self._sandboxes:
+                shutil.rmtree(self._root, ignore_errors=True)
+                self._root = None
+
+    def reap_idle(self, now: float | None = None) -> list[str]:
+        """Clean up sandboxes idle for longer than their configured lifetime; returns the reaped task ids."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            idle = [
+                box
+                for box in self._sandboxes.values()
+                if not box.closed and not box.busy and now - box.last_used > box.config.lifetime
+            ]
+        for box in idle:
+            log.info("reaping sandbox of task %r: idle for more than %ss", box.task_id, box.config.lifetime)
+            box.cleanup()
+        return [box.task_id for box in idle]
+
+    def _reaper_loop(self) -> None:
+        while True:
+            interval = min(max(self._config.lifetime / 4, 0.05), 30.0)
+            self._reaper_wake.wait(interval)
+            self._reaper_wake.clear()
+            try:
+                self.reap_idle()
+            except Exception:  # pragma: no cover - never let the reaper die
+                log.exception("sandbox reaper failed")
+
+    def _start_reaper(self) -> None:
+        if self._reaper is None or not self._reaper.is_alive():
+            self._reaper = threading.Thread(
+                target=self._reaper_loop, name="hermes-sandbox-reaper", daemon=True
+            )
+            self._reaper.start()
+
+    # ---------------------------------------------------------------- thread pool
+    def set_pool_size(self, size: int) -> None:
+        """Size the thread pool that runs tools and sandbox calls off the event loop (``tool_pool_size``)."""
+        if size < 1:
+            raise ConfigError(
+                f"tool_pool_size should be at least 1; got {size!r}. Fix: set --env.tool_pool_size 1 or more."
+            )
+        with self._lock:
+            if size != self._pool_size and self._pool is not None:
+                self._pool.shutdown(wait=False)
+                self._pool = None
+            self._pool_size = size
+
+    def executor(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(
+                    max_workers=self._pool_size, thread_name_prefix="hermes-sandbox"
+                )
+            return self._pool
+
+    async def run_off_loop(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        """Run a blocking call in the sandbox thread pool so the event loop keeps serving other rollouts."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor(), functools.partial(fn, *args, **kwargs))

@@ -1,0 +1,258 @@
+"""One task's sandbox: its private folder (:class:`~hermes_envs.tools._task_files.TaskFiles`) and its backend.
+
+Sandboxes are made and kept by a :class:`~hermes_envs.tools._manager.SandboxManager`; see :mod:`.sandbox`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from hermes_envs.errors import SandboxError
+
+from ._sandbox_config import SandboxConfig, sandbox_environment
+from ._task_files import FileTooLargeError, TaskFiles
+from .backends import CommandResult, SandboxBackend
+
+__all__ = ["Sandbox", "SandboxOwner"]
+
+
+class SandboxOwner(Protocol):
+    """What a sandbox needs from the manager that made it (:class:`~hermes_envs.tools._manager.SandboxManager`)."""
+
+    @property
+    def config(self) -> SandboxConfig: ...
+
+    def backend_class_for(self, config: SandboxConfig) -> type[SandboxBackend]: ...
+
+    def root_dir(self) -> Path: ...
+
+    async def run_off_loop(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any: ...
+
+    def _forget(self, box: Sandbox) -> None: ...
+
+
+def _safe_name(task_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", task_id)[:40].strip(".") or "task"
+
+
+class Sandbox:
+    """One task's private folder plus a backend that runs its commands.
+
+    ``tree`` is the task's own root folder; ``workdir`` (where commands start, and what relative paths are relative
+    to) is ``tree`` itself, or ``tree/workspace`` for container-style backends, where absolute paths such as
+    ``/tests/test.sh`` resolve inside ``tree``. Thread-safe: commands of one task run one at a time, in order;
+    different tasks run in parallel.
+    """
+
+    def __init__(
+        self,
+        task_id: str,
+        config: SandboxConfig | None = None,
+        *,
+        manager: SandboxOwner,
+        backend_class: type[SandboxBackend] | None = None,
+    ):
+        self.manager = manager
+        self.task_id = task_id
+        self.config = config or self.manager.config
+        self.backend_class = backend_class or self.manager.backend_class_for(self.config)
+        self.tree = Path(
+            tempfile.mkdtemp(prefix=_safe_name(task_id) + "-", dir=self.manager.root_dir())
+        ).resolve()
+        workdir = self.tree / "workspace" if self.backend_class.container_paths else self.tree
+        workdir.mkdir(exist_ok=True)
+        self.workdir: Path = workdir
+        self.files = TaskFiles(
+            self.tree,
+            self.workdir,
+            container_paths=self.backend_class.container_paths,
+            links_confined=lambda: bool(self.backend.links_confined),
+        )
+        self.created_at = time.monotonic()
+        self.last_used = self.created_at
+        self.closed = False
+        self._run_lock = threading.Lock()
+        self._backend: SandboxBackend | None = None
+        self._backend_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"<Sandbox task_id={self.task_id!r} workdir={str(self.workdir)!r} {state}>"
+
+    # ---------------------------------------------------------------- commands
+    @property
+    def backend(self) -> SandboxBackend:
+        with self._backend_lock:
+            if self.closed:
+                raise SandboxError(
+                    f"the sandbox of task {self.task_id!r} was cleaned up; got a command after cleanup. "
+                    "Fix: call get_sandbox(task_id) again for a fresh sandbox, or clean up only at the end."
+                )
+            if self._backend is None:
+                self._backend = self.backend_class(self.workdir, self.config, self._environment())
+            return self._backend
+
+    @property
+    def busy(self) -> bool:
+        """True while a command runs."""
+        return self._run_lock.locked()
+
+    def _environment(self) -> dict[str, str]:
+        env = sandbox_environment(self.config)
+        env.update(
+            HOME=str(self.workdir),
+            PWD=str(self.workdir),
+            TMPDIR=str(self.workdir),
+            HISTFILE="/dev/null",
+            HERMES_TASK_ID=self.task_id,
+            PAGER="cat",
+            GIT_PAGER="cat",
+        )
+        return env
+
+    def adopt(self, task_id: str) -> None:
+        """Hand this (pre-started) sandbox to ``task_id``: its commands see that id from the first one on."""
+        self.task_id = task_id
+        if self._backend is not None:
+            self._backend.export({"HERMES_TASK_ID": task_id})
+        self.last_used = time.monotonic()
+
+    def _timeout(self, timeout: float | None) -> float:
+        if timeout is None:
+            return float(self.config.timeout)
+        if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+            raise ValueError(f"timeout should be a positive number of seconds; got {timeout!r}.")
+        return float(min(timeout, self.config.max_timeout))
+
+    def execute(self, command: str, timeout: float | None = None) -> CommandResult:
+        """Run ``command`` in the task's shell and return the full :class:`CommandResult`."""
+        if not isinstance(command, str):
+            raise TypeError(f"command should be a str; got {type(command).__name__}.")
+        if "\x00" in command:
+            raise ValueError("command should not contain NUL bytes.")
+        seconds = self._timeout(timeout)
+        with self._run_lock:
+            self.last_used = time.monotonic()
+            try:
+                return self.backend.run(command, seconds)
+            finally:
+                self.last_used = time.monotonic()
+
+    def run(self, command: str, timeout: float | None = None) -> dict:
+        """Run ``command``; returns ``{"exit_code": int, "output": str}`` (stdout and stderr merged, capped).
+
+        A command that runs past ``timeout`` seconds (default: the configured terminal timeout) has its processes
+        killed, gets exit code 124 and a note at the end of the output; the shell itself survives.
+        """
+        result = self.execute(command, timeout)
+        return {"exit_code": result.exit_code, "output": result.output}
+
+    async def arun(self, command: str, timeout: float | None = None) -> dict:
+        """Awaitable :meth:`run` that runs off the event loop; cancelling it kills the running command."""
+        try:
+            return await self.manager.run_off_loop(self.run, command, timeout)
+        except asyncio.CancelledError:
+            self.interrupt()
+            raise
+
+    def interrupt(self) -> None:
+        """Kill the command running now (if any); the shell and the files stay."""
+        backend = self._backend
+        if backend is not None:
+            backend.interrupt()
+
+    # ---------------------------------------------------------------- files
+    def resolve_path(self, path: str | os.PathLike[str]) -> Path:
+        """The host path ``path`` names (relative to the workdir; absolute inside the task's tree).
+
+        Raises PathEscapeError for paths that leave the task's folder through ``..``, an absolute path or a symlink.
+        """
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path should be a str; got {type(path).__name__}.")
+        return self.files.resolve(path)
+
+    def relative(self, path: Path) -> str:
+        """How ``path`` (a host path in this sandbox) is shown to the model."""
+        return self.files.display(list(Path(path).relative_to(self.tree).parts))
+
+    def read_bytes(self, path: str | os.PathLike[str], limit: int | None = None) -> bytes:
+        """The content of a regular file (at most ``limit`` bytes; default: up to ``max_file_size_mb``)."""
+        return self.read_bounded(path, limit)[0]
+
+    def read_bounded(self, path: str | os.PathLike[str], limit: int | None = None) -> tuple[bytes, int]:
+        """(at most ``limit`` bytes of the file, its full size); never blocks and never reads more than ``limit``."""
+        self._touch()
+        if limit is None:
+            cap = self.config.max_file_bytes
+            data, size = self.files.read(path, None if cap is None else cap + 1)
+            if cap is not None and size > cap:
+                raise FileTooLargeError(
+                    f"{os.fspath(path)!r} should be at most {cap} bytes to be read whole; got {size}. "
+                    "Fix: read a part of it (head -c, tail -c in the terminal), or raise max_file_size_mb."
+                )
+            return data, size
+        return self.files.read(path, limit)
+
+    def read_text(self, path: str | os.PathLike[str]) -> str:
+        return self.read_bytes(path).decode("utf-8", errors="replace")
+
+    def write_bytes(self, path: str | os.PathLike[str], data: bytes) -> Path:
+        """Replace or create a file (parents made); never writes through a link. Returns its host path."""
+        self._touch()
+        parts = self.files.write(path, bytes(data), max_bytes=self.config.max_file_bytes)
+        return self.files.host_path(parts)
+
+    def write_text(self, path: str | os.PathLike[str], content: str) -> None:
+        if not isinstance(content, str):
+            raise TypeError(f"content should be a str; got {type(content).__name__}.")
+        self.write_bytes(path, content.encode("utf-8"))
+
+    def _touch(self) -> None:
+        if self.closed:
+            raise SandboxError(
+                f"the sandbox of task {self.task_id!r} was cleaned up; got a file access after cleanup. "
+                "Fix: call get_sandbox(task_id) again for a fresh sandbox, or clean up only at the end."
+            )
+        self.last_used = time.monotonic()
+
+    # ---------------------------------------------------------------- lifecycle
+    def cleanup(self) -> None:
+        """Kill every process of this sandbox and remove its folder. Idempotent."""
+        with self._backend_lock:
+            if self.closed:
+                return
+            self.closed = True
+            backend, self._backend = self._backend, None
+        try:
+            if backend is not None:
+                backend.close()
+        finally:
+            _remove_tree(self.tree)
+            self.manager._forget(self)
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()
+
+
+def _remove_tree(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+    if path.exists():  # read-only subfolders made by the command: make writable and retry
+        for dirpath, dirnames, _ in os.walk(path):
+            for d in dirnames:
+                try:
+                    os.chmod(os.path.join(dirpath, d), 0o700)
+                except OSError:
+                    pass
+        shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,83 @@
+"""How a task's shell gets its own PID namespace and a /proc that shows only its processes.
+
+Without one, any sandbox command can read the trainer's start-up environment (every provider key) through
+``/proc/$PPID/environ``. We wrap the shell, in order of preference, in bubblewrap (``--unshare-pid --proc /proc
+--die-with-parent``) or, as root, ``setpriv --pdeathsig KILL unshare --pid --fork --mount-proc --kill-child``. Both
+make the namespace die with the trainer (SIGTERM or kill -9): the kernel kills every process of a PID namespace when
+its init dies. Where neither works we say so once, loudly, with the fix.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import threading
+
+log = logging.getLogger("hermes_envs.tools.sandbox")
+
+__all__ = ["bwrap_usable", "pid_namespace_wrapper"]
+
+_lock = threading.Lock()
+_cache: dict[str, object] = {}
+
+NO_NAMESPACE_WARNING = (
+    "hermes-envs sandbox: tool commands run WITHOUT their own PID namespace on this machine, so a command can read "
+    "the environment of every process of this user, the trainer's API keys included (cat /proc/$PPID/environ), "
+    "and children that call setsid may outlive the trainer. Fix: install bubblewrap (Debian/Ubuntu: apt-get "
+    "install bubblewrap) and allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1), "
+    "or run as root so that `unshare --pid` works."
+)
+
+
+def _probe(argv: list[str]) -> bool:
+    try:
+        done = subprocess.run([*argv, "true"], capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def bwrap_usable() -> str | None:
+    """The path of a bubblewrap that can create a PID namespace here, or None."""
+    with _lock:
+        if "bwrap" not in _cache:
+            exe = shutil.which("bwrap")
+            ok = exe is not None and _probe(
+                [exe, "--dev-bind", "/", "/", "--proc", "/proc", "--unshare-pid", "--die-with-parent", "--"]
+            )
+            _cache["bwrap"] = exe if ok else None
+        return _cache["bwrap"]  # type: ignore[return-value]
+
+
+def _unshare_argv() -> list[str] | None:
+    setpriv, unshare = shutil.which("setpriv"), shutil.which("unshare")
+    if setpriv is None or unshare is None or os.geteuid() != 0:
+        return None
+    argv = [setpriv, "--pdeathsig", "KILL", unshare, "--pid", "--fork", "--mount-proc", "--kill-child", "--"]
+    return argv if _probe(argv) else None
+
+
+def pid_namespace_wrapper() -> list[str]:
+    """The argv prefix that runs a command in its own PID namespace (dying with us), or [] (warned once)."""
+    with _lock:
+        cached = _cache.get("wrapper")
+    if cached is not None:
+        return list(cached)  # type: ignore[arg-type]
+    exe = bwrap_usable()
+    if exe is not None:
+        wrapper = [exe, "--dev-bind", "/", "/", "--proc", "/proc", "--unshare-pid", "--die-with-parent", "--"]
+    else:
+        wrapper = _unshare_argv() or []
+        if not wrapper:
+            log.warning(NO_NAMESPACE_WARNING)
+    with _lock:
+        _cache["wrapper"] = wrapper
+    return list(wrapper)
+
+
+def reset_probes() -> None:
+    """Forget what was found (tests that change PATH); the warning is given again when still true."""
+    with _lock:
+        _cache.clear()

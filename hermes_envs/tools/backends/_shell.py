@@ -1,0 +1,419 @@
+"""A persistent bash per task, spoken to over pipes.
+
+How a command runs: the task's bash reads wrapper lines on its stdin. Each wrapper runs the command in the shell
+itself (so ``cd`` and ``export`` persist), with stdin from /dev/null, stdout and stderr into one pipe that we read,
+and then writes ``<token>:<exit code>`` to a private control pipe that the command cannot write to. On timeout we
+signal the shell (a USR1 trap makes it abandon the rest of the command) and SIGKILL every process of the task that
+started after the command did: the command's processes die, the shell and earlier background jobs stay. "Of the
+task" means of its PID namespace when it has one (``setsid`` cannot leave that), else of its session.
+
+Shells are started from one long-lived thread: the parent-death signal that kills a sandbox with the trainer is tied
+to the thread that forked it, and a worker thread of a pool may exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import select
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import hermes_envs.tools.backends._procfs as procfs
+from hermes_envs.errors import SandboxError
+
+from ._output import CappedOutput
+from .base import CommandResult
+
+_READ = 65536
+_GRACE = 2.0  # seconds the shell gets to come back after a timeout kill before it is replaced
+_spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hermes-shell-spawner")
+
+
+def spawn(fn, /, *args, **kwargs):
+    """Run ``fn`` (which forks) in the spawner thread and return its result."""
+    if threading.current_thread().name.startswith("hermes-shell-spawner"):
+        return fn(*args, **kwargs)
+    try:
+        future = _spawner.submit(fn, *args, **kwargs)
+    except RuntimeError:  # the interpreter is shutting down: fork from here
+        return fn(*args, **kwargs)
+    return future.result()
+
+
+def spawn_later(fn, /, *args, **kwargs) -> None:
+    """Queue ``fn`` on the spawner thread (pre-starting shells off the critical path); dropped at shutdown."""
+    try:
+        _spawner.submit(fn, *args, **kwargs)
+    except RuntimeError:
+        pass
+
+
+class PersistentShell:
+    """One long-lived bash per task; see the module docstring for the protocol."""
+
+    def __init__(
+        self, argv: list[str], workdir: Path, env: dict[str, str], ulimits: list[str], max_output: int
+    ):
+        self.argv = argv
+        self.workdir = workdir
+        self.ulimits = ulimits
+        self.max_output = max_output
+        self.token = "__hermes_done_" + secrets.token_hex(8)
+        self.marker = ("HERMES_SANDBOX_ID=" + secrets.token_hex(8)).encode()
+        self.env = dict(env, HERMES_SANDBOX_ID=self.marker.split(b"=", 1)[1].decode())
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.shell_pid: int | None = None
+        self.namespace: str | None = None  # the shell's PID namespace when it is not ours
+        self.namespace_init: int | None = None
+        self.timed_out = False
+        self._ctl_r: int | None = None
+        self._cmd_start: int | None = None
+        self._interrupted = False
+        self._infra: set[int] = set()
+        self._busy = False
+        self._bg_tick: int | None = None
+        self._pending = ""  # text written ahead of the next command (the task id of a pre-started shell)
+        self._lock = threading.Lock()  # guards proc / fds against close() from another thread
+        self.closed = False
+
+    # ------------------------------------------------------------ process
+    def start(self) -> None:
+        """Start the shell now (idempotent), so the first command does not wait for it."""
+        with self._lock:
+            if self.closed:
+                raise SandboxError("the task's shell was closed (sandbox cleaned up).")
+            if self.proc is None or self.proc.poll() is not None:
+                self._discard()
+                self._start()
+
+    def _popen(self, ctl_w: int) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [*self.argv, "bash", "--noprofile", "--norc"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=self.workdir,
+            env=self.env,
+            pass_fds=(ctl_w,),
+            start_new_session=True,
+            bufsize=0,
+        )
+
+    def _start(self) -> None:
+        ctl_r, ctl_w = os.pipe()
+        try:
+            self.proc = spawn(self._popen, ctl_w)
+        except OSError as exc:
+            os.close(ctl_r)
+            raise SandboxError(f"could not start the task's shell ({self.argv + ['bash']}): {exc}") from exc
+        finally:
+            with contextlib.suppress(OSError):
+                os.close(ctl_w)
+        self._ctl_r = ctl_r
+        assert self.proc.stdout is not None
+        os.set_blocking(self.proc.stdout.fileno(), False)
+        os.set_blocking(ctl_r, False)
+        init = "\n".join(
+            [
+                *(
+                    f"ulimit {flag} || echo 'hermes sandbox: could not set ulimit {flag}' >&2"
+                    for flag in self.ulimits
+                ),
+                "trap '__h_to=1; return 124 2>/dev/null' USR1",
+                '__h_run() { eval "$1"; }',
+                f'__h() {{ __h_to=0; __h_bg=$!; __h_run "$1" </dev/null {ctl_w}>&-; __h_rc=$?; '
+                '[ "$__h_to" = 1 ] && __h_rc=124; [ "$__h_bg" = "$!" ]; '
+                f"printf '%s:%s:%s\\n' {self.token} \"$__h_rc\" $? >&{ctl_w}; }}",
+                f"printf '%s:%s:%s\\n' {self.token} ready $$ >&{ctl_w}",
+                "",
+            ]
+        )
+        self._write(init)
+        status, out = self._collect(time.monotonic() + 10.0, start_ticks=None)
+        if status is None or not status.startswith("ready"):
+            output = out.text()[0]
+            self._terminate()
+            raise SandboxError(
+                f"the task's shell did not start (argv {self.argv + ['bash']}); output: {output!r}"
+            )
+        self.shell_pid = self._find_shell_pid()
+        members = procfs.session_members(self.proc.pid)
+        ns = procfs.pid_namespace(self.shell_pid)
+        if ns is not None and ns != procfs.pid_namespace(os.getpid()):
+            self.namespace = ns
+            self.namespace_init = procfs.namespace_init(ns, sorted(members))
+        # the shell and its wrappers (bwrap's processes): never killed by a command timeout
+        self._infra = set(members) | {self.proc.pid, self.shell_pid}
+        startup_output = out.text()[0].strip()
+        if startup_output:  # e.g. a ulimit the kernel refused: fail loudly rather than run without it
+            self._terminate()
+            raise SandboxError(f"the task's shell reported a problem while starting: {startup_output}")
+
+    def _find_shell_pid(self) -> int:
+        assert self.proc is not None
+        if not self.argv:
+            return self.proc.pid
+        # wrapped (bwrap, unshare): the shell is the newest process of the session named bash
+        members = procfs.session_members(self.proc.pid)
+        for pid in sorted(members, key=members.get, reverse=True):
+            try:
+                with open(f"/proc/{pid}/comm") as f:
+                    if f.read().strip() == "bash":
+                        return pid
+            except OSError:
+                continue
+        return self.proc.pid
+
+    def _write(self, text: str) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        data = text.encode()
+        fd = self.proc.stdin.fileno()
+        while data:
+            n = os.write(fd, data)
+            data = data[n:]
+
+    def _collect(self, deadline: float, start_ticks: int | None) -> tuple[str | None, CappedOutput]:
+        """Read output until the control line arrives (status None: the shell died). Handles the timeout."""
+        assert self.proc is not None and self.proc.stdout is not None and self._ctl_r is not None
+        out_fd = self.proc.stdout.fileno()
+        ctl_fd = self._ctl_r
+        out = CappedOutput(self.max_output)
+        ctl = b""
+        poller = select.poll()
+        poller.register(out_fd, select.POLLIN)
+        poller.register(ctl_fd, select.POLLIN)
+        out_open = True
+        self.timed_out = False
+        killed_at: float | None = None
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                if killed_at is None and start_ticks is not None:
+                    self.timed_out = True
+                    self.kill_command(start_ticks)
+                    killed_at = now
+                    deadline = now + _GRACE
+                    continue
+                return None, out  # the shell did not come back: the caller replaces it
+            for fd, _event in poller.poll(max(0.0, deadline - now) * 1000):
+                if fd == out_fd:
+                    data = self._read(out_fd)
+                    if data:
+                        out.add(data)
+                    elif data is not None:
+                        poller.unregister(out_fd)
+                        out_open = False
+                elif fd == ctl_fd:
+                    data = self._read(ctl_fd)
+                    if data == b"":
+                        if out_open:
+                            self._drain(out_fd, out)
+                        return None, out
+                    if data:
+                        ctl += data
+                        if b"\n" in ctl:
+                            line = ctl.split(b"\n", 1)[0].decode()
+                            if out_open:
+                                self._drain(out_fd, out)
+                            prefix = self.token + ":"
+                            return (line[len(prefix) :] if line.startswith(prefix) else "?"), out
+
+    @staticmethod
+    def _read(fd: int) -> bytes | None:
+        try:
+            return os.read(fd, _READ)
+        except BlockingIOError:
+            return None
+
+    def _drain(self, fd: int, out: CappedOutput) -> None:
+        while True:
+            data = self._read(fd)
+            if not data:
+                return
+            out.add(data)
+
+    # ------------------------------------------------------------ public
+    def write_ahead(self, line: str) -> None:
+        """Have the shell run ``line`` (silently, no result awaited) before the next command."""
+        self._pending += line.rstrip("\n") + "\n"
+
+    def run(self, command: str, timeout: float) -> CommandResult:
+        started = time.monotonic()
+        with self._lock:
+            if self.closed:
+                raise SandboxError("the task's shell was closed (sandbox cleaned up).")
+            self._busy = True
+        try:
+            return self._run(command, timeout, started)
+        finally:
+            with self._lock:
+                self._busy = False
+                self._cmd_start = None
+                if self.closed:  # close() ran meanwhile and left the descriptors to us
+                    self._discard()
+
+    def _run(self, command: str, timeout: float, started: float) -> CommandResult:
+        with self._lock:
+            if self.proc is None or self.proc.poll() is not None:
+                self._discard()
+                self._start()
+        start_ticks = procfs.boot_ticks()  # kernel start times are truncated to ticks of the same clock
+        if self._bg_tick is not None and start_ticks <= self._bg_tick:
+            # the last command left a background job in this very tick: start in the next one, so a timeout
+            # (which kills processes started at or after the command's tick) cannot take that job with it
+            time.sleep(
+                (self._bg_tick + 1) * procfs.tick_seconds() - time.clock_gettime(time.CLOCK_BOOTTIME) + 0.0005
+            )
+            start_ticks = procfs.boot_ticks()
+        self._bg_tick = None
+        self._interrupted = False
+        self._cmd_start = start_ticks
+        wrapper = self._pending + f"__h {shlex.quote(command)}\n"
+        self._pending = ""
+        try:
+            self._write(wrapper)
+        except OSError:  # the shell died between calls (e.g. killed): start again
+            with self._lock:
+                self._discard()
+                self._start()
+            self._write(wrapper)
+        status, out = self._collect(started + timeout, start_ticks)
+        self._cmd_start = None
+        timed_out = self.timed_out
+        interrupted = self._interrupted and not timed_out
+        if status is None:  # the shell exited (``exit``), was killed, or ignored the timeout kill
+            code = None
+            if not (timed_out or interrupted) and self.proc is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):  # let a wrapper (bwrap) pass the code on
+                    raw = self.proc.wait(timeout=1)
+                    code = 128 - raw if raw < 0 else raw
+            terminated = self._terminate()
+            code = terminated if code is None else code
+            with self._lock:
+                if not self.closed:
+                    self._discard()
+            if timed_out or interrupted:
+                code = 124 if timed_out else 130
+        else:
+            rc, _, bg = status.partition(":")
+            try:
+                code = int(rc)
+            except ValueError:
+                code = 1
+            if bg == "1":
+                self._bg_tick = procfs.boot_ticks()
+            if timed_out:
+                code = 124
+        text, dropped = out.text()
+        if timed_out:
+            text += (
+                f"\n[Command timed out after {timeout:g}s and was killed (exit code 124). "
+                "Run long jobs in the background or ask for a longer timeout.]"
+            )
+        elif interrupted:
+            text += "\n[Command interrupted: its processes were killed.]"
+        elif self.closed:
+            text += "\n[The sandbox was cleaned up while the command ran; its processes were killed.]"
+        return CommandResult(
+            exit_code=code,
+            output=text,
+            timed_out=timed_out,
+            interrupted=interrupted,
+            truncated_bytes=dropped,
+            duration=time.monotonic() - started,
+        )
+
+    def members(self) -> dict[int, int]:
+        """pid -> start ticks of every process of this task (its PID namespace, else its session)."""
+        if self.namespace is not None:
+            return procfs.namespace_members(self.namespace)
+        return procfs.session_members(self.proc.pid) if self.proc is not None else {}
+
+    def kill_command(self, start_ticks: int | None = None) -> None:
+        """Stop the running command: USR1 to the shell (abandon the rest), SIGKILL its newer processes."""
+        start_ticks = self._cmd_start if start_ticks is None else start_ticks
+        proc, shell = self.proc, self.shell_pid
+        if proc is None or start_ticks is None:
+            return
+        if shell is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(shell, signal.SIGUSR1)
+        for _ in range(20):  # repeat: a dying parent may have forked meanwhile
+            victims = [
+                pid
+                for pid, started in self.members().items()
+                if started >= start_ticks and pid not in self._infra
+            ]
+            if not victims:
+                return
+            for pid in victims:
+                procfs.kill(pid)
+            time.sleep(0.005)
+
+    def interrupt(self) -> None:
+        if self._cmd_start is not None:
+            self._interrupted = True
+            self.kill_command()
+
+    def _terminate(self) -> int:
+        """Kill the whole shell (namespace init, session, then stragglers); returns its exit code."""
+        proc = self.proc
+        if proc is None:
+            return 0
+        members = list(self.members())
+        if self.namespace_init is not None:
+            procfs.kill(self.namespace_init)  # the kernel then kills every process of the namespace
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        for pid in members:
+            procfs.kill(pid)
+        try:
+            code = proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            code = -9
+        return 128 - code if code < 0 else code
+
+    def _discard(self) -> None:
+        if self.proc is not None:
+            for stream in (self.proc.stdin, self.proc.stdout):
+                with contextlib.suppress(OSError):
+                    if stream is not None:
+                        stream.close()
+            if self.proc.poll() is None:
+                self._terminate()
+        if self._ctl_r is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._ctl_r)
+        self.proc = None
+        self.shell_pid = None
+        self.namespace = None
+        self.namespace_init = None
+        self._ctl_r = None
+
+    def close(self) -> None:
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+            namespaced = self.namespace is not None
+            if self.proc is not None:
+                self._terminate()  # a run() in progress sees the shell die and returns
+        if not namespaced:
+            # without a namespace: processes that left the session (setsid) but kept the environment marker
+            for _ in range(3):
+                stragglers = procfs.pids_with_marker(self.marker)
+                if not stragglers:
+                    break
+                for pid in stragglers:
+                    procfs.kill(pid)
+                time.sleep(0.01)
+        with self._lock:
+            if not self._busy:  # else run() discards when it returns (its fds stay valid until then)
+                self._discard()

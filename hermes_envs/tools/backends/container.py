@@ -1,0 +1,123 @@
+"""The container-style sandbox (``container``) and the stand-ins for upstream's remote backends.
+
+Upstream's sandboxes are containers, so env files written for them use absolute paths (``/workspace``, ``/tests``,
+``/logs/verifier``). Here each task gets its own root folder; ``/workspace`` is the task's working directory and any
+other absolute path resolves inside the task's root, never onto the host. With bubblewrap the task's root *is* the
+shell's ``/`` (the host's system folders mounted read-only on top), so commands and the file tools see the same
+tree; without it the file tools and ToolContext map absolute paths onto the task's folder and commands run in the
+task's folder on the host (said once, with the fix).
+
+``modal``, ``singularity``, ``daytona``, ``ssh`` and ``vercel_sandbox`` (upstream's names) run here: hermes-envs has
+no client for those services, so an env configured for one is tested offline in this sandbox, and a log warning
+says once which backend stands in for which.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+from ._isolation import bwrap_usable, pid_namespace_wrapper
+from .base import SandboxBackend, register_backend
+from .local import ShellBackend, python_dirs
+
+log = logging.getLogger("hermes_envs.tools.sandbox")
+
+__all__ = ["CONTAINER_WORKDIR", "ContainerBackend", "STAND_INS", "warn_stand_in"]
+
+CONTAINER_WORKDIR = "/workspace"
+# host folders mounted read-only into a task's root (bubblewrap): what programs need to run, nothing personal
+_SYSTEM_DIRS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "opt")
+STAND_INS = {
+    "modal": "Modal",
+    "singularity": "Singularity/Apptainer",
+    "daytona": "Daytona",
+    "ssh": "SSH",
+    "vercel_sandbox": "Vercel Sandbox",
+}
+
+_warned: set[str] = set()
+_warn_lock = threading.Lock()
+
+
+def warn_stand_in(asked: str, why: str) -> None:
+    """Log once per backend name that the container-style sandbox runs in place of ``asked`` and why."""
+    with _warn_lock:
+        if asked in _warned:
+            return
+        _warned.add(asked)
+    how = (
+        "bubblewrap gives each task its own root: /workspace, /tests, /logs are the task's own"
+        if bwrap_usable()
+        else "bubblewrap is missing, so only the file tools and ToolContext map /workspace, /tests, ... onto the "
+        "task's folder; commands run in that folder on the host (Fix: apt-get install bubblewrap)"
+    )
+    log.warning(
+        "terminal_backend %r: %s; the local container-style sandbox ('container') stands in for it (%s).",
+        asked,
+        why,
+        how,
+    )
+
+
+@register_backend
+class ContainerBackend(ShellBackend):
+    """A persistent bash whose ``/`` is the task's own root folder (bubblewrap), working directory /workspace."""
+
+    name = "container"
+    container_paths = True
+
+    def __init__(self, workdir, config, env):
+        self.tree = workdir.parent
+        self.isolated = bwrap_usable() is not None
+        if self.isolated:
+            for folder in ("root", "tmp"):
+                (self.tree / folder).mkdir(exist_ok=True)
+            env = dict(env, HOME="/root", PWD=CONTAINER_WORKDIR, TMPDIR="/tmp")
+        super().__init__(workdir, config, env)
+
+    @property
+    def links_confined(self) -> bool:  # type: ignore[override]
+        return self.isolated
+
+    def _argv(self) -> list[str]:
+        if not self.isolated:
+            return pid_namespace_wrapper() if self.config.pid_namespace else []
+        argv = [bwrap_usable() or "bwrap", "--bind", str(self.tree), "/"]
+        for name in _SYSTEM_DIRS:
+            host = "/" + name
+            if os.path.islink(host):
+                argv += ["--symlink", os.readlink(host), host]
+            elif os.path.isdir(host):
+                argv += ["--ro-bind", host, host]
+        system = tuple("/" + n + "/" for n in _SYSTEM_DIRS)
+        for keep in python_dirs():  # the trainer's own interpreter (a venv, a checkout) stays runnable
+            if not (keep + "/").startswith(system):
+                argv += ["--ro-bind", keep, keep]
+        argv += ["--proc", "/proc", "--dev", "/dev", "--chdir", CONTAINER_WORKDIR]
+        argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
+        if not self.config.network:
+            argv += ["--unshare-net"]
+        return [*argv, "--"]
+
+
+def _stand_in(name: str, service: str) -> type[SandboxBackend]:
+    def check_available(cls) -> None:
+        warn_stand_in(name, f"hermes-envs has no {service} client")
+
+    cls = type(
+        f"{name.title().replace('_', '')}StandIn",
+        (ContainerBackend,),
+        {
+            "name": name,
+            "check_available": classmethod(check_available),
+            "__doc__": f"Upstream's {name!r} backend, run in the local container-style sandbox.",
+            "__module__": __name__,
+        },
+    )
+    return register_backend(cls)
+
+
+for _name, _service in STAND_INS.items():
+    _stand_in(_name, _service)
