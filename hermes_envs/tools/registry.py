@@ -274,6 +274,7 @@ class ToolRegistry:
 
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
+        self._extra: dict[str, list[str]] = {}  # toolset -> more tool names (upstream's composite toolsets)
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:
@@ -356,11 +357,22 @@ class ToolRegistry:
     def names(self) -> list[str]:
         return list(self._tools)
 
+    def define_toolset(self, name: str, tools: list[str]) -> None:
+        """Make toolset ``name`` also offer ``tools`` (tools registered in other toolsets), as upstream's toolsets
+        list tools of other families (``search`` is web_search alone; ``browser`` includes web_search)."""
+        with self._lock:
+            extra = self._extra.setdefault(name, [])
+            extra.extend(t for t in tools if t not in extra)
+
     def toolsets(self) -> dict[str, list[str]]:
-        """``{toolset: [tool names]}`` in registration order."""
+        """``{toolset: [tool names]}`` in registration order (tools of other toolsets a toolset includes last)."""
         out: dict[str, list[str]] = {}
         for t in list(self._tools.values()):
             out.setdefault(t.toolset, []).append(t.name)
+        for toolset, names in list(self._extra.items()):
+            present = [n for n in names if n in self._tools and n not in out.get(toolset, [])]
+            if present:
+                out.setdefault(toolset, []).extend(present)
         return out
 
     def resolve(
@@ -385,8 +397,9 @@ class ToolRegistry:
                     f"Available toolsets: {sorted(available)}."
                 )
         chosen = set(available) if enabled_toolsets is None else set(enabled_toolsets)
-        chosen -= set(disabled_toolsets or ())
-        tools = [t for t in list(self._tools.values()) if t.toolset in chosen]
+        offered = {n for ts in chosen for n in available[ts]}
+        offered -= {n for ts in disabled_toolsets or () for n in available[ts]}
+        tools = [t for t in list(self._tools.values()) if t.name in offered]
         return [t.schema() for t in tools], {t.name for t in tools}
 
     def dispatch(self, name: str, arguments: dict, task_id: str) -> str:

@@ -91,8 +91,8 @@ def scratch_registries(monkeypatch):
 
     monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
     monkeypatch.setattr(registry, "_tools", dict(registry._tools))
-    monkeypatch.setattr(distributions, "_DISTRIBUTIONS", dict(distributions._DISTRIBUTIONS))
-    monkeypatch.setattr(distributions, "_SITES", dict(distributions._SITES))
+    with distributions.DISTRIBUTIONS.isolated():
+        yield
 
 
 def test_env_registering_things_imported_by_a_project_test_too(
