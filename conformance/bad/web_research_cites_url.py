@@ -6,9 +6,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "good"))
 
-from web_research_env import WebResearchEnv  # noqa: E402
+from web_research_env import WebResearchEnv
 
-from hermes_envs import final_response  # noqa: E402
+from hermes_envs import final_response
 
 EXPECTED_FINDINGS = ["HC406"]
 
