@@ -29,7 +29,7 @@ def task_id() -> Iterator[str]:
     cleanup_sandbox(task)
 
 
-def call(name: str, task: str, **arguments: object) -> dict:
+def call(name: str, task: str, /, **arguments: object) -> dict:
     """Dispatch tool ``name`` through the default registry, as the agent loop does; the parsed JSON result."""
     import json
 

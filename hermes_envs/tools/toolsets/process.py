@@ -69,7 +69,7 @@ def process(args: dict[str, Any], task_id: str) -> dict[str, Any]:
             return {"error": "action 'start' needs 'command'."}
         sid = f"proc_{len(procs) + 1}"
         d = ".hermes_proc"
-        inner = shlex.quote(f"{command}\necho $? > {d}/{sid}.exit")
+        inner = shlex.quote(f"sh -c {shlex.quote(command)}; echo $? > {d}/{sid}.exit")
         script = (
             f"mkdir -p {d} && rm -f {d}/{sid}.in && mkfifo {d}/{sid}.in && "
             f"(sleep 2147483647 > {d}/{sid}.in &) && "
@@ -114,9 +114,16 @@ def process(args: dict[str, Any], task_id: str) -> dict[str, Any]:
     if action in ("write", "submit"):
         data = str(args.get("data") or "") + ("\n" if action == "submit" else "")
         fifo = box.workdir / ".hermes_proc" / f"{sid}.in"
-        try:  # non-blocking: a process that already exited has no reader, and must not hang the call
-            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-        except OSError:
+        fd = None
+        for _ in range(40):  # non-blocking: an exited process has no reader and must not hang the call; a
+            try:  # process started a moment ago may not have opened its stdin yet
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:
+                if _status(box, sid, info)["status"] != "running":
+                    break
+                time.sleep(0.05)
+        if fd is None:
             return {"error": f"process '{sid}' is not reading its stdin (it has exited)."}
         try:
             os.write(fd, data.encode())
