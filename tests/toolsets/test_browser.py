@@ -42,7 +42,9 @@ def test_clicking_a_link_follows_it_and_unknown_refs_say_how_to_recover(task_id:
 
 
 def test_the_search_page_lists_corpus_results_as_links(task_id: str) -> None:
-    snap = call("browser_navigate", task_id, url="https://search.hermes.invalid/?q=basalt+changelog")["snapshot"]
+    snap = call("browser_navigate", task_id, url="https://search.hermes.invalid/?q=basalt+changelog")[
+        "snapshot"
+    ]
     assert 'link "Basalt changelog"' in snap
 
 
@@ -57,14 +59,23 @@ def test_images_console_and_simple_expressions(task_id: str) -> None:
         "count": 1,
     }  # fmt: skip
     console = call("browser_console", task_id, clear=True)
-    assert [m["text"] for m in console["console_messages"]] == ["timetable loaded", "winter schedule in effect"]
+    assert [m["text"] for m in console["console_messages"]] == [
+        "timetable loaded",
+        "winter schedule in effect",
+    ]
     assert call("browser_console", task_id)["total_messages"] == 0  # cleared
-    assert call("browser_console", task_id, expression="document.title")["result"] == "Port Halden Ferry - Timetable"
+    assert (
+        call("browser_console", task_id, expression="document.title")["result"]
+        == "Port Halden Ferry - Timetable"
+    )
     assert not call("browser_console", task_id, expression="fetch('/x')")["success"]
 
 
 def test_tools_before_navigate_and_unknown_pages_fail_cleanly(task_id: str) -> None:
-    assert call("browser_snapshot", task_id) == {"success": False, "error": "No page is open. Call browser_navigate first."}
+    assert call("browser_snapshot", task_id) == {
+        "success": False,
+        "error": "No page is open. Call browser_navigate first.",
+    }
     result = call("browser_navigate", task_id, url="https://example.invalid/")
     assert not result["success"] and "not in the fake web corpus" in result["error"]
 
@@ -78,10 +89,15 @@ def test_tabs_are_per_task_and_end_with_the_sandbox(task_id: str) -> None:
         cleanup_sandbox(other)
     with ToolContext(task_id) as ctx:
         assert "Destination" in ctx.browser_snapshot()["snapshot"]  # the page the rollout left open
-    assert call("browser_snapshot", task_id) == {"success": False, "error": "No page is open. Call browser_navigate first."}
+    assert call("browser_snapshot", task_id) == {
+        "success": False,
+        "error": "No page is open. Call browser_navigate first.",
+    }
 
 
-def test_without_playwright_the_auto_backend_names_the_package(task_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_playwright_the_auto_backend_names_the_package(
+    task_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import importlib.util
 
     monkeypatch.delenv("HERMES_TOOL_BACKENDS")

@@ -7,7 +7,13 @@ import pytest
 
 from hermes_envs.testing.fake_server import FakeOpenAIServer
 from hermes_envs.tools import get_sandbox, registry
-from hermes_envs.tools.toolsets import ModelEndpoint, ToolBackendError, bind_model_endpoint, memory_entries, todo_list
+from hermes_envs.tools.toolsets import (
+    ModelEndpoint,
+    ToolBackendError,
+    bind_model_endpoint,
+    memory_entries,
+    todo_list,
+)
 
 from .conftest import call
 
@@ -16,17 +22,21 @@ def test_todo_writes_merges_and_reads_per_task(task_id: str) -> None:
     first = call("todo", task_id, todos=[{"id": "1", "content": "search", "status": "in_progress"},
                                          {"id": "2", "content": "answer", "status": "pending"}])  # fmt: skip
     assert first["summary"] == {"total": 2, "pending": 1, "in_progress": 1, "completed": 0, "cancelled": 0}
-    merged = call("todo", task_id, todos=[{"id": "1", "content": "search", "status": "completed"}], merge=True)
+    merged = call(
+        "todo", task_id, todos=[{"id": "1", "content": "search", "status": "completed"}], merge=True
+    )
     assert [i["status"] for i in merged["todos"]] == ["completed", "pending"]
     assert call("todo", task_id)["todos"] == merged["todos"] == todo_list(task_id)
     assert call("todo", task_id + "-x")["todos"] == []
 
 
 def test_memory_adds_replaces_removes_within_its_limit(task_id: str) -> None:
-    assert call("memory", task_id, action="add", target="memory", content="ferry leaves 08:15")["entries"] == [
-        "ferry leaves 08:15"
-    ]
-    replaced = call("memory", task_id, action="replace", target="memory", old_text="08:15", content="ferry 16:40")
+    assert call("memory", task_id, action="add", target="memory", content="ferry leaves 08:15")[
+        "entries"
+    ] == ["ferry leaves 08:15"]
+    replaced = call(
+        "memory", task_id, action="replace", target="memory", old_text="08:15", content="ferry 16:40"
+    )
     assert replaced["entries"] == ["ferry 16:40"] and replaced["usage"] == "11/2200"
     full = call("memory", task_id, action="add", target="user", content="x" * 1400)
     assert not full["success"] and "capacity" in full["error"]
@@ -42,10 +52,14 @@ def test_clarify_answers_deterministically_offline(task_id: str, monkeypatch: py
     assert call("clarify", task_id, question="Which?")["user_response"] == "blue, please"
 
 
-def test_skills_list_view_and_manage_in_the_sandbox(task_id: str, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_skills_list_view_and_manage_in_the_sandbox(
+    task_id: str, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     library = tmp_path / "lib" / "ferry-times"
     library.mkdir(parents=True)
-    (library / "SKILL.md").write_text("---\nname: ferry-times\ndescription: Read ferry timetables\n---\nSteps.\n")
+    (library / "SKILL.md").write_text(
+        "---\nname: ferry-times\ndescription: Read ferry timetables\n---\nSteps.\n"
+    )
     monkeypatch.setenv("HERMES_SKILLS_DIR", str(tmp_path / "lib"))
     assert call("skills_list", task_id)["skills"] == [
         {"name": "ferry-times", "description": "Read ferry timetables", "category": None}
@@ -54,7 +68,9 @@ def test_skills_list_view_and_manage_in_the_sandbox(task_id: str, tmp_path, monk
     created = call("skill_manage", task_id, action="create", name="notes",
                    content="---\nname: notes\ndescription: My notes\n---\nBody\n")  # fmt: skip
     assert created["success"] and (get_sandbox(task_id).workdir / "skills/notes/SKILL.md").is_file()
-    patched = call("skill_manage", task_id, action="patch", name="ferry-times", old_string="Steps.", new_string="Go.")
+    patched = call(
+        "skill_manage", task_id, action="patch", name="ferry-times", old_string="Steps.", new_string="Go."
+    )
     assert patched["success"] and "Steps." in (library / "SKILL.md").read_text()  # the library is untouched
     assert call("skill_view", task_id, name="ferry-times")["content"].endswith("Go.\n")
 
@@ -89,12 +105,16 @@ def test_execute_code_runs_a_script_in_the_sandbox_that_calls_tools(task_id: str
 def test_model_backed_tools_need_a_model_server(task_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HERMES_TOOLS_MODEL_BASE_URL", raising=False)
     with pytest.raises(ToolBackendError, match="HERMES_TOOLS_MODEL_BASE_URL"):
-        registry.dispatch("vision_analyze", {"image_url": "https://x.invalid/a.png", "question": "what?"}, task_id)
+        registry.dispatch(
+            "vision_analyze", {"image_url": "https://x.invalid/a.png", "question": "what?"}, task_id
+        )
 
 
 @pytest.mark.slow  # a fake model server answering several tools: about 4 s
 def test_vision_images_moa_and_delegation_are_answered_by_the_env_server(task_id: str) -> None:
-    with FakeOpenAIServer(policy="answer:text=A red ferry at https://img.invalid/ferry.png", strict=False) as server:
+    with FakeOpenAIServer(
+        policy="answer:text=A red ferry at https://img.invalid/ferry.png", strict=False
+    ) as server:
         bind_model_endpoint(ModelEndpoint(base_url=server.base_url))
         get_sandbox(task_id).write_bytes("shot.png", b"\x89PNG fake")
         vision = call("vision_analyze", task_id, image_url="shot.png", question="What boat?")

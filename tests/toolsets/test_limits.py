@@ -11,8 +11,7 @@ import pytest
 from hermes_envs.agent import HermesAgentLoop
 from hermes_envs.testing.fake_server import FakeOpenAIServer
 from hermes_envs.tools import registry
-from hermes_envs.tools.toolsets import ToolTimeoutError, bound_result, set_limits, use_backend
-from hermes_envs.tools.toolsets import _limits
+from hermes_envs.tools.toolsets import ToolTimeoutError, _limits, bound_result, set_limits, use_backend
 
 from .conftest import call
 
@@ -26,7 +25,9 @@ class HangingWeb:
         return {"success": True, "data": {"web": []}}
 
     def extract(self, urls: list[str]) -> dict:
-        return {"results": [{"url": u, "title": "big", "content": "x" * 300_000, "error": None} for u in urls]}
+        return {
+            "results": [{"url": u, "title": "big", "content": "x" * 300_000, "error": None} for u in urls]
+        }
 
 
 @pytest.fixture
@@ -47,7 +48,9 @@ def test_a_hanging_tool_raises_a_timeout_error_naming_the_limit(hanging: Hanging
 
 
 @pytest.mark.slow  # a fake server and the openai client: about 5 s
-async def test_a_hanging_tool_becomes_a_tool_error_and_the_rollout_goes_on(hanging: HangingWeb, task_id: str) -> None:
+async def test_a_hanging_tool_becomes_a_tool_error_and_the_rollout_goes_on(
+    hanging: HangingWeb, task_id: str
+) -> None:
     script = [{"tool_calls": [{"name": "web_search", "arguments": {"query": "x"}}]}, {"content": "gave up"}]
     with FakeOpenAIServer(script=script) as server:
         from openai import AsyncOpenAI

@@ -11,7 +11,13 @@ import pytest
 import respx
 
 from hermes_envs.tools import registry
-from hermes_envs.tools.toolsets import MemoryToolRecorder, ToolBackendError, tool_recorder, use_backend, use_corpus
+from hermes_envs.tools.toolsets import (
+    MemoryToolRecorder,
+    ToolBackendError,
+    tool_recorder,
+    use_backend,
+    use_corpus,
+)
 
 from .conftest import call
 
@@ -57,7 +63,10 @@ def test_an_author_extends_the_web_with_a_folder_of_pages_and_pinned_results(
     assert call("web_search", task_id, query="Best  Kettle")["data"]["web"] == [
         {"url": "https://shop.invalid/kettle", "title": "K2", "position": 1}
     ]
-    assert call("web_search", task_id, query="stoneware mugs")["data"]["web"][0]["url"] == "https://shop.invalid/mugs"
+    assert (
+        call("web_search", task_id, query="stoneware mugs")["data"]["web"][0]["url"]
+        == "https://shop.invalid/mugs"
+    )
     pages = call("web_extract", task_id, urls=["https://shop.invalid/mugs"])["results"]
     assert "350 ml" in pages[0]["content"] and pages[0]["title"] == "Mugs"
     use_corpus(None)
@@ -75,9 +84,17 @@ def test_the_schemas_are_upstreams() -> None:
     assert registry.toolsets()["search"] == ["web_search"]
 
 
-def test_without_a_key_the_real_backend_names_the_keys_to_set(task_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_key_the_real_backend_names_the_keys_to_set(
+    task_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("HERMES_TOOL_BACKENDS")
-    for key in ("FIRECRAWL_API_KEY", "FIRECRAWL_API_URL", "PARALLEL_API_KEY", "TAVILY_API_KEY", "EXA_API_KEY"):
+    for key in (
+        "FIRECRAWL_API_KEY",
+        "FIRECRAWL_API_URL",
+        "PARALLEL_API_KEY",
+        "TAVILY_API_KEY",
+        "EXA_API_KEY",
+    ):
         monkeypatch.delenv(key, raising=False)
     with pytest.raises(ToolBackendError, match="FIRECRAWL_API_KEY.*TAVILY_API_KEY.*HERMES_WEB_BACKEND=fake"):
         registry.dispatch("web_search", {"query": "x"}, task_id)
@@ -98,13 +115,17 @@ def test_a_real_backend_call_is_recorded_then_replayed_with_no_network(
 ) -> None:
     monkeypatch.setenv("TAVILY_API_KEY", "tvly-secret")
     route = respx.post("https://api.tavily.com/search").mock(
-        return_value=httpx.Response(200, json={"results": [{"title": "T", "url": "https://t.invalid", "content": "c"}]})
+        return_value=httpx.Response(
+            200, json={"results": [{"title": "T", "url": "https://t.invalid", "content": "c"}]}
+        )
     )
     use_backend("web", "tavily")
     recorder = MemoryToolRecorder()
     with tool_recorder(recorder):
         first = call("web_search", task_id, query="tern")
-    assert first["data"]["web"] == [{"title": "T", "url": "https://t.invalid", "description": "c", "position": 1}]
+    assert first["data"]["web"] == [
+        {"title": "T", "url": "https://t.invalid", "description": "c", "position": 1}
+    ]
     assert json.loads(route.calls[0].request.content)["api_key"] == "tvly-secret"
     assert "tvly-secret" not in json.dumps(recorder.calls)  # the key never reaches the recording
     replayed = MemoryToolRecorder(replay_only=True)
