@@ -1,5 +1,5 @@
 """The ``delegation`` toolset (``delegate_task``): sub-agents with their own context, run through the env's own
-model server (the fake one under tests) with the real agent loop.
+model server (the fake one under tests), each in a loop of its own.
 
 Each sub-agent gets a fresh conversation, its own task id (its own sandbox, cleaned up when it ends) and the parent's
 toolsets unless ``toolsets`` narrows them; it can never delegate, ask the user, write memory or run code (as
@@ -9,11 +9,13 @@ upstream). Result as upstream: ``{"results": [{task_index, status, summary, api_
 
 from __future__ import annotations
 
-import asyncio
+import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..registry import ToolRegistry
+from ._limits import ToolBackendError, timeout_for
 from ._tooling import register_family, schema
 
 __all__ = ["BLOCKED_TOOLS", "MAX_TASKS", "register_delegation_tools"]
@@ -24,26 +26,6 @@ DEFAULT_ITERATIONS = 50
 _registry: ToolRegistry | None = None
 
 
-class _EndpointServer:
-    """What HermesAgentLoop needs from a server (``await chat_completion(**kw)``), over the bound endpoint."""
-
-    def __init__(self) -> None:
-        from .model import model_endpoint
-
-        self.endpoint = model_endpoint("delegate_task")
-        self.calls = 0
-
-    async def chat_completion(self, **kwargs: Any) -> Any:
-        from openai import AsyncOpenAI
-
-        self.calls += 1
-        kwargs.pop("n", None)
-        async with AsyncOpenAI(
-            base_url=self.endpoint.base_url, api_key=self.endpoint.api_key, max_retries=0
-        ) as client:
-            return await client.chat.completions.create(model=self.endpoint.model, **kwargs)
-
-
 def _child_tools(toolsets: list[str] | None) -> tuple[list[dict], set[str]]:
     assert _registry is not None
     schemas, names = _registry.resolve(toolsets or None)
@@ -51,35 +33,77 @@ def _child_tools(toolsets: list[str] | None) -> tuple[list[dict], set[str]]:
     return keep, {s["function"]["name"] for s in keep}
 
 
-async def _run_child(
-    goal: str, context: str, toolsets: list[str] | None, max_turns: int, child_id: str
-) -> dict:
-    from hermes_envs.agent import HermesAgentLoop, final_response
+def _tool_message(call: dict[str, Any], names: set[str], child_id: str) -> dict[str, Any]:
+    function = call.get("function") or {}
+    name, raw = function.get("name", ""), function.get("arguments") or "{}"
+    assert _registry is not None
+    try:
+        if name not in names:
+            raise KeyError(f"Unknown tool '{name}'. Available tools: {sorted(names)}")
+        args = json.loads(raw) if isinstance(raw, str) else raw
+        if not isinstance(args, dict):
+            raise TypeError("Tool arguments must be a JSON object.")
+        content = _registry.dispatch(name, args, child_id)
+    except Exception as exc:  # the sub-agent sees the error, as the main loop's model would
+        content = json.dumps({"error": f"Tool execution failed: {type(exc).__name__}: {exc}"})
+    return {"role": "tool", "tool_call_id": call.get("id", ""), "content": content}
 
+
+def _run_child(goal: str, context: str, toolsets: list[str] | None, max_turns: int, child_id: str) -> dict:
+    """A sub-agent's turns: ask the model, run the tools it calls, until it answers without tools.
+
+    A loop of its own (not HermesAgentLoop: tools sit below the agent layer), synchronous like every tool; the
+    model's tool calls come from the server's ``tool_calls`` (the env's server parses them)."""
     from ..sandbox import cleanup_sandbox
+    from .model import chat
 
-    server = _EndpointServer()
     schemas, names = _child_tools(toolsets)
     prompt = f"Your task: {goal}" + (f"\n\nContext:\n{context}" if context else "")
     system = (
         "You are a focused sub-agent. Complete the task with the tools you have, then reply with a concise summary "
         "of what you did and found."
     )
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": prompt},
+    ]
     start = time.monotonic()
+    calls, status, summary, error = 0, "max_iterations", "", None
     try:
-        loop = HermesAgentLoop(server, schemas, names, max_turns=max_turns, task_id=child_id, temperature=0.0)
-        result = await loop.run([{"role": "system", "content": system}, {"role": "user", "content": prompt}])
+        for _turn in range(max_turns):
+            try:
+                reply = chat(
+                    "delegate_task", messages, timeout=timeout_for("delegation"), tools=schemas or None
+                )
+            except ToolBackendError as exc:
+                status, error = "error", str(exc)
+                break
+            calls += 1
+            tool_calls = reply.get("tool_calls") or []
+            content = reply.get("content") or ""
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": content,
+                    **({"tool_calls": tool_calls} if tool_calls else {}),
+                }
+            )
+            if content.strip():
+                summary = content
+            if not tool_calls:
+                status = "completed"
+                break
+            messages.extend(_tool_message(call, names, child_id) for call in tool_calls)
     finally:
         cleanup_sandbox(child_id)
-    status = "completed" if result.finished_naturally else ("error" if result.error else "max_iterations")
-    entry = {
+    entry: dict[str, Any] = {
         "status": status,
-        "summary": final_response(result),
-        "api_calls": server.calls,
+        "summary": summary,
+        "api_calls": calls,
         "duration_seconds": round(time.monotonic() - start, 2),
     }
-    if result.error:
-        entry["error"] = result.error
+    if error:
+        entry["error"] = error
     return entry
 
 
@@ -96,21 +120,19 @@ def delegate_task(args: dict[str, Any], task_id: str) -> dict[str, Any]:
     max_turns = int(args.get("max_iterations") or DEFAULT_ITERATIONS)
     start = time.monotonic()
 
-    async def run_all() -> list[dict]:
-        return await asyncio.gather(
-            *(
-                _run_child(
-                    str(spec["goal"]),
-                    str(spec.get("context") or args.get("context") or ""),
-                    spec.get("toolsets") or args.get("toolsets"),
-                    max_turns,
-                    f"{task_id}-delegate-{index}-{time.monotonic_ns()}",
-                )
-                for index, spec in enumerate(specs)
+    with ThreadPoolExecutor(max_workers=len(specs), thread_name_prefix="hermes-delegate") as pool:
+        futures = [
+            pool.submit(
+                _run_child,
+                str(spec["goal"]),
+                str(spec.get("context") or args.get("context") or ""),
+                spec.get("toolsets") or args.get("toolsets"),
+                max_turns,
+                f"{task_id}-delegate-{index}-{time.monotonic_ns()}",
             )
-        )
-
-    results = asyncio.run(run_all())  # tools run in worker threads: this is a fresh loop, not the env's
+            for index, spec in enumerate(specs)
+        ]
+        results = [f.result() for f in futures]
     return {
         "results": [{"task_index": i, **r} for i, r in enumerate(results)],
         "total_duration_seconds": round(time.monotonic() - start, 2),
