@@ -333,12 +333,39 @@ class ParallelBackend:
         return recorded_call("web", "extract", {"backend": self.name, "urls": urls}, call)
 
 
+class CorpusServerBackend:
+    """The fake corpus served by another process (``hermes-envs fake-server --web-corpus``) at
+    ``HERMES_WEB_CORPUS_URL`` (``http://127.0.0.1:PORT/web``)."""
+
+    name = "corpus-server"
+
+    def _url(self) -> str:
+        url = os.environ.get("HERMES_WEB_CORPUS_URL", "").strip().rstrip("/")
+        if not url:
+            raise ToolBackendError(
+                "the corpus-server web backend should have HERMES_WEB_CORPUS_URL set; got none. Fix: export the URL "
+                "`hermes-envs fake-server --web-corpus` prints (http://127.0.0.1:PORT/web)."
+            )
+        return url
+
+    def search(self, query: str, limit: int = SEARCH_LIMIT) -> dict[str, Any]:
+        import httpx
+
+        response = httpx.get(self._url() + "/search", params={"q": query}, timeout=timeout_for("web"))
+        response.raise_for_status()
+        return response.json()
+
+    def extract(self, urls: list[str]) -> dict[str, Any]:
+        return _http_post(self._url() + "/extract", {"urls": urls}, {})
+
+
 WEB = slot("web", _auto)
 WEB.register(FAKE, FakeWebBackend)
 WEB.register("firecrawl", FirecrawlBackend)
 WEB.register("parallel", ParallelBackend)
 WEB.register("tavily", TavilyBackend)
 WEB.register("exa", ExaBackend)
+WEB.register("corpus-server", CorpusServerBackend)
 
 
 def web_backend() -> WebBackend:
