@@ -39,7 +39,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_GET(self) -> None:
         parts = urlsplit(self.path)
         query = parse_qs(parts.query)
         backend = self.server.backend
@@ -60,7 +60,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, json.dumps({"error": f"no route {parts.path}; try /web/"}))
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         if urlsplit(self.path).path != "/web/extract":
             self._send(404, json.dumps({"error": "POST only /web/extract"}))
             return
