@@ -112,3 +112,15 @@ def test_the_browser_toolset_is_upstreams() -> None:
         "browser_navigate", "browser_snapshot", "browser_click", "browser_type", "browser_scroll", "browser_back",
         "browser_press", "browser_get_images", "browser_vision", "browser_console", "web_search",
     ]  # fmt: skip
+
+
+def test_the_playwright_backend_without_the_package_says_how_to_install_it(
+    task_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("playwright") is not None:
+        pytest.skip("playwright is installed here")
+    monkeypatch.setenv("HERMES_BROWSER_BACKEND", "playwright")
+    with pytest.raises(ToolBackendError, match="pip install playwright && playwright install chromium"):
+        registry.dispatch("browser_navigate", {"url": FERRY}, task_id)

@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 from .corpus import Corpus, load_corpus, normalize_url
 from .dom import Document, Element, parse_html
 
-__all__ = ["DomBrowser", "DomSession", "SEARCH_URL", "markdown_to_html"]
+__all__ = ["DomBrowser", "DomSession", "SEARCH_URL", "markdown_to_html", "search_page_html"]
 
 SEARCH_URL = "https://search.hermes.invalid/"
 
@@ -53,7 +53,7 @@ def markdown_to_html(title: str, markdown: str) -> str:
     return f"<html><head><title>{html_lib.escape(title)}</title></head><body>{''.join(body)}</body></html>"
 
 
-def _search_page(corpus: Corpus, query: str) -> str:
+def search_page_html(corpus: Corpus, query: str) -> str:
     rows = corpus.search(query, 10) if query.strip() else []
     items = "".join(
         f'<li><a href="{html_lib.escape(r["url"])}">{html_lib.escape(r["title"])}</a> '
@@ -86,7 +86,7 @@ class DomSession:
         absolute = url if urlsplit(url).scheme else "https://" + url
         if normalize_url(absolute).startswith(normalize_url(SEARCH_URL).rstrip("/")):
             query = parse_qs(urlsplit(absolute).query).get("q", [""])[0]
-            html = _search_page(self.corpus, query)
+            html = search_page_html(self.corpus, query)
         else:
             page = self.corpus.get(absolute)
             if page is None:
