@@ -9,6 +9,7 @@ lives in ``config.stash``.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,9 @@ def _ids(value: str | None) -> list[str] | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Tool families (web, browser, vision ...) default to their offline fake backends in tests; an author's own
+    # HERMES_TOOL_BACKENDS or HERMES_<FAMILY>_BACKEND still wins. Nothing is imported for this.
+    os.environ.setdefault("HERMES_TOOL_BACKENDS", "fake")
     config.addinivalue_line(
         "markers", "fake_openai(script=None, policy=None, ...): configure the fake_openai fixture."
     )

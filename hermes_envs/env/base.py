@@ -84,6 +84,9 @@ class HermesAgentBaseEnv(BaseEnv):
         )
         set_pool_size(getattr(config, "tool_pool_size", 128))  # the pool that runs tools off the loop
         install_sigterm_cleanup()  # a `serve` worker stopped with SIGTERM leaves no sandbox files behind
+        from hermes_envs.tools.toolsets import bind_env_server
+
+        bind_env_server(self.server)  # vision, delegation, moa ... tools ask this env's own model server
         # An agent loop the author builds on self.server (e.g. in evaluate) recovers text tool calls with the
         # configured parser, not a default one (HermesAgentLoop reads this when given no tool_call_parser).
         try:

@@ -79,6 +79,7 @@ _OFFLINE_ENV: dict[str, str] = {
     "TOKENIZERS_PARALLELISM": "false",
     "HF_HUB_DISABLE_TELEMETRY": "1",
     "DO_NOT_TRACK": "1",
+    "HERMES_TOOL_BACKENDS": "fake",  # web, browser, ... tools use their offline backends (hermes_envs.tools.toolsets)
 }
 
 # Libraries that read their offline switch into a module constant at import time. If one is already imported,

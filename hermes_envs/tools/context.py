@@ -14,6 +14,7 @@ from typing import Any
 from hermes_envs.errors import PathEscapeError, SandboxError
 
 from .builtin import search_sandbox
+from .context_web import WebBrowserContextMixin
 from .registry import ToolRegistry
 from .registry import registry as default_registry
 from .sandbox import Sandbox, cleanup_sandbox, get_sandbox, run_off_loop
@@ -21,7 +22,7 @@ from .sandbox import Sandbox, cleanup_sandbox, get_sandbox, run_off_loop
 __all__ = ["ToolContext"]
 
 
-class ToolContext:
+class ToolContext(WebBrowserContextMixin):
     """Access to the sandbox of ``task_id`` (the same one the rollout's tools used)."""
 
     def __init__(self, task_id: str, *, registry: ToolRegistry | None = None):

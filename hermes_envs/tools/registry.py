@@ -24,6 +24,7 @@ import enum
 import inspect
 import json
 import re
+import threading
 import types
 import typing
 from collections.abc import Callable
@@ -280,6 +281,8 @@ class ToolRegistry:
 
     def __init__(self) -> None:
         self._entries: Registry[Tool] = Registry("tool", error=ToolRegistryError)
+        self._extra: dict[str, list[str]] = {}  # toolset -> more tool names (upstream's composite toolsets)
+        self._lock = threading.RLock()
 
     def __repr__(self) -> str:
         return f"<ToolRegistry {len(self._entries)} tools in toolsets {sorted(self.toolsets())}>"
@@ -386,11 +389,22 @@ class ToolRegistry:
         """Tool names in registration order."""
         return [name for name, _ in self._entries.items()]
 
+    def define_toolset(self, name: str, tools: list[str]) -> None:
+        """Make toolset ``name`` also offer ``tools`` (tools registered in other toolsets), as upstream's toolsets
+        list tools of other families (``search`` is web_search alone; ``browser`` includes web_search)."""
+        with self._lock:
+            extra = self._extra.setdefault(name, [])
+            extra.extend(t for t in tools if t not in extra)
+
     def toolsets(self) -> dict[str, list[str]]:
-        """``{toolset: [tool names]}`` in registration order."""
+        """``{toolset: [tool names]}`` in registration order (tools of other toolsets a toolset includes last)."""
         out: dict[str, list[str]] = {}
         for t in self._entries.values():
             out.setdefault(t.toolset, []).append(t.name)
+        for toolset, names in list(self._extra.items()):
+            present = [n for n in names if n in self._entries and n not in out.get(toolset, [])]
+            if present:
+                out.setdefault(toolset, []).extend(present)
         return out
 
     def resolve(
@@ -415,8 +429,9 @@ class ToolRegistry:
                     f"Available toolsets: {sorted(available)}."
                 )
         chosen = set(available) if enabled_toolsets is None else set(enabled_toolsets)
-        chosen -= set(disabled_toolsets or ())
-        tools = [t for t in self._entries.values() if t.toolset in chosen]
+        offered = {n for ts in chosen for n in available[ts]}
+        offered -= {n for ts in disabled_toolsets or () for n in available[ts]}
+        tools = [t for t in self._entries.values() if t.name in offered]
         return [t.schema() for t in tools], {t.name for t in tools}
 
     def dispatch(self, name: str, arguments: dict, task_id: str) -> str:

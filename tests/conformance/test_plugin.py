@@ -89,9 +89,7 @@ def scratch_registries(monkeypatch):
     from hermes_envs.parsers import base
     from hermes_envs.tools import registry
 
-    monkeypatch.setattr(distributions, "_DISTRIBUTIONS", dict(distributions._DISTRIBUTIONS))
-    monkeypatch.setattr(distributions, "_SITES", dict(distributions._SITES))
-    with base.PARSERS.isolated(), registry.isolated():
+    with base.PARSERS.isolated(), registry.isolated(), distributions.DISTRIBUTIONS.isolated():
         yield
 
 

@@ -43,6 +43,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="offline",
     )
     parser.add_argument(
+        "--web-corpus",
+        nargs="?",
+        const="",
+        metavar="DIR",
+        help="also serve a fake web corpus (a folder of .md/.html pages; no DIR: the shipped one) for the web and "
+        "browser tools of env processes; the export lines to use it are printed on stderr (docs/toolsets.md)",
+    )
+    parser.add_argument(
         "--tool-parser",
         default="hermes",
         metavar="NAME",
@@ -96,6 +104,14 @@ def run(args: argparse.Namespace) -> int:
     def _stop(signum: int, frame: Any) -> None:
         done.set()
 
+    if getattr(args, "web_corpus", None) is not None:
+        from hermes_envs.tools.toolsets.web_server import serve_web_corpus
+
+        try:
+            serve_web_corpus(args.web_corpus, host=args.host)  # a daemon thread: it ends with this process
+        except ValueError as e:
+            print(f"fake-server: {e}", file=sys.stderr, flush=True)
+            return 2
     old = {s: signal.signal(s, _stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         with srv:

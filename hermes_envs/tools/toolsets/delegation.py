@@ -1,0 +1,191 @@
+"""The ``delegation`` toolset (``delegate_task``): sub-agents with their own context, run through the env's own
+model server (the fake one under tests), each in a loop of its own.
+
+Each sub-agent gets a fresh conversation, its own task id (its own sandbox, cleaned up when it ends) and the parent's
+toolsets unless ``toolsets`` narrows them; it can never delegate, ask the user, write memory or run code (as
+upstream). Result as upstream: ``{"results": [{task_index, status, summary, api_calls, duration_seconds}],
+"total_duration_seconds"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ..registry import ToolRegistry
+from ._limits import ToolBackendError, timeout_for
+from ._tooling import register_family, schema
+
+__all__ = ["BLOCKED_TOOLS", "MAX_TASKS", "register_delegation_tools"]
+
+BLOCKED_TOOLS = frozenset({"delegate_task", "clarify", "memory", "execute_code"})
+MAX_TASKS = 3
+DEFAULT_ITERATIONS = 50
+_registry: ToolRegistry | None = None
+
+
+def _child_tools(toolsets: list[str] | None) -> tuple[list[dict], set[str]]:
+    assert _registry is not None
+    schemas, names = _registry.resolve(toolsets or None)
+    keep = [s for s in schemas if s["function"]["name"] not in BLOCKED_TOOLS]
+    return keep, {s["function"]["name"] for s in keep}
+
+
+def _tool_message(call: dict[str, Any], names: set[str], child_id: str) -> dict[str, Any]:
+    function = call.get("function") or {}
+    name, raw = function.get("name", ""), function.get("arguments") or "{}"
+    assert _registry is not None
+    try:
+        if name not in names:
+            raise KeyError(f"Unknown tool '{name}'. Available tools: {sorted(names)}")
+        args = json.loads(raw) if isinstance(raw, str) else raw
+        if not isinstance(args, dict):
+            raise TypeError("Tool arguments must be a JSON object.")
+        content = _registry.dispatch(name, args, child_id)
+    except Exception as exc:  # the sub-agent sees the error, as the main loop's model would
+        content = json.dumps({"error": f"Tool execution failed: {type(exc).__name__}: {exc}"})
+    return {"role": "tool", "tool_call_id": call.get("id", ""), "content": content}
+
+
+def _run_child(goal: str, context: str, toolsets: list[str] | None, max_turns: int, child_id: str) -> dict:
+    """A sub-agent's turns: ask the model, run the tools it calls, until it answers without tools.
+
+    A loop of its own (not HermesAgentLoop: tools sit below the agent layer), synchronous like every tool; the
+    model's tool calls come from the server's ``tool_calls`` (the env's server parses them)."""
+    from ..sandbox import cleanup_sandbox
+    from .model import chat
+
+    schemas, names = _child_tools(toolsets)
+    prompt = f"Your task: {goal}" + (f"\n\nContext:\n{context}" if context else "")
+    system = (
+        "You are a focused sub-agent. Complete the task with the tools you have, then reply with a concise summary "
+        "of what you did and found."
+    )
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": prompt},
+    ]
+    start = time.monotonic()
+    calls, status, summary, error = 0, "max_iterations", "", None
+    try:
+        for _turn in range(max_turns):
+            try:
+                reply = chat(
+                    "delegate_task", messages, timeout=timeout_for("delegation"), tools=schemas or None
+                )
+            except ToolBackendError as exc:
+                status, error = "error", str(exc)
+                break
+            calls += 1
+            tool_calls = reply.get("tool_calls") or []
+            content = reply.get("content") or ""
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": content,
+                    **({"tool_calls": tool_calls} if tool_calls else {}),
+                }
+            )
+            if content.strip():
+                summary = content
+            if not tool_calls:
+                status = "completed"
+                break
+            messages.extend(_tool_message(call, names, child_id) for call in tool_calls)
+    finally:
+        cleanup_sandbox(child_id)
+    entry: dict[str, Any] = {
+        "status": status,
+        "summary": summary,
+        "api_calls": calls,
+        "duration_seconds": round(time.monotonic() - start, 2),
+    }
+    if error:
+        entry["error"] = error
+    return entry
+
+
+def delegate_task(args: dict[str, Any], task_id: str) -> dict[str, Any]:
+    tasks = args.get("tasks")
+    if tasks:
+        if not isinstance(tasks, list) or not all(isinstance(t, dict) and t.get("goal") for t in tasks):
+            return {"error": "tasks should be a list of objects, each with a 'goal'."}
+        specs = tasks[:MAX_TASKS]
+    elif args.get("goal"):
+        specs = [{"goal": args["goal"], "context": args.get("context"), "toolsets": args.get("toolsets")}]
+    else:
+        return {"error": "Provide either 'goal' (single task) or 'tasks' (batch)."}
+    max_turns = int(args.get("max_iterations") or DEFAULT_ITERATIONS)
+    start = time.monotonic()
+
+    with ThreadPoolExecutor(max_workers=len(specs), thread_name_prefix="hermes-delegate") as pool:
+        futures = [
+            pool.submit(
+                _run_child,
+                str(spec["goal"]),
+                str(spec.get("context") or args.get("context") or ""),
+                spec.get("toolsets") or args.get("toolsets"),
+                max_turns,
+                f"{task_id}-delegate-{index}-{time.monotonic_ns()}",
+            )
+            for index, spec in enumerate(specs)
+        ]
+        results = [f.result() for f in futures]
+    return {
+        "results": [{"task_index": i, **r} for i, r in enumerate(results)],
+        "total_duration_seconds": round(time.monotonic() - start, 2),
+    }
+
+
+DESCRIPTION = (
+    "Spawn one or more subagents to work on tasks in isolated contexts. Each subagent gets its own conversation, "
+    "terminal session, and toolset. Only the final summary is returned -- intermediate tool results never enter "
+    "your context window. Single task: provide 'goal'. Batch (parallel, up to 3): provide 'tasks'."
+)
+PARAMS = schema(
+    {
+        "goal": {
+            "type": "string",
+            "description": "What the subagent should accomplish. Be specific and self-contained.",
+        },
+        "context": {"type": "string", "description": "Background information the subagent needs."},
+        "toolsets": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Toolsets to enable for this subagent. Default: inherits your enabled toolsets.",
+        },
+        "tasks": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "goal": {"type": "string", "description": "Task goal"},
+                    "context": {"type": "string", "description": "Task-specific context"},
+                    "toolsets": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "Toolsets for this task",
+                    },
+                },
+                "required": ["goal"],
+            },
+            "maxItems": MAX_TASKS,
+            "description": "Batch mode: up to 3 tasks to run in parallel. When provided, top-level goal/context/"
+            "toolsets are ignored.",
+        },
+        "max_iterations": {
+            "type": "integer",
+            "description": "Max tool-calling turns per subagent (default: 50).",
+        },
+    }
+)
+
+
+def register_delegation_tools(target: ToolRegistry) -> None:
+    global _registry
+    _registry = target
+    register_family(
+        target, "delegation", "delegation", [("delegate_task", DESCRIPTION, PARAMS, delegate_task)]
+    )
