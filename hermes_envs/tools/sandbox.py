@@ -188,7 +188,9 @@ def set_pool_size(size: int) -> None:
 def _executor() -> ThreadPoolExecutor:
     global _pool
     with _lock:
-        if _pool is None:
+        if (
+            _pool is None or _pool._shutdown
+        ):  # shut down by its owner (upstream envs do at the end of evaluate)
             _pool = ThreadPoolExecutor(max_workers=_pool_size, thread_name_prefix="hermes-sandbox")
         return _pool
 
