@@ -4,8 +4,9 @@ Upstream env files import ``from tools.terminal_tool import ...``: ``tools`` is 
 package. We never install a ``tools`` package (that name is far too common to claim). Instead a finder sits at the
 END of ``sys.meta_path``: Python asks it only after every normal finder failed to find ``tools``, so a real
 hermes-agent, or a user's own ``tools`` package anywhere on ``sys.path``, always wins. It serves ``tools`` and the
-submodules below only while the ``tools`` in ``sys.modules`` is our stand-in; under a real ``tools`` package a
-missing submodule stays a normal ModuleNotFoundError.
+submodules below only while the ``tools`` in ``sys.modules`` is our stand-in, or a namespace package (a plain
+``tools/`` folder without ``__init__.py``, common in repositories) that has no module of that name; under a real
+``tools`` package a missing submodule stays a normal ModuleNotFoundError.
 """
 
 from __future__ import annotations
@@ -62,9 +63,20 @@ class StandInFinder(importlib.abc.MetaPathFinder):
             spec = importlib.machinery.ModuleSpec(fullname, _Loader(), is_package=True)
             spec.submodule_search_locations = []
             return spec
-        if fullname in STAND_INS and is_stand_in(sys.modules.get(_PACKAGE)):
+        if fullname in STAND_INS and _servable_under(sys.modules.get(_PACKAGE)):
             return importlib.machinery.ModuleSpec(fullname, _Loader(), is_package=False)
         return None
+
+
+def _servable_under(package: Any) -> bool:
+    """Our stand-in, or a namespace package (a bare ``tools/`` folder of scripts, no ``__init__.py``): its own
+    modules were searched first and none is called ``terminal_tool``, so serving ours shadows nothing."""
+    if package is None:
+        return False
+    if is_stand_in(package):
+        return True
+    spec = getattr(package, "__spec__", None)
+    return spec is not None and spec.origin in (None, "namespace") and getattr(package, "__file__", None) is None
 
 
 def install() -> StandInFinder:

@@ -81,6 +81,22 @@ def test_a_users_own_tools_package_is_never_shadowed(tmp_path: Path) -> None:
     assert done.stdout.split() == ["user", "missing", "tools.terminal_tool"]
 
 
+def test_a_plain_tools_folder_without_init_does_not_hide_the_stand_in(tmp_path: Path) -> None:
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "release.py").write_text("NAME = 'script'\n")
+    done = run(
+        """
+        import environments
+        import tools.release
+        from tools.terminal_tool import cleanup_vm
+        print(tools.release.NAME, cleanup_vm.__module__)
+        """,
+        tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["script", "hermes_envs.compat.terminal_tool"]
+
+
 def test_a_tools_package_added_to_sys_path_later_still_wins(tmp_path: Path) -> None:
     make_tools_package(tmp_path, with_terminal_tool=True)
     done = run(

@@ -11,13 +11,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from tools.terminal_tool import (
-    cleanup_all_environments,
-    cleanup_vm,
-    clear_task_env_overrides,
-    register_task_env_overrides,
-    task_env_overrides,
-)
 
 import environments  # noqa: F401  (installs the tools.* stand-ins, as an upstream env file's first import does)
 from environments.agent_loop import _extract_reasoning_from_message, resize_tool_pool
@@ -26,6 +19,15 @@ from environments.patches import applied_patches, apply_patches
 from environments.tool_context import _run_tool_in_thread
 from hermes_envs.env import HermesAgentEnvConfig
 from hermes_envs.tools import active_sandboxes, cleanup_sandbox, get_sandbox
+
+# isort: split
+from tools.terminal_tool import (
+    cleanup_all_environments,
+    cleanup_vm,
+    clear_task_env_overrides,
+    register_task_env_overrides,
+    task_env_overrides,
+)
 
 
 # ----------------------------------------------------------------------------- tools.terminal_tool

@@ -19,11 +19,14 @@ from typing import Any
 from atroposlib.envs.base import EvalHandlingEnum
 from atroposlib.envs.server_handling.server_manager import APIServerConfig
 from pydantic import Field
-from tools.terminal_tool import cleanup_vm, clear_task_env_overrides, register_task_env_overrides
 
 from environments.agent_loop import HermesAgentLoop
 from environments.hermes_base_env import HermesAgentBaseEnv, HermesAgentEnvConfig
 from environments.tool_context import ToolContext
+
+# isort: split
+# upstream imports environments.* first: that import makes tools.terminal_tool importable
+from tools.terminal_tool import cleanup_vm, clear_task_env_overrides, register_task_env_overrides
 
 TASKS = [
     {
