@@ -76,7 +76,9 @@ def _servable_under(package: Any) -> bool:
     if is_stand_in(package):
         return True
     spec = getattr(package, "__spec__", None)
-    return spec is not None and spec.origin in (None, "namespace") and getattr(package, "__file__", None) is None
+    return (
+        spec is not None and spec.origin in (None, "namespace") and getattr(package, "__file__", None) is None
+    )
 
 
 def install() -> StandInFinder:
