@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from hermes_envs.agent.budget import DEFAULT_BUDGET, BudgetConfig, fit_result, fit_turn
 from hermes_envs.agent.result import AgentResult, ToolError
+from hermes_envs.errors import HermesEnvsError
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ class ChatServer(Protocol):
 DEFAULT_TOOL_TIMEOUT = 1800.0
 
 
-class ToolAbort(Exception):
+class ToolAbort(HermesEnvsError):
     """A tool raised SystemExit or KeyboardInterrupt: the rollout stops, the event loop and the group go on."""
 
 
@@ -216,7 +217,7 @@ class HermesAgentLoop:
         except ToolAbort as exc:
             logger.error("task %s: %s", self.task_id, exc)
             return result(turns[0], False, "tool_abort", str(exc))
-        except (Exception, RecursionError) as exc:  # our own bug must not take the group down: label it
+        except Exception as exc:  # our own bug must not take the group down: label it
             logger.exception("agent loop failed on turn %d of task %s", turns[0], self.task_id)
             return result(turns[0], False, "internal_error", f"{type(exc).__name__}: {exc}"[:2000])
 
@@ -294,7 +295,7 @@ class HermesAgentLoop:
                 "other rollouts of the group could finish. Fix: return an error string from the tool instead "
                 "of exiting."
             ) from None
-        except (Exception, RecursionError) as exc:
+        except Exception as exc:
             if expired[0]:
                 # A thread cannot be killed: the call keeps its pool thread until it returns; the rollout goes on.
                 logger.error(
