@@ -335,7 +335,14 @@ class HermesAgentLoop:
             text, error = await self._call_tool(name, args)
             if text is not None:
                 content = fit_result(text, name, call["id"], self.task_id, self.budget_config)
-                return {"role": "tool", "tool_call_id": call["id"], "content": content}, None
+                message = {"role": "tool", "tool_call_id": call["id"], "content": content}
+                reported = _reported_failure(text)
+                if reported is None:
+                    return message, None
+                # The tool returned (no exception) but says it failed: upstream counts it as a tool error too.
+                return message, ToolError(
+                    turn=turn, tool_name=name, arguments=raw_args, error=reported, tool_result=text[:500]
+                )
         assert error is not None
         tool_result = json.dumps({"error": error}, ensure_ascii=False)
         return (
@@ -367,6 +374,23 @@ async def _bounded(awaitable: Any, seconds: float | None, expired: list[bool]) -
     except TimeoutError:
         expired[0] = cm.expired()
         raise
+
+
+def _reported_failure(text: str) -> str | None:
+    """The ``error`` of a result shaped ``{"error": ..., "exit_code": <negative>}`` (a tool reporting its own
+    failure, as upstream's terminal does), else None."""
+    if not text.startswith("{") or len(text) > 100_000:
+        return None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    code = data.get("exit_code")
+    if data.get("error") and isinstance(code, int) and not isinstance(code, bool) and code < 0:
+        return str(data["error"])
+    return None
 
 
 def _short(exc: BaseException, limit: int = 2000) -> str:
