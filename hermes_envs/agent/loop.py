@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from hermes_envs.agent.budget import DEFAULT_BUDGET, BudgetConfig, fit_result, fit_turn
 from hermes_envs.agent.result import AgentResult, ToolError
+from hermes_envs.errors import HermesEnvsError
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ class ChatServer(Protocol):
 DEFAULT_TOOL_TIMEOUT = 1800.0
 
 
-class ToolAbort(Exception):
+class ToolAbort(HermesEnvsError):
     """A tool raised SystemExit or KeyboardInterrupt: the rollout stops, the event loop and the group go on."""
 
 
@@ -216,7 +217,7 @@ class HermesAgentLoop:
         except ToolAbort as exc:
             logger.error("task %s: %s", self.task_id, exc)
             return result(turns[0], False, "tool_abort", str(exc))
-        except (Exception, RecursionError) as exc:  # our own bug must not take the group down: label it
+        except Exception as exc:  # our own bug must not take the group down: label it
             logger.exception("agent loop failed on turn %d of task %s", turns[0], self.task_id)
             return result(turns[0], False, "internal_error", f"{type(exc).__name__}: {exc}"[:2000])
 
@@ -294,7 +295,7 @@ class HermesAgentLoop:
                 "other rollouts of the group could finish. Fix: return an error string from the tool instead "
                 "of exiting."
             ) from None
-        except (Exception, RecursionError) as exc:
+        except Exception as exc:
             if expired[0]:
                 # A thread cannot be killed: the call keeps its pool thread until it returns; the rollout goes on.
                 logger.error(
@@ -334,7 +335,14 @@ class HermesAgentLoop:
             text, error = await self._call_tool(name, args)
             if text is not None:
                 content = fit_result(text, name, call["id"], self.task_id, self.budget_config)
-                return {"role": "tool", "tool_call_id": call["id"], "content": content}, None
+                message = {"role": "tool", "tool_call_id": call["id"], "content": content}
+                reported = _reported_failure(text)
+                if reported is None:
+                    return message, None
+                # The tool returned (no exception) but says it failed: upstream counts it as a tool error too.
+                return message, ToolError(
+                    turn=turn, tool_name=name, arguments=raw_args, error=reported, tool_result=text[:500]
+                )
         assert error is not None
         tool_result = json.dumps({"error": error}, ensure_ascii=False)
         return (
@@ -366,6 +374,23 @@ async def _bounded(awaitable: Any, seconds: float | None, expired: list[bool]) -
     except TimeoutError:
         expired[0] = cm.expired()
         raise
+
+
+def _reported_failure(text: str) -> str | None:
+    """The ``error`` of a result shaped ``{"error": ..., "exit_code": <negative>}`` (a tool reporting its own
+    failure, as upstream's terminal does), else None."""
+    if not text.startswith("{") or len(text) > 100_000:
+        return None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    code = data.get("exit_code")
+    if data.get("error") and isinstance(code, int) and not isinstance(code, bool) and code < 0:
+        return str(data["error"])
+    return None
 
 
 def _short(exc: BaseException, limit: int = 2000) -> str:

@@ -273,7 +273,8 @@ class SandboxManager:
 
     def executor(self) -> ThreadPoolExecutor:
         with self._lock:
-            if self._pool is None:
+            # Recreated when shut down by its owner: upstream envs shut `_tool_executor` down at the end of evaluate.
+            if self._pool is None or self._pool._shutdown:
                 self._pool = ThreadPoolExecutor(
                     max_workers=self._pool_size, thread_name_prefix="hermes-sandbox"
                 )

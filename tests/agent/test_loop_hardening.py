@@ -219,3 +219,19 @@ async def test_an_unserialisable_tool_result_is_a_tool_error() -> None:
     result = await HermesAgentLoop(server, [], {"odd"}, registry=Registry()).run(user())
     assert result.termination == "stop"
     assert "not JSON-serialisable" in result.tool_errors[0].error
+
+
+async def test_a_tool_that_reports_its_own_failure_is_counted_as_a_tool_error() -> None:
+    reg = ToolRegistry()
+
+    @reg.tool(toolset="t")
+    def remote(fail: bool) -> str:
+        """Report a failure the way upstream's terminal does."""
+        if fail:
+            return json.dumps({"output": "", "exit_code": -1, "error": "sandbox unreachable"})
+        return json.dumps({"output": "ok", "exit_code": 0, "error": None})
+
+    calls = [("remote", '{"fail": true}'), ("remote", '{"fail": false}')]
+    result = await loop_for(StubServer(completion("", calls), completion("ok")), reg).run(user())
+    assert [e.error for e in result.tool_errors] == ["sandbox unreachable"]
+    assert json.loads(result.messages[2]["content"])["exit_code"] == -1  # the model still sees the result

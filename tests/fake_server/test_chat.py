@@ -167,7 +167,7 @@ def test_tool_call_not_offered_is_a_miss_naming_the_tools():
         other = {"type": "function", "function": {"name": "search", "parameters": {"type": "object"}}}
         with pytest.raises(openai.ConflictError, match="did not offer"):
             srv.client().chat.completions.create(model="fake", messages=[USER], tools=[other])
-        with pytest.raises(openai.ConflictError, match="tool_choice='none'"):
+        with pytest.raises(openai.ConflictError, match=r"tool_choice=\\?'none"):  # openai 2.x escapes quotes
             srv.client().chat.completions.create(
                 model="fake", messages=[USER], tools=[TERMINAL], tool_choice="none"
             )

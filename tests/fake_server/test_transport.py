@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import httpx
-import httpx2
 import openai
 
+from hermes_envs._http_client import sdk_http_module
 from hermes_envs.testing.fake_server import FakeOpenAIServer
 
 SCRIPT = [{"tool_calls": [{"name": "terminal", "arguments": {"command": "ls"}}]}, {"content": "done"}]
@@ -26,7 +26,8 @@ async def test_async_openai_in_process_without_starting_the_server():
 
 def test_sync_openai_with_an_injected_httpx2_client():
     srv = FakeOpenAIServer(SCRIPT)
-    http_client = httpx2.Client(transport=srv.transport())
+    http = sdk_http_module()  # httpx2 under openai 3.x, httpx under 1.x/2.x
+    http_client = http.Client(transport=srv.transport(http))
     client = openai.OpenAI(base_url="http://anything/v1", api_key="x", http_client=http_client)
     assert client.chat.completions.create(model="f", messages=USER, tools=TOOLS).choices[0].message.tool_calls
     assert [m.id for m in client.models.list()] == ["fake"]
