@@ -8,7 +8,8 @@ import subprocess
 from typing import Any
 
 from hermes_envs.conformance.findings import Finding, Skip
-from hermes_envs.conformance.probes import call_each_tool_then, varied_answers
+from hermes_envs.conformance.golds import varied_answers
+from hermes_envs.conformance.probes import call_each_tool_then
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
 
