@@ -31,6 +31,8 @@ T = TypeVar("T")
 
 #: How many get_next_item calls we make at most while looking for the end of the training cycle.
 MAX_ITEMS_SCANNED = 2000
+#: Calls made after the same item came back twice in a row, before calling get_next_item stuck (HC203).
+STUCK_CALLS = 8
 #: The metric the wandb_log spy passes in, to see whether an override hands it on to the base class.
 PROBE_METRIC = "hermes_conformance/probe"
 #: What the fake model answers in evaluate() after calling the tools: a judge's prompt quotes it.
@@ -410,9 +412,11 @@ class EnvSession:
         keys: list[str] = []
         error = None
         cycled = False
+        stuck = False
+        stuck_checked: list[bool] = []
 
         async def scan(env: Any) -> None:
-            nonlocal error, cycled
+            nonlocal error, cycled, stuck
             for _ in range(MAX_ITEMS_SCANNED):
                 try:
                     item = await env.get_next_item()
@@ -423,6 +427,25 @@ class EnvSession:
                     return
                 key = _item_key(item)
                 if keys and key == keys[0]:
+                    if len(keys) == 1 and not stuck_checked:
+                        # The same item twice in a row: a one-item dataset, or a get_next_item that never
+                        # advances. A few more calls tell them apart (a random sampler moves on).
+                        stuck_checked.append(True)
+                        for _ in range(STUCK_CALLS):
+                            try:
+                                again = await env.get_next_item()
+                            except Exception as exc:
+                                error = f"{type(exc).__name__}: {exc}"
+                                return
+                            if _item_key(again) != key:
+                                items.append(again)
+                                keys.append(_item_key(again))
+                                break
+                        else:
+                            stuck = True
+                            cycled = True
+                            return
+                        continue
                     cycled = True
                     return
                 items.append(item)
@@ -432,6 +455,7 @@ class EnvSession:
         self.facts["training"] = {
             "items": items,
             "cycled": cycled,
+            "stuck": stuck,
             "error": error,
             "calls": len(items) + cycled,
         }

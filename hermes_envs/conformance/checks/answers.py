@@ -8,13 +8,13 @@ of turns on a tool call), which a reward reading ``messages[-1]`` grades as the 
 
 from __future__ import annotations
 
+import copy
 import re
 import shlex
 from typing import Any
 
 from hermes_envs.conformance.checks.reward import (
     _STATS,
-    _key,
     _numeric,
     _score,
     _short,
@@ -171,11 +171,19 @@ def tool_output_scores(s: EnvSession) -> list[dict[str, Any]]:
         last = result.messages[-1] if result.messages else {}
         if last.get("role") != "tool" or answer not in str(last.get("content")):
             continue  # the loop did not end on a tool result holding the answer: nothing to learn here
-        out.append(
-            dict(
-                _score(s, gold["item"], result, task_id, "gold"), item=gold["item"], gold=gold, answer=answer
+        # The same rollout with a tool that returns plain text (custom tools do; the terminal wraps its output
+        # in JSON, whose trailing "exit_code": 0 hides the number from a "last number" parser).
+        plain = copy.deepcopy(result)
+        plain.messages[-1]["content"] = answer
+        for transcript in (result, plain):
+            out.append(
+                dict(
+                    _score(s, gold["item"], transcript, task_id, "gold"),
+                    item=gold["item"],
+                    gold=gold,
+                    answer=answer,
+                )
             )
-        )
     return out
 
 
@@ -211,5 +219,3 @@ def grades_model_answer(s: EnvSession) -> list[Finding]:
                 )
             ]
     return []
-
-
