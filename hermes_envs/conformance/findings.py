@@ -78,9 +78,23 @@ class Outcome:
         return cls(check_id, status, list(findings))
 
 
-class NotApplicable(Exception):
-    """Raised by a check when the env does not use what the check is about (e.g. no tools)."""
+class NotApplicable(BaseException):
+    """Raised by a check when the env does not use what the check is about (e.g. no tools).
+
+    A BaseException, like :class:`Skip`, so an ``except Exception`` in a check (or in the env's own code) never
+    turns it into a crash report."""
 
 
-class Skip(Exception):
+class Skip(BaseException):
     """Raised by a check when a prerequisite failed, so it cannot say anything useful."""
+
+
+class Blocked(Skip):
+    """One cause that blocks many checks (the env cannot be constructed, its tools cannot be resolved): one check
+    reports it as a finding, every other check it blocks is skipped with a note naming it ("needs X")."""
+
+    def __init__(self, needs: str, cause: str, reported_by: str) -> None:
+        super().__init__(f"needs {needs}, but {cause} (see {reported_by})")
+        self.needs = needs
+        self.cause = cause
+        self.reported_by = reported_by

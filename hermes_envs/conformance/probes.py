@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from hermes_envs.agent.result import AgentResult
@@ -327,121 +326,6 @@ def play(script: list[dict[str, Any]]) -> Responder:
         return dict(script[min(_assistant_turns(body), len(script) - 1)])
 
     return respond
-
-
-#: How a gold value is written in an answer: rewards parse answers in these common shapes.
-ANSWER_FORMATS: tuple[tuple[str, str], ...] = (
-    ("bare", "{v}"),
-    ("answer-line", "Answer: {v}"),
-    ("boxed", "The answer is \\boxed{{{v}}}."),
-    ("answer-tag", "<answer>{v}</answer>"),
-    ("gsm8k", "#### {v}"),
-    ("sentence", "The answer is {v}."),
-)
-
-#: Field names that usually hold the expected answer: tried first, and their failure is an error (not a doubt).
-ANSWER_FIELDS = (
-    "answer",
-    "answers",
-    "solution",
-    "target",
-    "label",
-    "gold",
-    "expected",
-    "ground_truth",
-    "reference",
-    "output",
-    "result",
-    "correct",
-    "final_answer",
-)
-
-
-@dataclass(frozen=True)
-class Positive:
-    """A transcript that should score above the controls: a gold-answer probe or the env's own good transcript."""
-
-    name: (
-        str  # e.g. "answer field 'answer' as 'Answer: {v}'", "tool write_file(path, content)", "env good #0"
-    )
-    responder: Responder
-    source: str  # "field", "tool" or "env"
-    field: str | None = None
-    value: str | None = None
-
-
-def _scalar_fields(item: Any) -> list[tuple[str, str]]:
-    """(name, text) of the item's string / number fields, answer-like names first."""
-    if not isinstance(item, dict):
-        return []
-    out = []
-    for key, value in item.items():
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            continue
-        text = str(value).strip()
-        if text and len(text) <= 2000:
-            out.append((str(key), text))
-    rank = {name: i for i, name in enumerate(ANSWER_FIELDS)}
-    return sorted(out, key=lambda kv: rank.get(kv[0].lower(), len(rank)))
-
-
-def gold_answers(item: Any) -> list[tuple[str, str, str]]:
-    """``(field, value, answer text)`` for each of the item's fields written in each common answer shape."""
-    return [
-        (name, text, template.format(v=text))
-        for name, text in _scalar_fields(item)
-        for _s, template in ANSWER_FORMATS
-    ]
-
-
-def varied_answers(item: Any) -> Responder:
-    """A responder whose answers differ (across requests and across the n choices of one request): the item's
-    fields written as answers (the first three fields), alternating with wrong ones, so that scores can differ."""
-    golds = [answer for _name, _value, answer in gold_answers(item)[: 3 * len(ANSWER_FORMATS)]]
-    counter = iter(range(1_000_000))
-
-    def answer() -> str:
-        i = next(counter)
-        if i % 2 == 0 and golds:
-            return golds[(i // 2) % len(golds)]
-        return f"I think the answer is {i + 7}."
-
-    def respond(body: dict[str, Any]) -> dict[str, Any]:
-        n = max(1, int(body.get("n") or 1))
-        return {"choices": [{"content": answer()} for _ in range(n)]}
-
-    return respond
-
-
-def gold_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
-    """Gold-answer probes for ``item``: tool calls built from its fields, then each field in each answer shape."""
-    fields = _scalar_fields(item)
-    positives: list[Positive] = []
-    raw = item if isinstance(item, dict) else {}
-    for tool in tools:
-        function = tool.get("function", tool)
-        params = (function.get("parameters") or {}).get("properties") or {}
-        shared = [p for p in params if p in raw]
-        required = (function.get("parameters") or {}).get("required") or []
-        if not shared or any(r not in raw for r in required):
-            continue
-        arguments = {p: raw[p] for p in shared}
-        call = {"name": function.get("name", ""), "arguments": arguments}
-        done = next((v for k, v in fields if k.lower() in ANSWER_FIELDS), "Done.")
-        positives.append(
-            Positive(
-                f"tool {call['name']}({', '.join(shared)}) from the item's fields",
-                play([{"content": "", "tool_calls": [call]}, {"content": done}]),
-                "tool",
-            )
-        )
-    for name, text, answer in gold_answers(item):
-        positives.append(
-            Positive(
-                f"field {name!r} answered as {answer[:80]!r}", say(answer), "field", field=name, value=text
-            )
-        )
-    return positives
 
 
 def env_transcripts(env: Any, item: Any) -> dict[str, list[list[dict[str, Any]]]]:

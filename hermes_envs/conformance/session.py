@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from hermes_envs.conformance.findings import Finding, NotApplicable, Outcome, Skip, Status
+from hermes_envs.conformance.findings import Blocked, Finding, NotApplicable, Outcome, Skip, Status
 from hermes_envs.conformance.probes import PROBES, Responder
 from hermes_envs.conformance.registry import CHECKS, all_checks
 from hermes_envs.conformance.watchdog import LoopWatchdog
@@ -31,6 +31,8 @@ T = TypeVar("T")
 
 #: How many get_next_item calls we make at most while looking for the end of the training cycle.
 MAX_ITEMS_SCANNED = 2000
+#: Calls made after the same item came back twice in a row, before calling get_next_item stuck (HC203).
+STUCK_CALLS = 8
 #: The metric the wandb_log spy passes in, to see whether an override hands it on to the base class.
 PROBE_METRIC = "hermes_conformance/probe"
 #: What the fake model answers in evaluate() after calling the tools: a judge's prompt quotes it.
@@ -108,6 +110,10 @@ class EnvSession:
         self.timings: dict[str, float] = {}
         self.phase = "import"
         self._watchdog: Any = None
+        #: (what happened, the check that reports it, the exception) when the env could not be constructed.
+        self.construct_error: tuple[str, str, BaseException] | None = None
+        #: (what happened, the exception) when the env's tools could not be resolved (HC802 reports it).
+        self.tools_error: tuple[str, BaseException] | None = None
 
     @property
     def label(self) -> str:
@@ -303,16 +309,35 @@ class EnvSession:
         return self.facts["config_init"]
 
     def env(self) -> Any:
-        """The env instance, configured for the harness: offline tokenizer, no wandb, our fake server."""
+        """The env instance, configured for the harness: offline tokenizer, no wandb, our fake server.
+
+        When construction fails (``config_init`` or ``__init__`` raises), that one cause is kept: HC104 / HC109
+        report it and every check that needs the instance is skipped naming it (:class:`Blocked`)."""
         if self._env is not None:
             return self._env
+        if self.construct_error is not None:
+            raise Blocked("the env instance", self.construct_error[0], self.construct_error[1])
+        try:
+            return self._construct()
+        except Exception as exc:
+            from hermes_envs.conformance.sites import author_site
+
+            site = author_site(exc, self.path)
+            text = f"{type(exc).__name__}: {exc}" + (f" (at {site})" if site else "")
+            reported_by = "HC109" if "config_init" in self.facts else "HC104"
+            what = "config_init() raised" if reported_by == "HC104" else f"{self.class_name}.__init__ raised"
+            self.construct_error = (f"{what} {text}", reported_by, exc)
+            raise Blocked("the env instance", self.construct_error[0], reported_by) from None
+
+    def _construct(self) -> Any:
         from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
         from hermes_envs.testing.offline import offline_tokenizer_path
         from hermes_envs.testing.retries import disable_client_retries
 
         env_cls = self.load()
-        config, _servers = self.config_init()
+        with self.timed("config_init"):
+            config, _servers = self.config_init()
         overrides: dict[str, Any] = {
             "tokenizer_name": offline_tokenizer_path(),
             "use_wandb": False,
@@ -387,9 +412,11 @@ class EnvSession:
         keys: list[str] = []
         error = None
         cycled = False
+        stuck = False
+        stuck_checked: list[bool] = []
 
         async def scan(env: Any) -> None:
-            nonlocal error, cycled
+            nonlocal error, cycled, stuck
             for _ in range(MAX_ITEMS_SCANNED):
                 try:
                     item = await env.get_next_item()
@@ -400,6 +427,25 @@ class EnvSession:
                     return
                 key = _item_key(item)
                 if keys and key == keys[0]:
+                    if len(keys) == 1 and not stuck_checked:
+                        # The same item twice in a row: a one-item dataset, or a get_next_item that never
+                        # advances. A few more calls tell them apart (a random sampler moves on).
+                        stuck_checked.append(True)
+                        for _ in range(STUCK_CALLS):
+                            try:
+                                again = await env.get_next_item()
+                            except Exception as exc:
+                                error = f"{type(exc).__name__}: {exc}"
+                                return
+                            if _item_key(again) != key:
+                                items.append(again)
+                                keys.append(_item_key(again))
+                                break
+                        else:
+                            stuck = True
+                            cycled = True
+                            return
+                        continue
                     cycled = True
                     return
                 items.append(item)
@@ -409,6 +455,7 @@ class EnvSession:
         self.facts["training"] = {
             "items": items,
             "cycled": cycled,
+            "stuck": stuck,
             "error": error,
             "calls": len(items) + cycled,
         }
@@ -513,7 +560,10 @@ class EnvSession:
         return self.facts["wandb"]
 
     def check_rollouts_possible(self) -> None:
-        """Skip rollout-based checks when the env's configured tool-call parser does not exist (HC801 says so)."""
+        """Skip rollout-based checks when the env's tools cannot be resolved (HC802 says so) or its configured
+        tool-call parser does not exist (HC801 says so)."""
+        if self.is_hermes_env():
+            self.tools()
         name = getattr(getattr(self.env(), "config", None), "tool_call_parser", None)
         if not name:
             return
@@ -557,12 +607,21 @@ class EnvSession:
         return None
 
     def tools(self) -> tuple[list[dict], set[str]]:
-        """The env's tools for a group (``_resolve_tools_for_group`` when it has one, else none)."""
+        """The env's tools for a group (``_resolve_tools_for_group`` when it has one, else none).
+
+        When resolving them raises (a toolset the kit lacks, say), that one cause is kept: HC802 reports it and the
+        checks that need the tools are skipped naming it."""
+        if self.tools_error is not None:
+            raise Blocked("the env's tools", self.tools_error[0], "HC802")
         env = self.env()
         resolve = getattr(env, "_resolve_tools_for_group", None)
         if resolve is None:
             return [], set()
-        schemas, names = resolve()
+        try:
+            schemas, names = resolve()
+        except Exception as exc:
+            self.tools_error = (f"_resolve_tools_for_group() raised {type(exc).__name__}: {exc}", exc)
+            raise Blocked("the env's tools", self.tools_error[0], "HC802") from None
         return list(schemas or []), set(names or [])
 
     def probe_transcripts(self) -> list[dict[str, Any]]:
@@ -669,9 +728,16 @@ class EnvSession:
             self.outcomes[check_id] = outcome
             return outcome
         for req in info.requires:
+            if self.is_ignored(req):
+                # Ignoring a check silences its findings, not the checks built on it: they run (and say what
+                # they see) as if it had passed, so an ignored HC401 never turns a broken reward green.
+                continue
             prior = self.run(req)
             if prior.status not in (Status.PASSED, Status.WARNED, Status.NOT_APPLICABLE):
-                outcome = Outcome(check_id, Status.SKIPPED, note=f"needs {req}, which did not pass")
+                note = f"needs {req}, which did not pass"
+                if prior.status is Status.SKIPPED and prior.note.startswith("needs "):
+                    note = prior.note  # the root cause, not the chain of checks it blocked
+                outcome = Outcome(check_id, Status.SKIPPED, note=note)
                 self.outcomes[check_id] = outcome
                 return outcome
         start = time.perf_counter()
@@ -697,6 +763,12 @@ class EnvSession:
         outcome.seconds = time.perf_counter() - start
         self.outcomes[check_id] = outcome
         return outcome
+
+    def is_ignored(self, check_id: str) -> bool:
+        """True when the run ignores ``check_id`` (settings or the env's conformance_ignore, unless forced)."""
+        if any(check_id.startswith(f) for f in self.settings.forced):
+            return False
+        return check_id in self.env_ignores() or any(check_id.startswith(i) for i in self.settings.ignore)
 
     def env_ignores(self) -> dict[str, str]:
         """``conformance_ignore`` of the env class or module: ``{"HC302": "why"}`` or ``["HC302"]``.

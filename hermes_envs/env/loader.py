@@ -85,11 +85,7 @@ def import_env_module(path: str | Path) -> ModuleType:
         sys.modules.pop(module_name, None)
         where = _frame_in(traceback.TracebackException.from_exception(exc), path)
         missing = exc.name or str(exc)
-        hint = (
-            "The upstream-layout modules come with hermes-envs: install it (pip install hermes-envs) in this Python."
-            if missing.startswith("environments")
-            else f"install the package that provides {missing!r}, or fix the import name."
-        )
+        hint = _missing_module_hint(missing)
         raise EnvLoadError(
             f"{path.name} should import offline; importing module {missing!r} failed ({where or 'at import'}).\n"
             f"Fix: {hint}"
@@ -110,6 +106,31 @@ def import_env_module(path: str | Path) -> ModuleType:
             f"({where or 'at import'}).\nFix: {fix}"
         ) from None
     return module
+
+
+#: Top-level packages whose upstream-layout modules hermes-envs ships (some of them: not every upstream module).
+_LAYOUT_PACKAGES = ("environments", "tools")
+
+
+def _missing_module_hint(missing: str) -> str:
+    """The fix for an import of ``missing`` that failed: name the real cause.
+
+    A submodule of a package hermes-envs provides (``environments.council_evaluator``) is a module hermes-envs does
+    not provide, not a sign that hermes-envs is missing; only the package itself missing means "install it".
+    """
+    top, _, rest = missing.partition(".")
+    if top not in _LAYOUT_PACKAGES:
+        return f"install the package that provides {missing!r}, or fix the import name."
+    try:
+        provided = importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        provided = False
+    if not provided or not rest:
+        return "The upstream-layout modules come with hermes-envs: install it (pip install hermes-envs) in this Python."
+    return (
+        f"hermes-envs provides the upstream layout's {top!r} package but not {missing!r} (an upstream hermes-agent "
+        "module it does not ship). Install hermes-agent in this Python to use it, or remove that import."
+    )
 
 
 def find_env_classes(module: ModuleType) -> list[type]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from hermes_envs.conformance.findings import Finding, Severity
 from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import MAX_ITEMS_SCANNED, EnvSession
+from hermes_envs.conformance.session import MAX_ITEMS_SCANNED, STUCK_CALLS, EnvSession
 
 
 def _describe_exception(exc: BaseException) -> str:
@@ -119,8 +119,21 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
 
 @check("HC203", "next-item-cycles", "get_next_item cycles past the end of the data", requires=("HC201",))
 def next_item_cycles(s: EnvSession) -> list[Finding]:
-    """``get_next_item`` that raises (IndexError, StopIteration) once the data runs out, killing a long run."""
+    """``get_next_item`` that raises (IndexError, StopIteration) once the data runs out, killing a long run, or that
+    never advances (the same item on every call: an index never incremented, a fresh iterator per call)."""
     training = s.training_items()
+    if training.get("stuck"):
+        return [
+            Finding(
+                "HC203",
+                f"get_next_item() should advance through the data; it returned the same item "
+                f"{2 + STUCK_CALLS} times in a row ({repr(training['items'][0])[:120]}), so every step trains "
+                "on one item.",
+                "advance the position on every call: `item = self.items[self.index % len(self.items)]; "
+                "self.index += 1` (keep the iterator on self, not a fresh iter() per call). If the data really "
+                "is one item, ignore HC203.",
+            )
+        ]
     if training["error"] and training["items"]:
         return [
             Finding(

@@ -13,7 +13,8 @@ from hermes_envs.conformance.session import EnvSession
 
 def _by_prompt(s: EnvSession, positives: dict[str, Any]) -> dict[str, Any]:
     """The prompt of each proven item -> the responder that answers it correctly."""
-    from hermes_envs.conformance.probes import gold_positives, play
+    from hermes_envs.conformance.golds import gold_positives
+    from hermes_envs.conformance.probes import play
 
     env = s.env()
     schemas, _ = s.tools()

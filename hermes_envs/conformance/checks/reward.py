@@ -7,14 +7,13 @@ import traceback
 from typing import Any
 
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance.golds import derivable, gold_positives
 from hermes_envs.conformance.probes import (
-    ANSWER_FIELDS,
     CONTROLS,
     PROBES,
     ContractViolation,
     StrictAgentResult,
     env_transcripts,
-    gold_positives,
     play,
 )
 from hermes_envs.conformance.registry import check
@@ -133,9 +132,43 @@ def control_scores(s: EnvSession) -> dict[str, list[tuple[str, float]]]:
     for entry in scored_probes(s):
         if entry["probe"] in CONTROLS and _numeric(entry["score"]):
             out.setdefault(_key(entry["item"]), []).append((entry["probe"], float(entry["score"])))
-    for entry in positive_scores(s)["env_bad"]:
+    for entry in positive_scores(s)["env_bad"] + item_controls(s):
         if _numeric(entry["score"]):
             out.setdefault(_key(entry["item"]), []).append((entry["name"], float(entry["score"])))
+    return out
+
+
+#: Negative controls shaped like the item's structured answer: the empty answer of the task's shape. A reward
+#: that counts missing fields as right (``got.get(k, v) == v``) or only penalises wrong entries gives them credit.
+EMPTY_STRUCTURED = {"dict": ("{}", "```json\n{}\n```"), "list": ("[]", "Answer: []")}
+
+
+def item_controls(s: EnvSession) -> list[dict[str, Any]]:
+    """Score the item-shaped negative controls (the empty JSON object / list of a structured gold); cached."""
+    if "item_controls" in s.facts:
+        return s.facts["item_controls"]
+    from hermes_envs.conformance.golds import _structured_fields
+    from hermes_envs.conformance.probes import say
+
+    out: list[dict[str, Any]] = []
+    s.facts["item_controls"] = out
+    for item in s.probe_items():
+        kinds = {kind for _name, kind, _value in _structured_fields(item)}
+        for kind in sorted(kinds):
+            for text in EMPTY_STRUCTURED[kind]:
+                name = f"empty {'object' if kind == 'dict' else 'list'} {text!r}"
+                result, task_id = s.run_probe(item, say(text), 3, "empty-structured", "gold")
+                out.append(
+                    dict(
+                        _score(s, item, result, task_id, "gold"),
+                        item=item,
+                        name=name,
+                        probe=name,
+                        about=f"the task's answer shape with nothing in it ({text!r})",
+                        source="control",
+                        result=result,
+                    )
+                )
     return out
 
 
@@ -206,6 +239,8 @@ def positive_scores(s: EnvSession) -> dict[str, Any]:
                 source=positive.source,
                 field=positive.field,
                 value=positive.value,
+                template=positive.template,
+                kind=positive.kind,
                 result=result,
             )
             tried.append(positive.name)
@@ -279,10 +314,11 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
     """Rewards that crash on an empty reply, tool errors, max-turns truncation, unicode or a huge output."""
     findings = []
     seen: set[str] = set()
+    hc401_reports = not s.is_ignored("HC401")
     for entry in scored_probes(s):
         exc = entry["exc"]
-        if exc is None or isinstance(exc, ContractViolation):
-            continue  # contract misuse is HC401's finding
+        if exc is None or (isinstance(exc, ContractViolation) and hc401_reports):
+            continue  # contract misuse is HC401's finding (unless HC401 is ignored: a raise is still a raise)
         key = f"{type(exc).__name__}:{_reward_site(exc)}"
         if key in seen:
             continue
@@ -432,6 +468,33 @@ def no_mutation(s: EnvSession) -> list[Finding]:
     return findings
 
 
+def _answers_in_prompt(s: EnvSession, items: list[Any]) -> str:
+    """The proven (or answer-like) gold values of ``items`` as shown in their own prompts, when every item's prompt
+    shows its answer as a word (an echo of the prompt then holds the answer by construction); else ``""``."""
+    import re
+
+    from hermes_envs.conformance.golds import _scalar_fields
+
+    env = s.env()
+    proven = {_key(e["item"]): e.get("value") for e in positive_scores(s)["gold"] if e.get("value")}
+    shown = []
+    for item in items:
+        try:
+            prompt = env.format_prompt(item)
+        except Exception:
+            continue
+        values = [proven[_key(item)]] if _key(item) in proven else [v for _k, v in _scalar_fields(item)[:1]]
+        hits = [
+            repr(v)
+            for v in values
+            if isinstance(prompt, str) and re.search(rf"(?<![\w/]){re.escape(v)}(?![\w/])", prompt)
+        ]
+        if not hits:
+            return ""
+        shown += hits
+    return ", ".join(sorted(set(shown))[:3])
+
+
 @check("HC406", "controls-low", "negative controls score under the ceiling", requires=_STATS)
 def controls_low(s: EnvSession) -> list[Finding]:
     """A reward too lenient: doing nothing, refusing, echoing the prompt or spamming tools earns credit."""
@@ -442,15 +505,40 @@ def controls_low(s: EnvSession) -> list[Finding]:
         if entry["probe"] in CONTROLS and _numeric(entry["score"]):
             per_control.setdefault(entry["probe"], []).append(float(entry["score"]))
             examples.setdefault(entry["probe"], entry["item"])
-    for entry in positive_scores(s)["env_bad"]:
+    abouts: dict[str, str] = {}
+    for entry in positive_scores(s)["env_bad"] + item_controls(s):
         if _numeric(entry["score"]):
             per_control.setdefault(entry["name"], []).append(float(entry["score"]))
             examples.setdefault(entry["name"], entry["item"])
+            abouts[entry["name"]] = entry.get("about") or "a transcript the env itself calls bad"
     findings = []
     for name, scores in per_control.items():
         mean = sum(scores) / len(scores)
         if mean > ceiling:
-            about = PROBES[name][2] if name in PROBES else "a transcript the env itself calls bad"
+            about = PROBES[name][2] if name in PROBES else abouts[name]
+            in_prompt = _answers_in_prompt(
+                s,
+                [
+                    e["item"]
+                    for e in scored_probes(s)
+                    if e["probe"] == name and _numeric(e["score"]) and e["score"] > ceiling
+                ],
+            )
+            if name == "echo_prompt" and in_prompt:
+                findings.append(
+                    Finding(
+                        "HC406",
+                        f"a negative control should score at most {ceiling:g} (control_ceiling); {name!r} ({about}) "
+                        f"got a mean of {mean:.3g} because the prompt itself holds the answer ({in_prompt}), and "
+                        "the reward takes the answer from anywhere in the reply (a warning: an echo earns credit "
+                        "only by chance here).",
+                        "read the answer from a marked place (the last 'Answer:' line, a <answer> tag) so that "
+                        "repeating the question or the options earns nothing.",
+                        Severity.WARNING,
+                        subject=f"control {name}",
+                    )
+                )
+                continue
             findings.append(
                 Finding(
                     "HC406",
@@ -509,7 +597,7 @@ def reward_varies(s: EnvSession) -> list[Finding]:
     all_scores = sorted({round(float(e["score"]), 6) for e in scored_probes(s) if _numeric(e["score"])})
     item = missing[0]
     tried = found["tried"].get(_key(item), [])
-    answer_like = isinstance(item, dict) and any(str(k).lower() in ANSWER_FIELDS for k in item)
+    answer_like = derivable(item)
     constant = f" every probe scored {all_scores[0]:g}," if len(all_scores) == 1 else ""
     message = (
         f"a correct answer should score above the controls;{constant} none of the {len(tried)} gold-answer "
@@ -521,10 +609,14 @@ def reward_varies(s: EnvSession) -> list[Finding]:
         "the reward reads the field that holds the answer; if your answers cannot be derived from the item, "
         "ship known-good transcripts with `def conformance_transcripts(self, item)` (docs/checks.md)."
     )
-    severity = Severity.ERROR if answer_like or found["env_good"] else Severity.WARNING
-    if severity is Severity.WARNING:
-        message += " The item has no answer-like field, so this may be the probes' limit rather than a bug."
-    findings.append(Finding("HC407", message, fix, severity, subject="gold-answer probes"))
+    if not (answer_like or found["env_good"]):
+        # "every probe scored 0" then says the probes found no correct answer, not that the reward is wrong.
+        raise NotApplicable(
+            f"no correct answer could be derived for item {_short(item, 120)} (no answer-like field the "
+            f"{len(tried)} gold-answer probes could use, no conformance_transcripts()); ship known-good "
+            "transcripts with `def conformance_transcripts(self, item)` to have the reward's range checked"
+        )
+    findings.append(Finding("HC407", message, fix, subject="gold-answer probes"))
     return findings
 
 

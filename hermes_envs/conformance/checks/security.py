@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hermes_envs.conformance.findings import Finding, Severity
+from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.secrets import find_secrets
 from hermes_envs.conformance.session import EnvSession
@@ -71,7 +71,7 @@ def loopback_only(s: EnvSession) -> list[Finding]:
     ):
         try:
             observe()
-        except Exception:
+        except (Exception, Skip, NotApplicable):
             pass
     by_target: dict[tuple[str, bool], tuple[list[str], object]] = {}
     for phase, attempt in s.blocked:

@@ -291,3 +291,32 @@ def external_openai_type(s: EnvSession) -> list[Finding]:
                 )
             )
     return findings
+
+
+@check("HC109", "env-constructs", "the env class constructs from its own config_init()", requires=("HC104",))
+def env_constructs(s: EnvSession) -> list[Finding]:
+    """An ``__init__`` that raises with the config ``config_init`` returns (a backend it refuses, a missing
+    environment variable, a service it contacts): nothing can run. Reported once here, as the cause; setup, the
+    parser and every rollout check are skipped naming it instead of each blaming themselves."""
+    from hermes_envs.conformance.findings import Blocked
+
+    try:
+        s.env()
+    except Blocked:
+        if s.construct_error is None or s.construct_error[1] != "HC109":
+            raise
+        message, _reporter, exc = s.construct_error
+        fix = str(exc).partition("Fix: ")[2].strip() or (
+            "make __init__ succeed offline with the config from config_init(); read keys and services lazily "
+            "(in setup() or the first rollout), not in the constructor."
+        )
+        return [
+            Finding(
+                "HC109",
+                f"{s.class_name}(config, server_configs) should construct with the config from config_init(); "
+                f"{message.rstrip('.')}.",
+                fix.rstrip(".") + ".",
+                subject=f"{s.class_name}.__init__",
+            )
+        ]
+    return []

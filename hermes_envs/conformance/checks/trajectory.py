@@ -8,7 +8,8 @@ import subprocess
 from typing import Any
 
 from hermes_envs.conformance.findings import Finding, Skip
-from hermes_envs.conformance.probes import call_each_tool_then, varied_answers
+from hermes_envs.conformance.golds import varied_answers
+from hermes_envs.conformance.probes import call_each_tool_then
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
 
@@ -255,6 +256,50 @@ def process_run(s: EnvSession) -> list[Finding]:
                 "HC503",
                 f"`process` should also write the HTML view ({html.name}); none was written.",
                 "keep messages in the groups (atroposlib renders them to HTML).",
+            )
+        )
+    return findings
+
+
+@check(
+    "HC504",
+    "groups-survive-send-filters",
+    "atroposlib's send filters keep the env's groups (group size, equal scores, token length)",
+    requires=("HC501",),
+)
+def groups_survive_send_filters(s: EnvSession) -> list[Finding]:
+    """Settings under which atroposlib's ``handle_send_to_api`` drops every group, so a run trains on nothing:
+    ``group_size`` 1 with ``ensure_scores_are_not_same`` (one score is always "all the same"), or a
+    ``max_token_length`` every rollout reaches (groups with a rollout that long are skipped). The kit's own runs
+    relax these settings, so they are read from the env's ``config_init()`` and applied to a collected group."""
+    config, _servers = s.config_init()
+    findings = []
+    group_size = getattr(config, "group_size", None)
+    if getattr(config, "ensure_scores_are_not_same", False) and group_size == 1:
+        findings.append(
+            Finding(
+                "HC504",
+                "group settings should let atroposlib keep some groups; config_init() sets group_size=1 with "
+                "ensure_scores_are_not_same=True, and a group of one score always has all its scores the same, "
+                "so handle_send_to_api drops every group.",
+                "use group_size >= 2 (GRPO needs several rollouts per prompt to compare), or set "
+                "ensure_scores_are_not_same=False if you really train on single rollouts.",
+                subject="config_init",
+            )
+        )
+    limit = getattr(config, "max_token_length", 0) or 0
+    group = collected_group(s)["group"] or {}
+    lengths = [len(t) for t in group.get("tokens") or [] if isinstance(t, list)]
+    if limit > 0 and lengths and min(lengths) >= limit:
+        findings.append(
+            Finding(
+                "HC504",
+                f"rollouts should fit max_token_length; config_init() sets max_token_length={limit}, and every "
+                f"rollout of a collected group reached it (shortest {min(lengths)} tokens, for a reply of a few "
+                "words), so handle_send_to_api skips every group as too long.",
+                "raise max_token_length to fit the system prompt, the task and the agent's turns (e.g. 4096 or "
+                "more for tool use), or shorten the prompt.",
+                subject="config_init",
             )
         )
     return findings

@@ -1,0 +1,221 @@
+"""HC410-HC411 — what the reward grades: a correct answer in any usual rendering, and only the model's own answer.
+
+Both start from a gold the kit has proven (a gold-answer probe that beat the controls, see HC407): HC410 writes
+the same gold in the other renderings a model uses (42.0 for 42, 1,234 for 1234, PARIS / paris for Paris, **42**)
+in the same answer shape; HC411 puts the proven answer in a tool result and never says it (the rollout runs out
+of turns on a tool call), which a reward reading ``messages[-1]`` grades as the model's answer.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import shlex
+from typing import Any
+
+from hermes_envs.conformance.checks.reward import (
+    _STATS,
+    _numeric,
+    _score,
+    _short,
+    best_control,
+    control_scores,
+    positive_scores,
+)
+from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance.probes import say
+from hermes_envs.conformance.registry import check
+from hermes_envs.conformance.session import EnvSession
+
+_INT = re.compile(r"^-?\d+$")
+_FLOAT = re.compile(r"^-?\d+\.\d+$")
+_FRACTION = re.compile(r"^(-?\d+)/(\d+)$")
+_WORDS = re.compile(r"^[A-Za-z][A-Za-z' -]{2,}$")
+
+
+def renderings(value: str) -> list[tuple[str, str, bool]]:
+    """``(what, text, strict)`` for the other usual renderings of the gold ``value``.
+
+    ``strict`` renderings are the same value by any reading (42.0 for 42, a thousands separator, case of a word,
+    bold markup): scoring them as wrong is an error. The others (a fraction as a decimal) are a warning."""
+    out: list[tuple[str, str, bool]] = []
+    if _INT.match(value):
+        number = int(value)
+        out.append(("with a decimal point", f"{number}.0", True))
+        if abs(number) >= 1000:
+            out.append(("with thousands separators", f"{number:,}", True))
+    elif _FLOAT.match(value):
+        number = float(value)
+        if number.is_integer():
+            out.append(("as an integer", str(int(number)), True))
+            if abs(number) >= 1000:
+                out.append(("with thousands separators", f"{int(number):,}", True))
+        else:
+            out.append(("with a trailing zero", f"{value}0", True))
+    elif _FRACTION.match(value):
+        numerator, denominator = (int(x) for x in _FRACTION.match(value).groups())  # type: ignore[union-attr]
+        if denominator and len(f"{numerator / denominator}") <= 8:
+            out.append(("as a decimal", f"{numerator / denominator:g}", False))
+    elif _WORDS.match(value) and not value.isupper():
+        for what, text in (("in lower case", value.lower()), ("in upper case", value.upper())):
+            if text != value:
+                out.append((what, text, True))
+    out.append(("in bold markup", f"**{value}**", True))
+    return out
+
+
+def rendering_scores(s: EnvSession) -> list[dict[str, Any]]:
+    """Score every other rendering of each proven scalar gold, in the answer shape that proved it; cached."""
+    if "renderings" in s.facts:
+        return s.facts["renderings"]
+    out: list[dict[str, Any]] = []
+    s.facts["renderings"] = out
+    for gold in positive_scores(s)["gold"]:
+        if gold.get("source") != "field" or gold.get("kind") != "scalar" or not gold.get("template"):
+            continue
+        for what, text, strict in renderings(gold["value"]):
+            answer = gold["template"].format(v=text)
+            result, task_id = s.run_probe(gold["item"], say(answer), 3, "rendering", "gold")
+            out.append(
+                dict(
+                    _score(s, gold["item"], result, task_id, "gold"),
+                    item=gold["item"],
+                    gold=gold,
+                    what=what,
+                    answer=answer,
+                    strict=strict,
+                )
+            )
+    return out
+
+
+@check(
+    "HC410",
+    "answer-renderings",
+    "a correct answer scores the same in its other usual renderings",
+    requires=_STATS,
+)
+def answer_renderings(s: EnvSession) -> list[Finding]:
+    """A reward that credits "Answer: 42" but not "Answer: 42.0", "1,234", "paris" for Paris, or "**42**": the
+    model is punished for a correct answer written another way, and learns formatting, not the task."""
+    if not s.is_hermes_env():
+        raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
+    if not any(g.get("kind") == "scalar" and g.get("template") for g in positive_scores(s)["gold"]):
+        raise NotApplicable("no scalar gold answer was proven for the probe items (see HC407)")
+    controls = control_scores(s)
+    findings = []
+    seen: set[str] = set()
+    for entry in rendering_scores(s):
+        gold = entry["gold"]
+        if (
+            not _numeric(entry["score"])
+            or not _numeric(gold["score"])
+            or entry["score"] >= gold["score"] - 1e-9
+        ):
+            continue
+        if entry["what"] in seen:
+            continue
+        seen.add(entry["what"])
+        as_control = entry["score"] <= best_control(s, controls, entry["item"])[1]
+        severity = Severity.ERROR if entry["strict"] and as_control else Severity.WARNING
+        canonical = gold["template"].format(v=gold["value"])
+        findings.append(
+            Finding(
+                "HC410",
+                f"a correct answer should score the same however it is written; field {gold['field']!r} answered "
+                f"as {canonical!r} scored {gold['score']:g}, but written {entry['what']} ({entry['answer']!r}) it "
+                f"scored {entry['score']:g} on item {_short(entry['item'], 100)}.",
+                "normalise before comparing: strip markup (`re.sub(r'[*_`]', '', text)`), compare numbers as "
+                "numbers (`float(x.replace(',', ''))` with a tolerance), and words case-insensitively "
+                "(`.strip().lower()`).",
+                severity,
+                subject=f"rendering {entry['what']}",
+            )
+        )
+    return findings
+
+
+def _terminal_tool(s: EnvSession) -> tuple[str, str] | None:
+    """(tool name, command parameter) of a tool that runs a shell command, if the env offers one."""
+    schemas, _names = s.tools()
+    for tool in schemas:
+        function = tool.get("function", tool)
+        props = (function.get("parameters") or {}).get("properties") or {}
+        for param in ("command", "cmd"):
+            if param in props:
+                return function.get("name", ""), param
+    return None
+
+
+def tool_output_scores(s: EnvSession) -> list[dict[str, Any]]:
+    """For each proven gold: a rollout that only ever echoes the answer with the terminal and runs out of turns
+    (the transcript ends on the tool result holding the answer; the model never says it); cached."""
+    if "tool_output" in s.facts:
+        return s.facts["tool_output"]
+    out: list[dict[str, Any]] = []
+    s.facts["tool_output"] = out
+    terminal = _terminal_tool(s)
+    if terminal is None:
+        return out
+    name, param = terminal
+    for gold in positive_scores(s)["gold"]:
+        if gold.get("source") != "field" or not gold.get("template"):
+            continue
+        answer = gold["template"].format(v=gold["value"])
+        call = {"name": name, "arguments": {param: f"echo {shlex.quote(answer)}"}}
+
+        def respond(body: dict[str, Any], call: dict[str, Any] = call) -> dict[str, Any]:
+            return {"content": "", "tool_calls": [call]}
+
+        result, task_id = s.run_probe(gold["item"], respond, 2, "tool-output", "gold")
+        last = result.messages[-1] if result.messages else {}
+        if last.get("role") != "tool" or answer not in str(last.get("content")):
+            continue  # the loop did not end on a tool result holding the answer: nothing to learn here
+        # The same rollout with a tool that returns plain text (custom tools do; the terminal wraps its output
+        # in JSON, whose trailing "exit_code": 0 hides the number from a "last number" parser).
+        plain = copy.deepcopy(result)
+        plain.messages[-1]["content"] = answer
+        for transcript in (result, plain):
+            out.append(
+                dict(
+                    _score(s, gold["item"], transcript, task_id, "gold"),
+                    item=gold["item"],
+                    gold=gold,
+                    answer=answer,
+                )
+            )
+    return out
+
+
+@check(
+    "HC411",
+    "grades-model-answer",
+    "the reward grades the model's answer, not a tool's output",
+    requires=_STATS,
+)
+def grades_model_answer(s: EnvSession) -> list[Finding]:
+    """A reward that reads ``result.messages[-1]`` (or any message) instead of the last assistant message: when the
+    agent runs out of turns the last message is a tool result, so a tool's output (an ``echo`` of the answer, a
+    file's content) is graded as the model's answer."""
+    if not s.is_hermes_env():
+        raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
+    if _terminal_tool(s) is None:
+        raise NotApplicable("the env offers no terminal-like tool to put an answer in a tool result")
+    if not positive_scores(s)["gold"]:
+        raise Skip("no gold answer was proven for the probe items (see HC407)")
+    ceiling = s.settings.control_ceiling
+    for entry in tool_output_scores(s):
+        if _numeric(entry["score"]) and entry["score"] > ceiling:
+            return [
+                Finding(
+                    "HC411",
+                    f"the reward should grade the model's own answer; a rollout in which the model only ran "
+                    f"`echo {entry['answer']!r}` and never answered (it ran out of turns, so the last message is "
+                    f"that tool result) scored {entry['score']:g} on item {_short(entry['item'], 100)}.",
+                    "take the answer from the last assistant message with content (`from hermes_envs import "
+                    "final_response`; `next(m['content'] for m in reversed(result.messages) if m['role'] == "
+                    "'assistant' and m.get('content'))`), not result.messages[-1].",
+                    subject="probe tool-output",
+                )
+            ]
+    return []
