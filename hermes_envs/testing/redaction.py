@@ -7,19 +7,26 @@ By default (:class:`Redactor`):
   ``REDACTED`` (``Bearer REDACTED`` for a bearer token) — replaced, not dropped, so a reviewer sees they were sent;
 * query parameters whose name looks key-like (``key``, ``api_key``, ``token``, ``sig`` ...) become ``REDACTED``;
 * request and response bodies: every known secret value (the client's key, the current value of each
-  ``*_API_KEY`` / ``*_TOKEN`` / ``*_SECRET`` variable) and every string shaped like a provider key
-  (:data:`hermes_envs.testing.secret_lint.KEY_PATTERNS`) is replaced by ``REDACTED``.
+  ``*_API_KEY`` / ``*_TOKEN`` / ``*_SECRET`` variable, and their base64 forms) and every credential
+  :mod:`hermes_envs.testing.secret_rules` recognises (key shapes, no environment variable needed; base64 and
+  percent-encoded forms; PEM blocks) is replaced by ``REDACTED``;
+* JSON bodies are also redacted value by value after decoding (so ``\u002d``-style escapes hide nothing, and a
+  value stored under a credential's name such as ``"SecretAccessKey"`` goes), and SSE bodies on the reassembled
+  stream: a key streamed across two chunks is found once the chunks are joined, and its pieces are replaced.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from hermes_envs.testing.secret_lint import KEY_PATTERNS, secret_values_from_env
+from hermes_envs.testing.secret_lint import secret_values_from_env
+from hermes_envs.testing.secret_rules import SECRET_NAME, looks_real, redact_text, scan
 
 __all__ = ["PLACEHOLDER", "SECRET_HEADERS", "SECRET_QUERY", "Redactor"]
 
@@ -64,6 +71,7 @@ class Redactor:
         self.headers = frozenset(h.lower() for h in headers)
         values = {s for s in secrets if s and len(s) >= 6}
         values |= set(secret_values_from_env(os.environ if environ is None else environ))
+        values |= {base64.b64encode(v.encode()).decode().rstrip("=") for v in list(values)}
         # longest first, so a key that contains another is replaced whole
         self.secrets = sorted(values, key=len, reverse=True)
 
@@ -76,13 +84,11 @@ class Redactor:
         return self.placeholder
 
     def text(self, text: str) -> str:
-        """``text`` with known secret values and key-shaped strings replaced."""
+        """``text`` with known secret values and credentials (plain or encoded) replaced."""
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, self.placeholder)
-        for pattern in KEY_PATTERNS.values():
-            text = pattern.sub(self.placeholder, text)
-        return text
+        return redact_text(text, self.placeholder)
 
     def body(self, body: Any) -> Any:
         if body is None:
@@ -92,11 +98,100 @@ class Redactor:
                 decoded = bytes(body).decode("utf-8")
             except UnicodeDecodeError:
                 return body
-            scrubbed = self.text(decoded)
+            scrubbed = self._body_text(decoded)
             return body if scrubbed == decoded else scrubbed.encode("utf-8")
         if isinstance(body, str):
-            return self.text(body)
+            return self._body_text(body)
         return body
+
+    def _body_text(self, text: str) -> str:
+        if text.lstrip().startswith("data:"):
+            return self.text(
+                self._sse(text)
+            )  # the joined stream first: a piece alone may not look like a key
+        text = self.text(text)
+        stripped = text.lstrip()
+        if stripped[:1] in ("{", "["):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                return text
+            scrubbed = self._json_value(value)
+            if scrubbed != value:
+                return json.dumps(scrubbed, ensure_ascii=False, separators=(",", ":"))
+        return text
+
+    def _json_value(self, value: Any, key: str = "") -> Any:
+        """A JSON value with strings redacted after decoding, and strings held under a credential's name dropped."""
+        if isinstance(value, dict):
+            return {k: self._json_value(v, str(k)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._json_value(v, key) for v in value]
+        if isinstance(value, str):
+            if SECRET_NAME.search(key) and len(value) >= 16 and looks_real(value, "keyword"):
+                return self.placeholder
+            return self.text(value)
+        return value
+
+    def _sse(self, text: str) -> str:
+        """An SSE body redacted event by event and on the reassembled stream (pieces of a split key replaced)."""
+        blocks = text.replace("\r\n", "\n").split("\n\n")
+        events: list[Any] = []
+        for block in blocks:
+            value = None
+            if block.startswith("data: ") and "\n" not in block:
+                try:
+                    value = json.loads(block[6:])
+                except ValueError:
+                    value = None
+            events.append(value if isinstance(value, (dict, list)) else None)
+        pieces: dict[tuple[Any, ...], list[tuple[Any, Any]]] = {}
+
+        def walk(value: Any, path: tuple[Any, ...]) -> None:
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            index = value.get("index") if isinstance(value, dict) else None
+            for k, v in items:
+                sub = (*path, index, k) if isinstance(value, dict) and index is not None else (*path, k)
+                if isinstance(value, list):
+                    sub = path
+                if isinstance(v, str):
+                    pieces.setdefault(sub, []).append((value, k))
+                elif isinstance(v, (dict, list)):
+                    walk(v, sub)
+
+        for event in events:
+            if event is not None:
+                walk(event, ())
+        changed = False
+        for refs in pieces.values():
+            if len(refs) < 2:
+                continue
+            joined = "".join(container[k] for container, k in refs)
+            known = [(joined.find(s), len(s)) for s in self.secrets if s in joined]
+            spans = [(h.start, h.end) for h in scan(joined)] + [(a, a + n) for a, n in known]
+            if not spans:
+                continue
+            changed = True
+            offset = 0
+            for container, k in refs:
+                piece = container[k]
+                lo, hi = offset, offset + len(piece)
+                offset = hi
+                out = []
+                for i, ch in enumerate(piece, start=lo):
+                    inside = [(a, b) for a, b in spans if a <= i < b]
+                    if not inside:
+                        out.append(ch)
+                    elif i == inside[0][0]:  # the placeholder goes where the secret started
+                        out.append(self.placeholder)
+                container[k] = "".join(out)
+        if not changed:
+            return text
+        rebuilt = [
+            "data: " + json.dumps(e, ensure_ascii=False, separators=(",", ":")) if e is not None else b
+            for e, b in zip(events, blocks)
+        ]
+        return "\n\n".join(rebuilt)
 
     def url(self, url: str) -> str:
         parts = urlsplit(url)

@@ -3,40 +3,32 @@
 ``hermes-envs lint-cassettes PATH...`` (exit 1 on findings), :func:`lint_paths` from Python; the pytest plugin runs
 it on every cassette a session reads or writes. A finding names the file, the line, the column, the kind of secret
 and a masked excerpt (the secret itself is never printed).
+
+Shapes come from :mod:`hermes_envs.testing.secret_rules` (the one table, shared with redaction and HC901). Besides
+each line as written, the lint reads the file as YAML and scans every string value as YAML decodes it (escapes
+such as ``\x2d`` undone, a double-quoted scalar split over lines joined), JSON held in a string, and SSE events
+with their streamed pieces joined (a key split across two chunks is found once they are put together).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from hermes_envs.testing.secret_rules import scan
 
 __all__ = [
     "CASSETTE_SUFFIXES",
-    "KEY_PATTERNS",
     "SecretFinding",
     "lint_paths",
     "lint_text",
     "secret_values_from_env",
 ]
-
-#: Shapes of provider credentials (name -> regex). Kept specific, so prose and ids do not trip them.
-KEY_PATTERNS: dict[str, re.Pattern[str]] = {
-    "OpenRouter key": re.compile(r"\bsk-or-v1-[0-9a-f]{32,}"),
-    "Anthropic key": re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-    "OpenAI-style key": re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-    "Hugging Face token": re.compile(r"\bhf_[A-Za-z0-9]{30,}"),
-    "Groq key": re.compile(r"\bgsk_[A-Za-z0-9]{30,}"),
-    "Replicate token": re.compile(r"\br8_[A-Za-z0-9]{30,}"),
-    "Google API key": re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"),
-    "GitHub token": re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})"),
-    "Slack token": re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
-    "AWS access key id": re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    "JSON web token": re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
-    "bearer token": re.compile(r"(?i)\bbearer\s+(?!REDACTED\b)[A-Za-z0-9_\-\.=]{20,}"),
-}
 
 #: Environment variables whose current values must never appear in a cassette.
 _SECRET_VARS = re.compile(r"(?:_API_KEY|_APIKEY|_TOKEN|_SECRET|_SECRET_KEY|_ACCESS_KEY)$")
@@ -86,10 +78,12 @@ def _mask(secret: str) -> str:
 def lint_text(
     text: str, path: str = "<text>", secrets: Iterable[str] = (), environ: Mapping[str, str] | None = None
 ) -> list[SecretFinding]:
-    """Findings in ``text``: key-shaped strings, ``secrets`` and the values of secret-named env variables."""
+    """Findings in ``text``: key-shaped strings, ``secrets`` and the values of secret-named env variables, as
+    written and in decoded forms (YAML scalars, JSON in strings, joined SSE streams, base64)."""
     known = {s: "given secret" for s in secrets if s and len(s) >= 6}
     known.update({v: f"value of ${k}" for v, k in secret_values_from_env(environ).items()})
     findings: list[SecretFinding] = []
+    seen: set[str] = set()
     for lineno, line in enumerate(text.splitlines(), start=1):
         taken: list[tuple[int, int]] = []
         for value, kind in known.items():
@@ -97,14 +91,120 @@ def lint_text(
             while start >= 0:
                 findings.append(SecretFinding(path, lineno, start + 1, kind, _mask(value)))
                 taken.append((start, start + len(value)))
+                seen.add(value)
                 start = line.find(value, start + 1)
-        for kind, pattern in KEY_PATTERNS.items():
-            for m in pattern.finditer(line):
-                if any(a <= m.start() < b for a, b in taken):
-                    continue
-                taken.append((m.start(), m.end()))
-                findings.append(SecretFinding(path, lineno, m.start() + 1, kind, _mask(m.group(0))))
+        for hit in scan(line):
+            if any(a <= hit.start < b for a, b in taken):
+                continue
+            seen.add(hit.value)
+            findings.append(SecretFinding(path, lineno, hit.start + 1, hit.kind, _mask(hit.value)))
+    for lineno, column, value in _decoded_strings(text):
+        for secret, kind in known.items():
+            if secret in value and secret not in seen:
+                seen.add(secret)
+                findings.append(SecretFinding(path, lineno, column, f"{kind} (decoded)", _mask(secret)))
+        for hit in scan(value):
+            if hit.value in seen or any(hit.value in s or s in hit.value for s in seen):
+                continue
+            seen.add(hit.value)
+            findings.append(SecretFinding(path, lineno, column, f"{hit.kind} (decoded)", _mask(hit.value)))
     return findings
+
+
+def _decoded_strings(text: str) -> list[tuple[int, int, str]]:
+    """``(line, column, value)`` of every string in ``text`` read as YAML (and JSON inside strings), plus each
+    SSE stream's joined pieces. Empty when ``text`` is not YAML."""
+    import yaml
+
+    try:
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return []
+    out: list[tuple[int, int, str]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, yaml.ScalarNode):
+            if isinstance(node.value, str) and node.tag.endswith(":str"):
+                where = (node.start_mark.line + 1, node.start_mark.column + 1)
+                out.append((*where, node.value))
+                out.extend((*where, v) for v in _json_strings(node.value))
+        elif isinstance(node, yaml.SequenceNode):
+            for child in node.value:
+                walk(child)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                walk(key)
+                walk(value)
+                if (
+                    isinstance(key, yaml.ScalarNode)
+                    and key.value == "sse"
+                    and isinstance(value, yaml.SequenceNode)
+                ):
+                    where = (value.start_mark.line + 1, value.start_mark.column + 1)
+                    events = yaml.safe_load(yaml.serialize(value)) or []
+                    out.extend((*where, v) for v in joined_stream(events))
+
+    if root is not None:
+        walk(root)
+    return out
+
+
+def _json_strings(text: str) -> list[str]:
+    stripped = text.strip()
+    if stripped[:1] not in ("{", "[") and not stripped.startswith("data: "):
+        return []
+    if stripped.startswith("data: "):
+        events: list[Any] = []
+        for block in stripped.replace("\r\n", "\n").split("\n\n"):
+            if block.startswith("data: {"):
+                try:
+                    events.append(json.loads(block[6:]))
+                except ValueError:
+                    pass
+        return joined_stream(events)
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return []
+    strings: list[str] = []
+
+    def walk(v: Any, key: str = "") -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if isinstance(x, str):
+                    strings.append(f"{k}: {x}")
+                walk(x, str(k))
+        elif isinstance(v, list):
+            for x in v:
+                walk(x, key)
+        elif isinstance(v, str):
+            strings.append(v)
+
+    walk(value)
+    return strings
+
+
+def joined_stream(events: list[Any]) -> list[str]:
+    """The streamed pieces of SSE chat events joined per choice and field (content, reasoning, tool arguments):
+    what a reader of the stream sees, whatever the chunk boundaries."""
+    parts: dict[tuple[Any, ...], list[str]] = {}
+
+    def walk(value: Any, path: tuple[Any, ...]) -> None:
+        if isinstance(value, dict):
+            index = value.get("index")
+            for k, v in value.items():
+                if k != "index":
+                    walk(v, (*path, index, k) if index is not None else (*path, k))
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, path)
+        elif isinstance(value, str):
+            parts.setdefault(path, []).append(value)
+
+    for event in events:
+        if isinstance(event, (dict, list)):
+            walk(event, ())
+    return ["".join(p) for p in parts.values() if len(p) > 1]
 
 
 def _files(paths: Iterable[str | Path]) -> list[Path]:

@@ -64,3 +64,18 @@ def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[ProviderProcess]:
         yield p
     finally:
         p.stop()
+
+
+@pytest.fixture(scope="session")
+def corpus() -> object:
+    """The planted-secrets corpus (tests/recording/secret_corpus.py) as a module."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "secret_corpus", Path(__file__).with_name("secret_corpus.py")
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("secret_corpus", module)  # dataclasses look their module up while being built
+    spec.loader.exec_module(module)
+    return module

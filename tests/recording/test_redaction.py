@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import random
+import string
+
 import pytest
 from vcr.request import Request
 
 from hermes_envs.testing.redaction import PLACEHOLDER, Redactor
 
-KEY = "sk-proj-" + "Ab1" * 12
+_RNG = random.Random(5)
+# Built at run time from a seeded RNG: random enough to be a key, and no key-shaped literal in this file.
+KEY = "sk-proj-" + "".join(_RNG.choice(string.ascii_letters + string.digits) for _ in range(40))
+HF = "hf_" + "".join(_RNG.choice(string.ascii_letters + string.digits) for _ in range(34))
 
 
 def _request(
@@ -75,11 +82,11 @@ def test_response_bodies_are_scrubbed_of_known_values_and_key_shapes() -> None:
     )
     body = (
         '{"echo": "my-provider-secret-value", "env": "or-live-0123456789abcdef", '
-        f'"leak": "{KEY}", "hf": "hf_{"a" * 34}", "answer": "42"}}'
+        f'"leak": "{KEY}", "hf": "{HF}", "answer": "42"}}'
     )
     out = redactor.response({"status": {"code": 200}, "headers": {}, "body": {"string": body.encode()}})
     text = out["body"]["string"].decode()
-    for secret in ("my-provider-secret-value", "or-live-0123456789abcdef", KEY, "hf_aaaa"):
+    for secret in ("my-provider-secret-value", "or-live-0123456789abcdef", KEY, HF):
         assert secret not in text
     assert '"answer": "42"' in text and text.count(PLACEHOLDER) == 4
 
@@ -92,3 +99,26 @@ def test_request_bodies_are_scrubbed_too(redactor: Redactor) -> None:
 def test_api_key_env_values_are_scrubbed_wherever_they_appear() -> None:
     redactor = Redactor(environ={"MY_PROVIDER_API_KEY": "plain-looking-value-987", "SHORT_API_KEY": "x"})
     assert redactor.text("a plain-looking-value-987 b x") == "a REDACTED b x"
+
+
+def test_the_planted_corpus_is_redacted_without_the_key_in_the_environment(corpus) -> None:
+    """Every planted secret a response body can carry (31: key shapes, named keys, base64, PEM, keys streamed
+    across two SSE chunks) is gone from the stored body, read plain, joined or decoded (before: 14/31)."""
+    exposed, redact = corpus.exposed, corpus.redact
+    leaked = [
+        p.name
+        for p in corpus.redaction_cases()
+        if exposed(p.value, redact(Redactor(environ={}), p.body or ""))
+    ]
+    assert leaked == []
+
+
+def test_a_key_split_across_sse_chunks_is_replaced_once_in_the_joined_stream(corpus) -> None:
+    body = corpus._sse_split(KEY, 12)
+    stored = Redactor(environ={}).body(body.encode()).decode()
+    joined = "".join(
+        json.loads(b[6:])["choices"][0]["delta"]["content"]
+        for b in stored.split("\n\n")
+        if b.startswith("data: {")
+    )
+    assert joined == "the key is REDACTED ok"

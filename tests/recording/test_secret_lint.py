@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import string
 from pathlib import Path
 
 import pytest
@@ -9,17 +11,25 @@ import pytest
 from hermes_envs.cli import main as cli_main
 from hermes_envs.testing.secret_lint import lint_paths, lint_text
 
+_RNG = random.Random(11)
+
+
+def _r(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    return "".join(_RNG.choice(alphabet) for _ in range(n - 1)) + "7"
+
+
+# Built at run time (seeded): random enough to be credentials, and no key-shaped literal in this file.
 SHAPES = {
-    "OpenAI-style key": "sk-proj-" + "x1Y2" * 8,
-    "OpenRouter key": "sk-or-v1-" + "0a" * 32,
-    "Anthropic key": "sk-ant-api03-" + "Q" * 30,
-    "Hugging Face token": "hf_" + "AbCd" * 9,
-    "Groq key": "gsk_" + "z9" * 20,
-    "Google API key": "AIza" + "B" * 35,
-    "GitHub token": "ghp_" + "c" * 36,
-    "AWS access key id": "AKIA" + "ABCDEFGHIJKLMNOP",
+    "OpenAI API key": "sk-proj-" + _r(32),
+    "OpenRouter API key": "sk-or-v1-" + _r(64, "0123456789abcdef"),
+    "Anthropic API key": "sk-ant-api03-" + _r(40),
+    "Hugging Face token": "hf_" + _r(34),
+    "Groq API key": "gsk_" + _r(52),
+    "Google API key": "AIza" + _r(35),
+    "GitHub token": "ghp_" + _r(36),
+    "AWS access key id": "AKIA" + _r(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"),
     "JSON web token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-    "bearer token": "Bearer abcdefghijklmnopqrstuvwxyz012345",
+    "bearer token": "Bearer " + _r(32),
 }
 
 
@@ -48,11 +58,11 @@ def test_placeholders_and_ordinary_text_pass() -> None:
 
 def test_cli_exits_1_and_names_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.yaml"
-    bad.write_text("ok: 1\nkey: " + SHAPES["OpenAI-style key"] + "\n")
+    bad.write_text("ok: 1\nkey: " + SHAPES["OpenAI API key"] + "\n")
     (tmp_path / "good.yaml").write_text("ok: 1\n")
     assert cli_main(["lint-cassettes", str(tmp_path)]) == 1
     out = capsys.readouterr().out
-    assert f"{bad}:2:6: cassette should hold no secrets; got a OpenAI-style key" in out
+    assert f"{bad}:2:6: cassette should hold no secrets; got a OpenAI API key" in out
     assert cli_main(["lint-cassettes", str(tmp_path / "good.yaml")]) == 0
     assert cli_main(["lint-cassettes", str(tmp_path / "missing")]) == 2
 
@@ -61,7 +71,25 @@ def test_replay_refuses_a_cassette_with_a_secret(tmp_path: Path) -> None:
     from hermes_envs.testing.cassettes import CassetteError, use_cassette
 
     cassette = tmp_path / "c.yaml"
-    cassette.write_text("version: 1\ninteractions: []\nnote: " + SHAPES["Groq key"] + "\n")
-    with pytest.raises(CassetteError, match=r"c\.yaml:3:7: .*Groq key"):
+    cassette.write_text("version: 1\ninteractions: []\nnote: " + SHAPES["Groq API key"] + "\n")
+    with pytest.raises(CassetteError, match=r"c\.yaml:3:7: .*Groq API key"):
         with use_cassette(cassette):
             pass
+
+
+def test_the_planted_corpus_is_found_and_prose_is_not(corpus) -> None:
+    """33 fake secrets in cassette forms (plain, named, base64, YAML-escaped, YAML-split, SSE-split,
+    percent-encoded) are all found; 27 credential-like prose strings are not flagged (before: 15/33 and 6/27)."""
+    prose, secrets = corpus.prose, corpus.secrets
+    missed = [p.name for p in secrets() if not lint_text(p.text, environ={})]
+    flagged = [t for t in prose() if lint_text(t, environ={})]
+    assert (missed, flagged) == ([], [])
+    assert len(secrets()) >= 30 and len(prose()) >= 23
+
+
+def test_the_conformance_check_uses_the_same_table(corpus) -> None:
+    prose, secrets = corpus.prose, corpus.secrets
+    from hermes_envs.conformance.secrets import find_secrets
+
+    found = [p.name for p in secrets() if find_secrets(p.text)]
+    assert len(found) >= 30 and not [t for t in prose() if find_secrets(t)]
