@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -120,12 +121,53 @@ def judge_policy() -> Callable[[dict[str, Any]], dict[str, Any]]:
     return respond
 
 
+def file_task_mixed_policy() -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Like :func:`file_task_policy`, but every other rollout saves the buggy script back unchanged, so the rollouts
+    of a group score differently (``serve`` drops a group whose scores are all the same)."""
+    items = _example_items("environments.file_task_env")
+    solve = file_task_policy()
+    lock = threading.Lock()
+    started = [0]
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        turn = solve(body)
+        prompt = _first_user(body)
+        item = next((i for i in items if i["buggy"] in prompt), None)
+        if item is None or _assistant_turns(body) != 0 or "tool_calls" not in turn:
+            return turn
+        with lock:
+            started[0] += 1
+            fixed = started[0] % 2 == 1
+        content = item["solution"] if fixed else item["buggy"]
+        return {"tool_calls": [{"name": "write_file", "arguments": {"path": "task.py", "content": content}}]}
+
+    return respond
+
+
 #: example module -> factory of the fake model that solves it (used by the demo and the example tests)
 POLICIES: dict[str, Callable[[], Callable[[dict[str, Any]], dict[str, Any]]]] = {
     "environments.arithmetic_env": lambda: arithmetic_policy,
     "environments.file_task_env": file_task_policy,
     "environments.judge_env": judge_policy,
 }
+
+#: The same fake models by name, for ``hermes-envs fake-server --policy NAME`` (registered by :func:`register`).
+NAMED_POLICIES: dict[str, Callable[[], Callable[[dict[str, Any]], dict[str, Any]]]] = {
+    "arithmetic": POLICIES["environments.arithmetic_env"],
+    "file_task": file_task_policy,
+    "file_task_mixed": file_task_mixed_policy,
+    "judge": judge_policy,
+}
+
+
+def register_example_policies() -> None:
+    """Make the example policies available by name to the fake server (``--policy arithmetic``); idempotent."""
+    from hermes_envs.testing.fake_server.policies import POLICIES as REGISTERED
+    from hermes_envs.testing.fake_server.policies import register_policy
+
+    for name, factory in NAMED_POLICIES.items():
+        if name not in REGISTERED:
+            register_policy(name)(factory)
 
 
 def summarize_jsonl(path: Path) -> dict[str, Any]:
