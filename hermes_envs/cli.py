@@ -47,7 +47,7 @@ def _check(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from hermes_envs.demo import main
 
-    return main(args.out)
+    return main(args.out, verbose=args.verbose)
 
 
 def _fake_server(args: argparse.Namespace) -> int:
@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="gate the example env and run it under atroposlib process, offline")
     demo.add_argument(
         "--out", default="demo-output", help="folder for the report, JSONL and HTML (default: %(default)s)"
+    )
+    demo.add_argument(
+        "-v", "--verbose", action="store_true", help="print every check and what the libraries print"
     )
     demo.set_defaults(func=_demo)
 
