@@ -1,4 +1,4 @@
-"""The ``hermes-envs`` command: ``demo``, ``check``, ``fake-server``, ``tokenizer-path``.
+"""The ``hermes-envs`` command: ``demo``, ``check``, ``fake-server``, ``record``, ``view``, ``tokenizer-path``.
 
 ``check`` runs the same conformance runner as ``pytest --hermes-conformance``; ``fake-server`` serves a script so
 ``python my_env.py process|serve ...`` can run against it offline.
@@ -47,11 +47,14 @@ def _check(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from hermes_envs.demo import main
 
-    return main(args.out)
+    return main(args.out, verbose=args.verbose)
 
 
 def _fake_server(args: argparse.Namespace) -> int:
+    from hermes_envs.demo import register_example_policies
     from hermes_envs.testing.fake_server.cli import run
+
+    register_example_policies()  # --policy arithmetic / file_task / file_task_mixed / judge
 
     return run(args)
 
@@ -66,6 +69,20 @@ def _lint_cassettes(args: argparse.Namespace) -> int:
     from hermes_envs.testing.secret_lint import main as lint_main
 
     return lint_main(args.paths)
+
+
+def _view(args: argparse.Namespace) -> int:
+    from hermes_envs.errors import HermesEnvsError
+    from hermes_envs.viewer import write_view
+
+    tokenizer = None if args.tokenizer == "none" else args.tokenizer
+    try:
+        page = write_view(args.path, args.out, tokenizer=tokenizer)
+    except HermesEnvsError as exc:
+        print(f"hermes-envs view: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(page)
+    return 0
 
 
 def _tokenizer_path(args: argparse.Namespace) -> int:
@@ -83,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="gate the example env and run it under atroposlib process, offline")
     demo.add_argument(
         "--out", default="demo-output", help="folder for the report, JSONL and HTML (default: %(default)s)"
+    )
+    demo.add_argument(
+        "-v", "--verbose", action="store_true", help="print every check and what the libraries print"
     )
     demo.set_defaults(func=_demo)
 
@@ -125,6 +145,22 @@ def build_parser() -> argparse.ArgumentParser:
     lint = sub.add_parser("lint-cassettes", help="fail (exit 1) when a cassette holds a key-like string")
     lint.add_argument("paths", nargs="+", metavar="PATH", help="cassette files or folders")
     lint.set_defaults(func=_lint_cassettes)
+
+    view = sub.add_parser(
+        "view", help="write one self-contained HTML page of the rollouts in a process-mode groups JSONL"
+    )
+    view.add_argument("path", metavar="JSONL", help="the file of --env.data_path_to_save_groups")
+    view.add_argument(
+        "-o", "--out", metavar="HTML", help="the page to write (default: JSONL's name + .view.html)"
+    )
+    view.add_argument(
+        "--tokenizer",
+        default="offline",
+        metavar="FOLDER",
+        help="tokenizer folder to decode the tokens with: 'offline' (the shipped one, default), a folder with "
+        "tokenizer.json, or 'none' to show token ids",
+    )
+    view.set_defaults(func=_view)
 
     tok = sub.add_parser(
         "tokenizer-path", help="print the folder of the offline tokenizer (for --env.tokenizer_name)"

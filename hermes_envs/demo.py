@@ -2,7 +2,10 @@
 
 1. The conformance kit on the example environment(s), against the built-in fake server.
 2. A one-step atroposlib ``process`` run of the example against the same kind of fake server (in this process),
-   writing the JSONL of scored groups and its HTML view into the output folder.
+   writing the JSONL of scored groups, atroposlib's HTML and our rollout view (``<env>.view.html``) into the output
+   folder.
+
+Quiet by default (one line per step, then a summary table); ``-v`` prints the report and the libraries' output.
 
 No API key, no network, no Hub download: a fake model per example solves its task with the tools (the arithmetic
 with the terminal, the script fix with write_file + terminal, the snippet explanation with the terminal, and plays
@@ -11,13 +14,17 @@ the judge of the judge example).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
+import logging
 import re
+import threading
 import time
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from hermes_envs.testing.process_run import run_process
 
@@ -120,12 +127,53 @@ def judge_policy() -> Callable[[dict[str, Any]], dict[str, Any]]:
     return respond
 
 
+def file_task_mixed_policy() -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Like :func:`file_task_policy`, but every other rollout saves the buggy script back unchanged, so the rollouts
+    of a group score differently (``serve`` drops a group whose scores are all the same)."""
+    items = _example_items("environments.file_task_env")
+    solve = file_task_policy()
+    lock = threading.Lock()
+    started = [0]
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        turn = solve(body)
+        prompt = _first_user(body)
+        item = next((i for i in items if i["buggy"] in prompt), None)
+        if item is None or _assistant_turns(body) != 0 or "tool_calls" not in turn:
+            return turn
+        with lock:
+            started[0] += 1
+            fixed = started[0] % 2 == 1
+        content = item["solution"] if fixed else item["buggy"]
+        return {"tool_calls": [{"name": "write_file", "arguments": {"path": "task.py", "content": content}}]}
+
+    return respond
+
+
 #: example module -> factory of the fake model that solves it (used by the demo and the example tests)
 POLICIES: dict[str, Callable[[], Callable[[dict[str, Any]], dict[str, Any]]]] = {
     "environments.arithmetic_env": lambda: arithmetic_policy,
     "environments.file_task_env": file_task_policy,
     "environments.judge_env": judge_policy,
 }
+
+#: The same fake models by name, for ``hermes-envs fake-server --policy NAME`` (registered by :func:`register`).
+NAMED_POLICIES: dict[str, Callable[[], Callable[[dict[str, Any]], dict[str, Any]]]] = {
+    "arithmetic": POLICIES["environments.arithmetic_env"],
+    "file_task": file_task_policy,
+    "file_task_mixed": file_task_mixed_policy,
+    "judge": judge_policy,
+}
+
+
+def register_example_policies() -> None:
+    """Make the example policies available by name to the fake server (``--policy arithmetic``); idempotent."""
+    from hermes_envs.testing.fake_server.policies import POLICIES as REGISTERED
+    from hermes_envs.testing.fake_server.policies import register_policy
+
+    for name, factory in NAMED_POLICIES.items():
+        if name not in REGISTERED:
+            register_policy(name)(factory)
 
 
 def summarize_jsonl(path: Path) -> dict[str, Any]:
@@ -144,57 +192,138 @@ def summarize_jsonl(path: Path) -> dict[str, Any]:
     }
 
 
-def main(out: str | Path = "demo-output") -> int:
-    """Run the demo; returns 0 when the examples pass the conformance kit and the process runs wrote JSONL + HTML."""
+@contextlib.contextmanager
+def captured(log: TextIO, verbose: bool) -> Iterator[None]:
+    """Send what the libraries print and log (atroposlib's eval tables, the judge's fallback warnings) to ``log``,
+    or let it through with ``verbose``: a passing demo should read as a summary, not as 200 lines of detail."""
+    if verbose:
+        yield
+        return
+    root = logging.getLogger()
+    handler = logging.StreamHandler(log)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    saved = root.handlers[:]
+    root.handlers = [handler]
+    try:
+        with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log), warnings.catch_warnings():
+            warnings.simplefilter("default")
+            warnings.showwarning = lambda message, category, filename, lineno, file=None, line=None: (
+                log.write(warnings.formatwarning(message, category, filename, lineno, line))
+            )
+            yield
+    finally:
+        root.handlers = saved
+        log.flush()
+
+
+def _counts(outcomes: list[Any]) -> str:
+    """'37 passed, 2 not applicable' for one env's outcomes."""
+    tally: dict[str, int] = {}
+    for outcome in outcomes:
+        tally[outcome.status.value.replace("_", " ")] = (
+            tally.get(outcome.status.value.replace("_", " "), 0) + 1
+        )
+    return ", ".join(f"{n} {status}" for status, n in sorted(tally.items(), key=lambda kv: -kv[1]))
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "(no output)"
+
+
+def main(out: str | Path = "demo-output", verbose: bool = False) -> int:
+    """Run the demo; returns 0 when the examples pass the conformance kit and the process runs wrote JSONL + HTML.
+
+    Quiet by default: one line per step, a summary table at the end, details in ``<out>/demo.log``; ``verbose``
+    prints the full conformance report and everything the libraries print.
+    """
     from rich.console import Console
+    from rich.table import Table
 
     from hermes_envs.conformance import run_conformance
     from hermes_envs.testing.fake_server import FakeOpenAIServer
+    from hermes_envs.viewer import write_view
 
-    console = Console(soft_wrap=True)
+    console = Console(soft_wrap=True, highlight=False)
     out_dir = Path(out).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
+    log_path = out_dir / "demo.log"
     ok = True
     paths = example_paths()
+    rows: list[tuple[str, str, str, str]] = []
 
-    console.rule("[bold]1. conformance kit on the example environments")
-    start = time.perf_counter()
-    report = run_conformance([str(p) for p in paths])
-    console.print(report.to_text(), markup=False, highlight=False)
-    report.write(out_dir / "conformance.md")
-    console.print(
-        f"conformance: {'FAILED' if report.failed else 'passed'} in {time.perf_counter() - start:.1f} s; "
-        f"report: {out_dir / 'conformance.md'}"
-    )
-    ok &= not report.failed
-
-    console.rule("[bold]2. one-step atroposlib `process` run against the fake model server")
-    for module, path in zip(EXAMPLES, paths):
-        with FakeOpenAIServer(policy=POLICIES[module](), strict=True) as server:
-            for old in out_dir.glob(f"{path.stem}*.jsonl"):
-                old.unlink()
-            start = time.perf_counter()
-            done = run_process(path, out_dir, server.base_url)
-            jsonl = out_dir / f"{path.stem}.jsonl"
-            if done.returncode != 0 or not jsonl.exists():
-                ok = False
-                console.print(f"[red]process run of {path.name} failed (exit {done.returncode}):[/red]")
-                console.print(done.stderr[-3000:], markup=False, highlight=False)
-                continue
-            summary = summarize_jsonl(jsonl)
-            html = jsonl.with_suffix(".html")
-            console.print(
-                f"{path.name}: {summary['groups']} group(s), scores {summary['scores']}, "
-                f"{summary['tokens']} tokens ({summary['trained_tokens']} trained), "
-                f"{summary['tool_messages']} tool messages, in {time.perf_counter() - start:.1f} s"
+    with log_path.open("w", encoding="utf-8") as log:
+        console.print("[bold]1.[/bold] conformance kit on the example environments ...")
+        start = time.perf_counter()
+        with captured(log, verbose):
+            report = run_conformance([str(p) for p in paths])
+        log.write(report.to_text() + "\n")
+        report.write(out_dir / "conformance.md")
+        if verbose:
+            console.print(report.to_text(), markup=False)
+        for env in report.envs:
+            failed = [o for o in env.outcomes if o.failed]
+            rows.append(
+                (
+                    "conformance",
+                    env.label,
+                    "[red]FAILED" if failed else "[green]passed",
+                    _counts(env.outcomes),
+                )
             )
-            console.print(f"  JSONL: {jsonl}\n  HTML:  {html if html.exists() else '(missing)'}")
-            ok &= html.exists() and summary["aligned"] and summary["groups"] > 0
-        if server.failures:
-            ok = False
-            console.print("[red]the fake server saw requests it could not answer:[/red]")
-            for failure in server.failures:
-                console.print(failure, markup=False)
-    console.rule("[bold green]demo passed" if ok else "[bold red]demo failed")
-    console.print(f"everything is in {out_dir}")
+            for outcome in failed:  # the failures in full, also when quiet
+                for finding in outcome.findings:
+                    console.print(f"  {env.label}: " + finding.render(), markup=False)
+        console.print(f"   {len(report.envs)} env(s) in {time.perf_counter() - start:.1f} s")
+        ok &= not report.failed
+
+        console.print(
+            "[bold]2.[/bold] one-step atroposlib `process` run of each example against a fake model ..."
+        )
+        for module, path in zip(EXAMPLES, paths):
+            with FakeOpenAIServer(policy=POLICIES[module](), strict=True) as server:
+                for old in out_dir.glob(f"{path.stem}*.jsonl"):
+                    old.unlink()
+                start = time.perf_counter()
+                done = run_process(path, out_dir, server.base_url)
+                log.write(
+                    f"--- process run of {path.name} (exit {done.returncode})\n{done.stdout}\n{done.stderr}\n"
+                )
+                jsonl = out_dir / f"{path.stem}.jsonl"
+                if done.returncode != 0 or not jsonl.exists():
+                    ok = False
+                    detail = done.stderr[-3000:] if verbose else _last_line(done.stderr)
+                    rows.append(("process", path.name, f"[red]FAILED (exit {done.returncode})", detail))
+                    continue
+                summary = summarize_jsonl(jsonl)
+                view = write_view(jsonl)
+                good = jsonl.with_suffix(".html").exists() and summary["aligned"] and summary["groups"] > 0
+                ok &= good
+                rows.append(
+                    (
+                        "process",
+                        path.name,
+                        "[green]passed" if good else "[red]FAILED",
+                        f"scores {summary['scores']}, {summary['tokens']} tokens ({summary['trained_tokens']} "
+                        f"trained), {summary['tool_messages']} tool messages, {time.perf_counter() - start:.1f} s; "
+                        f"view: {view.name}",
+                    )
+                )
+            if server.failures:
+                ok = False
+                rows.append(
+                    ("fake server", path.name, "[red]FAILED", "; ".join(map(str, server.failures))[:500])
+                )
+
+    table = Table(title="hermes-envs demo", title_justify="left")
+    for column in ("step", "environment", "result", "details"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+    console.print(
+        ("[bold green]demo passed" if ok else "[bold red]demo failed")
+        + f"[/] — everything is in {out_dir}: conformance.md, <env>.jsonl, <env>.view.html (open it in a browser), "
+        f"demo.log (details{'' if verbose else '; -v prints them'})"
+    )
     return 0 if ok else 1

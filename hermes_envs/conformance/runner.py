@@ -170,6 +170,7 @@ class ConformanceReport:
                     "checks": [
                         {
                             "id": o.check_id,
+                            "title": CHECKS[o.check_id].title if o.check_id in CHECKS else "",
                             "status": o.status.value,
                             "note": o.note,
                             "findings": [

@@ -36,7 +36,7 @@ def find(word: str) -> str:
 
 
 def test_documented_commands_point_at_the_documented_fake_server() -> None:
-    (serve_model,) = [c for c in commands() if "fake-server" in c]
+    (serve_model,) = [c for c in commands() if "fake-server" in c and "--script" in c]
     assert f"--port {URL.rsplit(':', 1)[1].split('/')[0]}" in serve_model
     for mode in ("process", "evaluate", "serve"):
         assert f"--openai.base_url {URL}" in find(mode)
@@ -49,7 +49,7 @@ def test_documented_commands_point_at_the_documented_fake_server() -> None:
 def test_documented_command_runs(mode: str, tmp_path: Path) -> None:
     from hermes_envs.testing.offline import offline_environ
 
-    (serve_model,) = [c for c in commands() if "fake-server" in c]
+    (serve_model,) = [c for c in commands() if "fake-server" in c and "--script" in c]
     script = shlex.split(serve_model)[shlex.split(serve_model).index("--script") + 1]
     with FakeOpenAIServer(script=ROOT / script, strict=True) as server:
         command = find(mode).replace(URL, server.base_url).replace(" out/", f" {tmp_path}/out/")

@@ -25,6 +25,8 @@ DOCS = [
     "docs/cassettes.md",
 ]
 SHELL_ONLY = {"README.md", "docs/ci.md"}
+#: Guides that promise each python block runs on its own (copied alone into a file): run one by one, not joined.
+STANDALONE = {"docs/testing-your-env.md"}
 _FENCE = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```\s*$", re.S | re.M)
 
 
@@ -53,9 +55,11 @@ def test_python_snippets_run(doc: str, tmp_path: Path) -> None:
         first = body.lstrip().splitlines()[0] if body.strip() else ""
         name = re.fullmatch(r"#\s*(test_\w+\.py)\s*", first)
         (tests if name else scripts).append((name.group(1) if name else None, body))
-    if scripts:
-        script = tmp_path / "snippets.py"
-        script.write_text("\n\n".join(body for _, body in scripts), encoding="utf-8")
+    bodies = [body for _, body in scripts]
+    runs = [[b] for b in bodies] if doc in STANDALONE else ([bodies] if bodies else [])
+    for number, run in enumerate(runs, start=1):
+        script = tmp_path / f"snippet_{number}.py"
+        script.write_text("\n\n".join(run), encoding="utf-8")
         done = subprocess.run(
             [sys.executable, str(script)],
             cwd=ROOT,
@@ -65,9 +69,12 @@ def test_python_snippets_run(doc: str, tmp_path: Path) -> None:
             timeout=240,
             check=False,
         )
-        assert done.returncode == 0, (
-            f"the python snippets of {doc} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+        what = (
+            f"python block {number} of {doc} (run on its own)"
+            if doc in STANDALONE
+            else f"the snippets of {doc}"
         )
+        assert done.returncode == 0, f"{what} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     for name, body in tests:
         folder = tmp_path / name.removesuffix(".py")
         folder.mkdir()

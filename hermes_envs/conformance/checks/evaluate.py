@@ -40,9 +40,10 @@ def eval_agent_loop(s: EnvSession) -> list[Finding]:
                 "HC701",
                 f"evaluate() should offer the env's tools to the model, as training does; got {len(requests)} "
                 f"request(s), none offering tools{route}.",
-                "run each eval item through the agent loop: `tools, names = self._resolve_tools_for_group()` then "
-                "`await HermesAgentLoop(server=self.server, tool_schemas=tools, valid_tool_names=names, "
-                "temperature=0.0, ...).run(messages)`.",
+                "run each eval item through the agent loop with the env's tools: `result = await "
+                "self.run_agent(messages, temperature=0.0)` (HermesAgentBaseEnv, docs/framework.md; on another "
+                "base, `await HermesAgentLoop(server=self.server, tool_schemas=..., valid_tool_names=..., "
+                "temperature=0.0).run(messages)`).",
             )
         ]
     followed = any(m.get("role") == "tool" for c in requests for m in c.body.get("messages") or [])
