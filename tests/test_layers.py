@@ -23,6 +23,7 @@ LAYERS = {
     "tools": 2,
     "agent": 3,
     "env": 4,
+    "compat": 4,  # stand-ins for upstream top-level modules (tools.terminal_tool ...): over tools and agent
     "testing": 5,
     "conformance": 6,
     "demo": 7,

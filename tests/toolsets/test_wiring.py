@@ -21,7 +21,7 @@ CLIENTS = ("playwright", "firecrawl", "tavily", "exa_py", "parallel", "fal_clien
 
 def test_the_plugin_and_the_tools_load_without_any_web_or_browser_client() -> None:
     code = (
-        "import sys, json, hermes_envs.testing.plugin, hermes_envs.tools; "
+        "import sys, json, hermes_envs.plugin, hermes_envs.tools; "
         "print(json.dumps(sorted(m for m in sys.modules)))"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
