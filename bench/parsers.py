@@ -7,7 +7,7 @@ parsed one message at a time, and also as one 1 MB text) and several 1 MB advers
 rendered call (thousands of unclosed markers of each shape), markers followed by deeply nested brackets, the
 GLM shape that made upstream's regex parser quadratic, and every format's markers salted together. It prints
 MB/s for the ordinary corpus and, per format, the worst ratio adversarial-time / ordinary-1MB-time measured in
-this same run (the target is < 10: linear time whatever the model emits).
+this same run (the target is <= 3: linear time whatever the model emits).
 
 Runs are timed with the garbage collector paused (after a full collection), as ``timeit`` does. With it running,
 one full collection of the whole process heap (about 60 ms here, proportional to everything the process has
@@ -30,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hermes_envs.parsers import get_parser, list_parsers
 
-FORMATS = [n for n in list_parsers() if n not in ("qwen", "deepseek_v31", "llama4_json")]
+ALIASES = ("qwen", "deepseek_v31", "llama4_json", "deepseek_dsml", "deepseek_v32")
+FORMATS = [n for n in list_parsers() if n not in ALIASES]
 MARKERS = [
     "<tool_call>", "</tool_call>", "<longcat_tool_call>", "[TOOL_CALLS]", "<|python_tag|>", "<function=f>",
     "<parameter=k>", "</parameter>", "</function>", "<arg_key>k</arg_key>", "<arg_value>", "</arg_value>",
@@ -117,6 +118,11 @@ def adversarial_texts(name: str, size: int) -> dict[str, str]:
         piece = one[:cut]
         texts[f"prefix{cut:03d}"] = piece * (size // len(piece) + 1)
     marker = one[: max(1, len(one) // 6)]
+    opener = _opener(one)
+    texts["openers"] = (opener + " ") * (size // (len(opener) + 1) + 1)  # repeated unclosed openers
+    # a call whose first string never closes: every later quote flips the decoder's idea of what is a string
+    texts["unclosed-str"] = (opener + '{"name": "f", "arguments": {"a": "' + "x" * 40) * (size // 100 + 1)
+    texts["one-open-str"] = opener + '{"name": "f", "arguments": {"a": "' + _words(random.Random(3), size // 5)
     texts["nested"] = (marker + "[" * 5000 + "{" * 5000) * (size // 10_000 + 1)
     texts["deep1"] = marker + "[" * size
     texts["glm-shape"] = "<tool_call>f\n<arg_key>k</arg_key>\n<arg_value>" * (size // 44 + 1)
@@ -127,6 +133,15 @@ def adversarial_texts(name: str, size: int) -> dict[str, str]:
     texts["salted"] = "".join(rng.choice(MARKERS) + _words(rng, rng.randint(0, 3)) for _ in range(size // 12))
     texts["fences"] = ("```\n" + marker + "\n") * (size // (len(marker) + 5) + 1)
     return {k: v[:size] for k, v in texts.items()}
+
+
+def _opener(rendered: str) -> str:
+    """The format's opening marker: the rendered call up to the first character that belongs to the call itself."""
+    for stop in ("{", "\n", "get", "write_file", "functions."):
+        at = rendered.find(stop, 1)
+        if at > 0:
+            return rendered[:at]
+    return rendered[:12]
 
 
 PAUSE_GC = True
@@ -180,8 +195,8 @@ def main(argv: list[str] | None = None) -> int:
                 worst_label, worst = label, ratio
         worst_overall = max(worst_overall, worst)
         print(f"{name:<14}{mb / t_msgs:>10.1f}{len(big) / 1e6 / t_big:>10.1f}{worst_label:>26}{worst:>8.2f}")
-    print(f"\nworst adversarial/ordinary ratio: {worst_overall:.2f} (target < 10)")
-    return 0 if worst_overall < 10 else 1
+    print(f"\nworst adversarial/ordinary ratio: {worst_overall:.2f} (target <= 3)")
+    return 0 if worst_overall <= 3 else 1
 
 
 if __name__ == "__main__":
