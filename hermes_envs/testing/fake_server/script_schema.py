@@ -22,6 +22,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -29,11 +30,17 @@ from pydantic_core import PydanticCustomError
 
 from hermes_envs.errors import ScriptError
 
-from .faults import Fault, fault_from_obj
-from .tool_call import ToolCall
-from .turns import FINISH_REASONS, Match, Script, Turn
+__all__ = [
+    "FINISH_REASONS",
+    "MatchSpec",
+    "ScriptSpec",
+    "ToolCallSpec",
+    "TurnSpec",
+    "script_error",
+    "validated",
+]
 
-__all__ = ["build_match", "build_script", "build_tool_call", "build_turn", "script_error"]
+FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "function_call")
 
 
 def _problem(problem: str, fix: str) -> PydanticCustomError:
@@ -90,9 +97,6 @@ class ToolCallSpec(_Spec):
             raise _problem(f"should be a string; got {v!r}", "quote the id.")
         return v
 
-    def build(self) -> ToolCall:
-        return ToolCall(name=self.name, arguments=self.arguments, id=self.id)
-
 
 class MatchSpec(_Spec):
     """``match:``: the conditions a request must meet."""
@@ -138,9 +142,6 @@ class MatchSpec(_Spec):
         if not _is_number(v):
             raise _problem(f"should be a number or {{min: x, max: y}}; got {v!r}", "use a number such as 0.")
         return v
-
-    def build(self) -> Match:
-        return Match(**{name: getattr(self, name) for name in MATCH_FIELDS})
 
 
 class TurnSpec(_Spec):
@@ -193,11 +194,11 @@ class TurnSpec(_Spec):
 
     @field_validator("fault", mode="before")
     @classmethod
-    def _fault(cls, v: Any) -> Fault | None:
+    def _fault(cls, v: Any, info: ValidationInfo) -> Any:
         if v is None:
             return None
-        try:
-            return fault_from_obj(v)
+        try:  # the fault parser comes in the validation context: faults are a layer below this schema
+            return info.context["fault_from_obj"](v)
         except (ValueError, TypeError) as e:
             raise _problem(
                 f"should be a valid fault; got {e}",
@@ -226,17 +227,6 @@ class TurnSpec(_Spec):
                 'add `content: "..."` (use `content: ""` for an empty reply).',
             )
         return self
-
-    def build(self) -> Turn:
-        return Turn(
-            content=self.content,
-            tool_calls=[c.build() for c in self.tool_calls or []],
-            reasoning_content=self.reasoning_content,
-            finish_reason=self.finish_reason,
-            match=self.match.build() if self.match is not None else None,
-            fault=self.fault,
-            choices=[c.build() for c in self.choices or []],
-        )
 
 
 class ChoiceSpec(TurnSpec):
@@ -315,11 +305,6 @@ class ScriptSpec(_Spec):
             )
         return v
 
-    def build(self, source: str) -> Script:
-        if self.scripts:
-            return Script(keyed=[(k, s.build(source)) for k, s in self.scripts.items()], source=source)
-        return Script(turns=[t.build() for t in self.turns or []], source=source)
-
 
 class SubScriptSpec(ScriptSpec):
     """``scripts: {regex: ...}``: one keyed script (keyed scripts do not nest)."""
@@ -341,30 +326,13 @@ CALL_FIELDS = tuple(ToolCallSpec.model_fields)
 MATCH_FIELDS = tuple(MatchSpec.model_fields)
 
 
-# ------------------------------------------------------------------------------------------------- builders
-def build_script(data: Any, source: str = "<python>") -> Script:
-    """A Script from data in the file schema (``data`` may carry YAML line marks), or one ScriptError."""
-    return _validated(ScriptSpec, data, source, ()).build(source)
-
-
-def build_turn(data: Any, source: str = "<python>") -> Turn:
-    """A Turn from a mapping (or string) in the turn schema, or one ScriptError."""
-    return _validated(TurnSpec, data, source, ("turn",)).build()
-
-
-def build_tool_call(data: Any, source: str = "<python>") -> ToolCall:
-    """A ToolCall from ``{name, arguments, id}``, or one ScriptError."""
-    return _validated(ToolCallSpec, data, source, ("tool_calls[]",)).build()
-
-
-def build_match(data: Any, source: str = "<python>") -> Match:
-    """A Match from a mapping of conditions, or one ScriptError."""
-    return _validated(MatchSpec, data, source, ("match",)).build()
-
-
-def _validated(model: type[_Spec], data: Any, source: str, root: tuple[str, ...]) -> Any:
+# ----------------------------------------------------------------------------------------------- validation
+def validated(
+    model: type[_Spec], data: Any, source: str, root: tuple[str, ...], context: dict[str, Any]
+) -> Any:
+    """``data`` validated as ``model``, or one ScriptError naming every problem (``context``: see TurnSpec)."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as e:
         raise script_error(e, data, source, root) from None
 

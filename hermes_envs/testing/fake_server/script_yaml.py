@@ -1,18 +1,17 @@
-"""Loading script files: YAML (or JSON) parsed with the line of every key and item kept, for error messages."""
+"""Reading script files: YAML (or JSON) parsed into dicts and lists that keep the line of every key and item, so
+that validation errors can name them (:mod:`.script_schema`)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from hermes_envs.errors import ScriptError
 
-from .script_schema import build_script
-from .turns import Script
-
-__all__ = ["load_script", "parse_script_text"]
+__all__ = ["read_script_data", "script_data"]
 
 
 class _MarkedDict(dict):
@@ -61,8 +60,8 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _constru
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_seq)
 
 
-def load_script(path: str | Path) -> Script:
-    """Load and validate a YAML or JSON script file. Raises :class:`ScriptError` naming the file, line and field."""
+def read_script_data(path: str | Path) -> tuple[Any, str]:
+    """(the file's data with line marks, its name for messages); a ScriptError when unreadable or not YAML/JSON."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -70,11 +69,11 @@ def load_script(path: str | Path) -> Script:
         raise ScriptError(
             f"{p}: script file should be readable; got {e.strerror or e}.\nFix: check the path passed as the script."
         ) from None
-    return parse_script_text(text, str(p))
+    return script_data(text, str(p)), str(p)
 
 
-def parse_script_text(text: str, source: str = "<string>") -> Script:
-    """Parse and validate script text; ``source`` names it in error messages (every problem at once)."""
+def script_data(text: str, source: str = "<string>") -> Any:
+    """The data in script text, with line marks; a ScriptError for a syntax error or an empty text."""
     try:
         data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as e:
@@ -98,4 +97,4 @@ def parse_script_text(text: str, source: str = "<string>") -> Script:
         raise ScriptError(
             f"{source}: the script should hold turns; got an empty file.\nFix: add a `turns:` list."
         )
-    return build_script(data, source)
+    return data
