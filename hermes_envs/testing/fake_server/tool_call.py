@@ -6,7 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .script_schema import ToolCallSpec, validated
+from .script_errors import validated
+from .script_schema import ToolCallSpec
 
 __all__ = ["ToolCall"]
 

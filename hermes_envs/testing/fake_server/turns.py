@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from hermes_envs.errors import ScriptError
 
 from .faults import Fault, fault_from_obj
-from .script_schema import FINISH_REASONS, MatchSpec, ScriptSpec, TurnSpec, validated
+from .script_errors import validated
+from .script_schema import FINISH_REASONS, MatchSpec, ScriptSpec, TurnSpec
 from .script_yaml import read_script_data, script_data
 from .tool_call import ToolCall
 from .view import short
