@@ -70,7 +70,7 @@ def test_cli_run_rejects_bad_fault_and_missing_responder(capsys):
     assert cli.run(parser.parse_args(["--policy", "echo", "--fault", "boom"])) == 2
     assert cli.run(parser.parse_args(["--policy", "nope"])) == 2
     err = capsys.readouterr().err
-    assert "--script" in err and "fault kind" in err and "policy should be one of" in err
+    assert "--script" in err and "fault kind" in err and "policy 'nope' should be one of" in err
 
 
 def test_cli_policy_and_fault_in_subprocess():

@@ -61,8 +61,28 @@ def test_simple_probes(name, kw, expected):
 def test_policy_by_spec_string_and_unknown_name():
     with FakeOpenAIServer(policy="answer:text=7") as srv:
         assert _ask(srv, [USER]).message.content == "7"
-    with pytest.raises(ValueError, match="policy should be one of"):
+    with pytest.raises(ValueError, match="policy 'nope' should be one of the registered names") as e:
         get_policy("nope")
+    assert isinstance(e.value, KeyError) and "echo" in str(e.value) and "Fix:" in str(e.value)
+
+
+def test_register_policy_uses_the_shared_registry_rule():
+    from hermes_envs.errors import RegistryError
+    from hermes_envs.testing.fake_server import POLICIES, register_policy
+
+    def mine():
+        return lambda body: "mine"
+
+    def other():
+        return lambda body: "other"
+
+    with POLICIES.isolated():
+        register_policy("mine")(mine)
+        register_policy("mine")(mine)  # the same definition again (an env module imported twice): replaced
+        with pytest.raises(RegistryError, match="policy name 'mine' should be unique"):
+            register_policy("mine")(other)
+        assert get_policy("mine")({}) == "mine"
+    assert "mine" not in POLICIES
 
 
 def test_call_each_tool_calls_every_offered_tool_once_then_answers():

@@ -112,12 +112,11 @@ def test_a_policy_function_from_an_importable_module_runs_in_the_server_process(
 
 
 def test_a_policy_registered_in_the_test_process_is_known_to_the_server_process(helper_module):
-    register_policy("proc_prefixed")(helper_module.prefixed)
-    try:
+    with POLICIES.isolated():
+        register_policy("proc_prefixed")(helper_module.prefixed)
         with FakeOpenAIServer(policy="proc_prefixed:prefix=>>", process=True) as srv:
             assert ask(srv).choices[0].message.content == ">>q"
-    finally:
-        POLICIES.pop("proc_prefixed")
+    assert "proc_prefixed" not in POLICIES
 
 
 def test_a_lambda_policy_is_refused_at_construction_with_the_fix():

@@ -13,10 +13,9 @@ from __future__ import annotations
 from .faults import FAULT_KINDS, Fault, parse_fault
 from .policies import POLICIES, args_from_schema, get_policy, register_policy
 from .records import Call
-from .script_yaml import load_script
 from .server import FakeOpenAIServer
 from .tool_call import ToolCall
-from .turns import Match, Script, Turn
+from .turns import Match, Script, Turn, load_script
 
 __all__ = [
     "Call",

@@ -10,7 +10,8 @@ import asyncio
 from typing import Any
 
 from .model import FakeModel
-from .records import Call, Reply
+from .records import Call
+from .replies import Reply
 
 __all__ = ["Call", "FakeModel", "Reply", "make_app"]
 

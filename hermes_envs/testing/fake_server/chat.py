@@ -4,23 +4,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .records import Call, Reply, dumps
+from .plan import Plan, Planner
+from .records import Call
+from .replies import Reply, dumps
 from .requests import ChatRequest, validate
 from .tokens import count, encode_plain, logprob
 from .turns import Turn
 from .view import RequestView, text_of
-
-if TYPE_CHECKING:
-    from .model import FakeModel, Plan
 
 __all__ = ["chat_completion"]
 
 _WORDS = re.compile(r"\s*\w+|\s*[^\w\s]|\s+")
 
 
-def chat_completion(model: FakeModel, call: Call, body: Any) -> Reply:
+def chat_completion(model: Planner, call: Call, body: Any) -> Reply:
     """Validate the request, pick the turn and fault, and build the completion (streamed or not)."""
     req = validate(ChatRequest, body, f"POST {call.route}")
     top_logprobs = (req.top_logprobs or 0) if req.logprobs else None
@@ -111,7 +110,7 @@ def _pieces(s: str, n: int) -> list[str]:
 
 
 def _chunks(
-    model: FakeModel,
+    model: Planner,
     cid: str,
     name: str,
     messages: list[tuple[dict[str, Any], str]],

@@ -2,7 +2,8 @@
 
 The responders never ask which kind a fault is; they call the hooks of ``fault.effect`` at fixed points:
 
-1. :meth:`~FaultEffect.early_reply` before anything is built (a status error, a dropped connection);
+1. :meth:`~FaultEffect.early_reply` before anything is built (a status error, a dropped connection: the reply's
+   status, 0 for a drop, is what the call records);
 2. :meth:`~FaultEffect.delay` before the answer is sent (latency);
 3. :meth:`~FaultEffect.chat_message` / :meth:`~FaultEffect.text_calls` / :meth:`~FaultEffect.text_output` while
    a choice is built (length cuts, broken or unknown tool calls);
@@ -19,19 +20,30 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from .records import Reply, error_body
+from .replies import Reply, error_body
 from .tool_call import ToolCall
 
 if TYPE_CHECKING:
-    from .faults import Fault
-    from .records import Call
     from .view import RequestView
 
 __all__ = ["FAULT_EFFECTS", "FaultEffect", "NO_FAULT"]
 
 T = TypeVar("T")
+
+
+class Fault(Protocol):
+    """The options a fault carries (:class:`~.faults.Fault` is the one implementation)."""
+
+    code: int | None
+    retry_after: float
+    seconds: float
+    jitter: float
+    after_chunks: int
+    tool_name: str
+
+
 _SSE_HEADERS = {"cache-control": "no-cache"}
 
 
@@ -49,7 +61,7 @@ class FaultEffect:
         """What :attr:`Call.fault` records."""
         return None if fault is None else self.name
 
-    def early_reply(self, fault: Fault | None, call: Call) -> Reply | None:
+    def early_reply(self, fault: Fault | None) -> Reply | None:
         """A reply that replaces the whole answer (nothing is built), or None."""
         return None
 
@@ -116,10 +128,9 @@ class Status(FaultEffect):
     def label(self, fault: Fault | None) -> str | None:
         return None if fault is None else str(fault.code)
 
-    def early_reply(self, fault: Fault | None, call: Call) -> Reply | None:
+    def early_reply(self, fault: Fault | None) -> Reply | None:
         assert fault is not None
         code = int(fault.code or 500)
-        call.status = code
         headers = {}
         if code in (429, 503):
             headers = {
@@ -148,9 +159,8 @@ class Drop(FaultEffect):
 
     name = "drop"
 
-    def early_reply(self, fault: Fault | None, call: Call) -> Reply | None:
-        call.status = 0
-        return Reply(drop=True)
+    def early_reply(self, fault: Fault | None) -> Reply | None:
+        return Reply(status=0, drop=True)
 
 
 class MalformedJson(FaultEffect):

@@ -11,35 +11,24 @@ import itertools
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from . import chat, text
-from .fault_effects import FaultEffect
+from .chat import chat_completion
 from .faults import Fault, FaultInjector
+from .plan import Plan
 from .policies import Policy
-from .records import Call, Miss, Reply, dumps, error_body
+from .records import Call
+from .replies import Miss, Reply, dumps, error_body
 from .requests import BadRequest, DetokenizeRequest, TokenizeRequest, decode_body, validate
 from .responders import respond
+from .text import completion, generate
 from .tokens import decode, need_tokenizer
-from .turns import Script, Turn
+from .turns import Script
 from .view import RequestView
 
 __all__ = ["FakeModel", "Plan"]
 
 Route = Callable[["FakeModel", Call, Any], Reply]
-
-
-@dataclass
-class Plan:
-    """What answers a request once the turn and the fault are chosen: the one place both are picked."""
-
-    turn: Turn
-    index: int | None
-    fault: Fault | None
-    effect: FaultEffect
-    delay: float
-    seq: int
 
 
 class FakeModel:
@@ -125,8 +114,9 @@ class FakeModel:
         fault = self.injector.pick(turn.fault)
         effect = self.injector.effect_of(fault)
         call.fault = effect.label(fault)
-        early = effect.early_reply(fault, call)
+        early = effect.early_reply(fault)
         if early is not None:
+            call.status = early.status
             return early
         return Plan(
             turn, index, fault, effect, effect.delay(fault, self.injector.jitter_rng), next(self._seq)
@@ -180,9 +170,9 @@ def _detokenize(model: FakeModel, call: Call, body: Any) -> Reply:
 def _routes() -> dict[tuple[str, str], Route]:
     table: dict[tuple[str, str], Route] = {}
     for paths, method, route in (
-        (("/v1/chat/completions", "/chat/completions"), "POST", chat.chat_completion),
-        (("/v1/completions", "/completions"), "POST", text.completion),
-        (("/generate",), "POST", text.generate),
+        (("/v1/chat/completions", "/chat/completions"), "POST", chat_completion),
+        (("/v1/completions", "/completions"), "POST", completion),
+        (("/generate",), "POST", generate),
         (("/v1/models", "/models"), "GET", _models),
         (("/health", "/v1/health", "/health_generate"), "GET", _health),
         (("/tokenize", "/v1/tokenize"), "POST", _tokenize),

@@ -17,38 +17,53 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from hermes_envs._definitions import definition_site
+from hermes_envs._registry import Registry
+from hermes_envs.errors import UnknownNameError
+
 from .tool_call import ToolCall
 from .turns import Turn
 from .view import RequestView
 
-__all__ = ["POLICIES", "Policy", "args_from_schema", "get_policy", "parse_policy_spec", "register_policy"]
+__all__ = [
+    "POLICIES",
+    "Policy",
+    "UnknownPolicyError",
+    "args_from_schema",
+    "get_policy",
+    "parse_policy_spec",
+    "register_policy",
+]
+
+
+class UnknownPolicyError(UnknownNameError, ValueError):
+    """A policy name nobody registered (a ValueError too, as ``get_policy`` raised before the shared registry)."""
+
 
 Policy = Callable[[dict[str, Any]], "Turn | dict[str, Any] | str"]
-POLICIES: dict[str, Callable[..., Policy]] = {}
+PolicyFactory = Callable[..., Policy]
+
+POLICIES: Registry[PolicyFactory] = Registry(
+    "policy",
+    unknown_error=UnknownPolicyError,
+    unknown_fix="pick a built-in name or pass a callable (request_body) -> Turn | dict | str.",
+)
+"""Policy factories by name (the shared registry: one duplicate-name rule, ``POLICIES.isolated()`` for tests)."""
 
 
-def register_policy(name: str) -> Callable[[Callable[..., Policy]], Callable[..., Policy]]:
-    """Register a policy factory under ``name`` (a second registration of a name is an error)."""
+def register_policy(name: str) -> Callable[[PolicyFactory], PolicyFactory]:
+    """Register a policy factory under ``name``; another factory under a taken name is a RegistryError (the same
+    definition imported again, e.g. an env module loaded twice, replaces it)."""
 
-    def deco(factory: Callable[..., Policy]) -> Callable[..., Policy]:
-        if name in POLICIES:
-            raise ValueError(f"policy {name!r} is already registered")
-        POLICIES[name] = factory
-        return factory
+    def deco(factory: PolicyFactory) -> PolicyFactory:
+        return POLICIES.register(name, factory, site=definition_site(factory))
 
     return deco
 
 
 def get_policy(name: str, **kwargs: Any) -> Policy:
-    """A built-in policy by name, configured with ``kwargs``."""
-    try:
-        factory = POLICIES[name]
-    except KeyError:
-        raise ValueError(
-            f"policy should be one of {', '.join(sorted(POLICIES))}; got {name!r}.\n"
-            "Fix: pick a built-in name or pass a callable (request_body) -> Turn | dict | str."
-        ) from None
-    return factory(**kwargs)
+    """A built-in (or registered) policy by name, configured with ``kwargs``."""
+    return POLICIES.get(name)(**kwargs)
 
 
 def parse_policy_spec(spec: str) -> Policy:

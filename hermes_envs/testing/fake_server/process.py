@@ -11,7 +11,6 @@ parent's ``__main__`` (a user's env file, or pytest's), and ``fork`` is unsafe i
 
 from __future__ import annotations
 
-import os
 import pickle
 import struct
 import subprocess
@@ -22,14 +21,15 @@ from typing import IO, Any
 
 from .policies import POLICIES
 
-__all__ = ["ServerProcess", "main"]
+__all__ = ["ServerProcess", "encode_setting", "read_message", "write_message"]
 
 _HEADER = struct.Struct("!Q")
 _BUILTIN_POLICY_MODULE = "hermes_envs.testing.fake_server.policies"
 _START_TIMEOUT = 60.0
+_CHILD_MODULE = "hermes_envs.testing.fake_server.process_child"
 
 
-def _write(stream: IO[bytes], obj: Any) -> None:
+def write_message(stream: IO[bytes], obj: Any) -> None:
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(_HEADER.pack(len(data)) + data)
     stream.flush()
@@ -46,7 +46,7 @@ def _read_exact(stream: IO[bytes], n: int) -> bytes:
     return b"".join(chunks)
 
 
-def _read(stream: IO[bytes]) -> Any:
+def read_message(stream: IO[bytes]) -> Any:
     (size,) = _HEADER.unpack(_read_exact(stream, _HEADER.size))
     return pickle.loads(_read_exact(stream, size))
 
@@ -69,7 +69,7 @@ def _registered_policies(spec: Any) -> dict[str, Any]:
     if not isinstance(spec, str):
         return {}
     name = spec.split(":", 1)[0].strip()
-    factory = POLICIES.get(name)
+    factory = POLICIES.find(name)
     if factory is None or getattr(factory, "__module__", "") == _BUILTIN_POLICY_MODULE:
         return {}
     return {name: factory}
@@ -81,15 +81,6 @@ def encode_setting(name: str, value: Any) -> bytes:
     if name == "policy":
         return _pickled("policy", (value, _registered_policies(value)))
     return data
-
-
-def _decode_setting(name: str, data: bytes) -> Any:
-    value = pickle.loads(data)
-    if name == "policy":
-        spec, factories = value
-        POLICIES.update(factories)
-        return spec
-    return value
 
 
 class ServerProcess:
@@ -113,7 +104,7 @@ class ServerProcess:
         """Start the child and return the port it listens on."""
         self._stderr = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(
-            [sys.executable, "-m", __name__],
+            [sys.executable, "-m", _CHILD_MODULE],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
@@ -131,8 +122,8 @@ class ServerProcess:
                     "the fake server process is not running; start it with `with server:` first."
                 )
             try:
-                _write(proc.stdin, (op, args))
-                status, value = _read(proc.stdout)
+                write_message(proc.stdin, (op, args))
+                status, value = read_message(proc.stdout)
             except (EOFError, BrokenPipeError, OSError) as e:
                 raise RuntimeError(self._died_message()) from e
         if status == "error":
@@ -182,76 +173,3 @@ class ServerProcess:
                     self._stderr.close()
                     self._stderr = None
         return records
-
-
-# ---------------------------------------------------------------------------------------------------- child
-def _serve(stdin: IO[bytes], stdout: IO[bytes]) -> int:
-    from .server import FakeOpenAIServer
-
-    srv: FakeOpenAIServer | None = None
-    while True:
-        try:
-            op, args = _read(stdin)
-        except EOFError:  # the parent is gone: stop serving
-            break
-        try:
-            if op == "start":
-                path, encoded = args
-                sys.path[:] = [*path, *(p for p in sys.path if p not in path)]
-                settings = {}
-                for name, data in encoded.items():
-                    try:
-                        settings[name] = _decode_setting(name, data)
-                    except Exception as e:
-                        raise ValueError(
-                            f"the fake server process could not load the {name} it was given: "
-                            f"{type(e).__name__}: {e}.\nFix: define it in a module the server process can "
-                            "import (on sys.path, not a test file loaded with --import-mode=importlib), or use "
-                            "process=False."
-                        ) from e
-                srv = FakeOpenAIServer(**settings).start()
-                value: Any = srv.port
-            elif op == "stop" and srv is None:  # the start failed: nothing to stop
-                _write(stdout, ("ok", ([], [])))
-                return 0
-            elif srv is None:
-                raise RuntimeError(f"the fake server process got {op!r} before 'start'")
-            elif op == "records":
-                value = (srv.calls, srv.misses)
-            elif op == "reset":
-                srv.reset()
-                value = None
-            elif op == "set":
-                name, data = args
-                setattr(srv, name, _decode_setting(name, data))
-                value = None
-            elif op == "set_faults":
-                srv.set_faults(pickle.loads(args[0]), args[1])
-                value = None
-            elif op == "stop":
-                srv.stop()
-                _write(stdout, ("ok", (srv.calls, srv.misses)))
-                return 0
-            else:
-                raise RuntimeError(f"unknown command {op!r}")
-        except Exception as e:
-            _write(stdout, ("error", str(e) or repr(e)))
-            continue
-        _write(stdout, ("ok", value))
-    if srv is not None:
-        srv.stop()
-    return 0
-
-
-def main() -> int:
-    """Child entry point: serve commands from stdin; stdout carries only replies (prints go to stderr)."""
-    # The replies get a private copy of fd 1; fd 1 itself then points at stderr, so that a print (or a C library
-    # writing to fd 1) cannot corrupt the protocol.
-    replies = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return _serve(sys.stdin.buffer, replies)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .policies import Policy, turn_from_policy_result
-from .records import Call, Miss
+from .records import Call
+from .replies import Miss
 from .turns import Script, Turn
 from .view import RequestView, short, tool_names
 

@@ -1,18 +1,18 @@
-"""Loading script files: YAML (or JSON) parsed with the line of every key and item kept, for error messages."""
+"""Reading script files: YAML (or JSON) parsed into dicts and lists that keep the line of every key and item, so
+that validation errors can name them (:mod:`.script_schema`)."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from hermes_envs.errors import ScriptError
 
-from .script_schema import build_script
-from .turns import Script
-
-__all__ = ["load_script", "parse_script_text"]
+__all__ = ["read_script_data", "script_data"]
 
 
 class _MarkedDict(dict):
@@ -61,8 +61,8 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _constru
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_seq)
 
 
-def load_script(path: str | Path) -> Script:
-    """Load and validate a YAML or JSON script file. Raises :class:`ScriptError` naming the file, line and field."""
+def read_script_data(path: str | Path) -> tuple[Any, str]:
+    """(the file's data with line marks, its name for messages); a ScriptError when unreadable or not YAML/JSON."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -70,11 +70,11 @@ def load_script(path: str | Path) -> Script:
         raise ScriptError(
             f"{p}: script file should be readable; got {e.strerror or e}.\nFix: check the path passed as the script."
         ) from None
-    return parse_script_text(text, str(p))
+    return script_data(text, str(p)), str(p)
 
 
-def parse_script_text(text: str, source: str = "<string>") -> Script:
-    """Parse and validate script text; ``source`` names it in error messages (every problem at once)."""
+def script_data(text: str, source: str = "<string>") -> Any:
+    """The data in script text, with line marks; a ScriptError for a syntax error or an empty text."""
     try:
         data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as e:
@@ -90,12 +90,51 @@ def parse_script_text(text: str, source: str = "<string>") -> Script:
                     "Fix: correct the JSON syntax at that position."
                 ) from None
         else:
+            hint = _indent_hint(text, mark.line, mark.column) if mark is not None else None
             raise ScriptError(
                 f"{source}{where}: the file should be valid YAML; got {problem}.\n"
-                "Fix: correct the YAML syntax at that line (indent with spaces, quote strings with ':' or '#')."
+                + (
+                    f"Fix: {hint}"
+                    if hint
+                    else "Fix: correct the YAML syntax at that line (indent with spaces, quote strings with ':' or "
+                    "'#')."
+                )
             ) from None
     if data is None:
         raise ScriptError(
             f"{source}: the script should hold turns; got an empty file.\nFix: add a `turns:` list."
         )
-    return build_script(data, source)
+    return data
+
+
+_KEY = re.compile(r"^(?P<lead>[ ]*(?:-[ ]+)*)(?P<key>[\w.-]+)\s*:")
+
+
+def _indent_hint(text: str, line: int, column: int) -> str | None:
+    """For a key indented off the mapping above it: the column it most likely belongs at (0-based ``line`` and
+    ``column`` from the YAML mark), worded as a fix; None when the error is not about indentation."""
+    lines = text.splitlines()
+    if line >= len(lines):
+        return None
+    here = _KEY.match(lines[line])
+    if here is None or len(here.group("lead")) != column:
+        return None
+    for above in range(line - 1, -1, -1):
+        m = _KEY.match(lines[above])
+        if m is None:
+            continue
+        col = len(m.group("lead"))
+        if col > column:
+            return (
+                f"`{here.group('key')}:` starts at column {column + 1}, but the key `{m.group('key')}:` above it "
+                f"(line {above + 1}) starts at column {col + 1}: indent `{here.group('key')}` to column {col + 1} to "
+                "put it in that mapping, or dedent it to the column of the mapping it belongs to (keys of one "
+                "mapping line up exactly)."
+            )
+        if col < column and not m.group("lead").strip():
+            return (
+                f"`{here.group('key')}:` starts at column {column + 1}, deeper than the key `{m.group('key')}:` "
+                f"above it (line {above + 1}, column {col + 1}) but not under a key that takes a mapping: line "
+                "it up with the keys of the mapping it belongs to."
+            )
+    return None

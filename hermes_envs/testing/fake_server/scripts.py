@@ -28,15 +28,15 @@ YAML/JSON schema (every field optional unless noted)::
     scripts:                     # keyed scripts instead of turns
       "What is 6\\*7": {turns: [...]}    # regex searched in the first user message
 
-Where things live: the data model in :mod:`.turns` (and :mod:`.tool_call`), the schema and its error messages in
-:mod:`.script_schema`, file loading in :mod:`.script_yaml`, the request view in :mod:`.view`.
+Where things live: the data model and ``load_script`` in :mod:`.turns` (and :mod:`.tool_call`), the schema and
+its error messages in :mod:`.script_schema`, YAML reading with line marks in :mod:`.script_yaml`, the request view
+in :mod:`.view`.
 """
 
 from __future__ import annotations
 
-from .script_yaml import load_script, parse_script_text
 from .tool_call import ToolCall
-from .turns import Match, Script, Turn
+from .turns import Match, Script, Turn, load_script, parse_script_text
 from .view import RequestView, text_of, tool_names
 
 __all__ = [

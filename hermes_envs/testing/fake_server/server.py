@@ -15,7 +15,8 @@ from .faults import Fault, fault_from_obj
 from .model import FakeModel
 from .policies import Policy, resolve_policy
 from .process import ServerProcess, encode_setting
-from .records import Call, Reply
+from .records import Call
+from .replies import Reply
 from .turns import Script
 from .view import tool_names
 

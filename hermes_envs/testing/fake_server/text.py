@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .fault_effects import FaultEffect, break_json
-from .records import Call, Miss, Reply, dumps
+from .plan import Planner
+from .records import Call
+from .replies import Miss, Reply, dumps
 from .requests import BadRequest, CompletionRequest, SglangGenerateRequest, VllmGenerateRequest, validate
 from .tokens import count, decode, encode_plain, end_of_turn, is_ids, logprob, need_tokenizer
 from .tool_call import ToolCall
@@ -20,12 +22,11 @@ from .view import RequestView
 
 if TYPE_CHECKING:
     from .faults import Fault
-    from .model import FakeModel
 
 __all__ = ["completion", "generate", "render_turn"]
 
 
-def completion(model: FakeModel, call: Call, body: Any) -> Reply:
+def completion(model: Planner, call: Call, body: Any) -> Reply:
     """``/v1/completions``: each choice is the turn rendered as text."""
     req = validate(CompletionRequest, body, f"POST {call.route}")
     prompt = req.prompt
@@ -77,7 +78,7 @@ def completion(model: FakeModel, call: Call, body: Any) -> Reply:
     return plan.effect.stream_reply(plan.fault, events, plan.delay)
 
 
-def generate(model: FakeModel, call: Call, body: Any) -> Reply:
+def generate(model: Planner, call: Call, body: Any) -> Reply:
     """vLLM (``prompt``) or SGLang (``input_ids`` / ``text`` + ``sampling_params``) native generation."""
     where = f"POST {call.route}"
     if not isinstance(body, Mapping):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .records import Call, Miss
+from .records import Call
+from .replies import Miss
 
 __all__ = ["count", "decode", "encode_plain", "end_of_turn", "is_ids", "logprob", "need_tokenizer"]
 

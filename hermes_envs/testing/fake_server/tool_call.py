@@ -6,6 +6,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from .script_errors import validated
+from .script_schema import ToolCallSpec
+
 __all__ = ["ToolCall"]
 
 
@@ -26,6 +29,9 @@ class ToolCall:
         """A ToolCall, or a mapping ``{name, arguments, id}`` validated like a script's tool call."""
         if isinstance(obj, ToolCall):
             return obj
-        from .script_schema import build_tool_call  # the schema builds ToolCalls: imported when first needed
+        return cls.from_spec(validated(ToolCallSpec, obj, "<python>", ("tool_calls[]",), {}))
 
-        return build_tool_call(obj)
+    @classmethod
+    def from_spec(cls, spec: ToolCallSpec) -> ToolCall:
+        """The ToolCall a validated ``tool_calls[]`` entry describes."""
+        return cls(name=spec.name, arguments=spec.arguments, id=spec.id)

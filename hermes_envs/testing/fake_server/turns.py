@@ -1,6 +1,8 @@
-"""The script data model: :class:`Turn` (one assistant reply), its :class:`Match` conditions, :class:`Script`.
+"""The script data model: :class:`Turn` (one assistant reply), its :class:`Match` conditions, :class:`Script`,
+and :func:`load_script` for files.
 
-Built from Python objects or from files by :mod:`.script_schema` (validation) and :mod:`.script_yaml` (loading).
+Mappings (from Python or from files) are validated by the pydantic models of :mod:`.script_schema` and built here;
+files are read by :mod:`.script_yaml`, which keeps the line of every key for the error messages.
 """
 
 from __future__ import annotations
@@ -14,15 +16,18 @@ from typing import TYPE_CHECKING, Any
 from hermes_envs.errors import ScriptError
 
 from .faults import Fault, fault_from_obj
+from .script_errors import validated
+from .script_schema import FINISH_REASONS, MatchSpec, ScriptSpec, TurnSpec
+from .script_yaml import read_script_data, script_data
 from .tool_call import ToolCall
 from .view import short
 
 if TYPE_CHECKING:
     from .view import RequestView
 
-__all__ = ["FINISH_REASONS", "Match", "Script", "ToolCall", "Turn"]
+__all__ = ["FINISH_REASONS", "Match", "Script", "ToolCall", "Turn", "load_script", "parse_script_text"]
 
-FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "function_call")
+_CONTEXT = {"fault_from_obj": fault_from_obj}
 
 
 @dataclass
@@ -35,6 +40,11 @@ class Match:
     tools_offered: bool | list[str] | None = None
     temperature: float | tuple[float | None, float | None] | None = None
     model: str | None = None
+
+    @classmethod
+    def from_spec(cls, spec: MatchSpec) -> Match:
+        """The Match a validated ``match:`` mapping describes."""
+        return cls(**{f.name: getattr(spec, f.name) for f in fields(cls)})
 
     def conditions(self) -> dict[str, Any]:
         """The conditions that are set, by field name."""
@@ -103,9 +113,7 @@ class Turn:
     def __post_init__(self) -> None:
         self.tool_calls = [ToolCall.from_obj(tc) for tc in (self.tool_calls or [])]
         if isinstance(self.match, Mapping):
-            from .script_schema import build_match
-
-            self.match = build_match(self.match)
+            self.match = Match.from_spec(validated(MatchSpec, self.match, "<python>", ("match",), _CONTEXT))
         if self.fault is not None and not isinstance(self.fault, Fault):
             self.fault = fault_from_obj(self.fault)
         self.choices = [c if isinstance(c, Turn) else Turn.from_obj(c) for c in (self.choices or [])]
@@ -117,9 +125,20 @@ class Turn:
             return obj
         if isinstance(obj, str):
             return cls(content=obj)
-        from .script_schema import build_turn
+        return cls.from_spec(validated(TurnSpec, obj, "<python>", ("turn",), _CONTEXT))
 
-        return build_turn(obj)
+    @classmethod
+    def from_spec(cls, spec: TurnSpec) -> Turn:
+        """The Turn a validated turn entry describes."""
+        return cls(
+            content=spec.content,
+            tool_calls=[ToolCall.from_spec(c) for c in spec.tool_calls or []],
+            reasoning_content=spec.reasoning_content,
+            finish_reason=spec.finish_reason,
+            match=Match.from_spec(spec.match) if spec.match is not None else None,
+            fault=spec.fault,
+            choices=[cls.from_spec(c) for c in spec.choices or []],
+        )
 
     @property
     def resolved_finish_reason(self) -> str:
@@ -196,12 +215,15 @@ class Script:
         if isinstance(obj, Script):
             return obj
         if isinstance(obj, (str, Path)):
-            from .script_yaml import load_script
-
             return load_script(obj)
-        from .script_schema import build_script
+        return _script(obj, source)
 
-        return build_script(obj, source)
+    @classmethod
+    def from_spec(cls, spec: ScriptSpec, source: str) -> Script:
+        """The Script a validated script mapping describes."""
+        if spec.scripts:
+            return cls(keyed=[(k, cls.from_spec(s, source)) for k, s in spec.scripts.items()], source=source)
+        return cls(turns=[Turn.from_spec(t) for t in spec.turns or []], source=source)
 
     def __len__(self) -> int:
         return len(self.turns)
@@ -211,3 +233,17 @@ class Script:
         if self.keyed:
             return {"scripts": {k: s.to_dict() for k, s in self.keyed}}
         return {"turns": [t.to_dict() for t in self.turns]}
+
+
+def load_script(path: str | Path) -> Script:
+    """Load and validate a YAML or JSON script file; a ScriptError names the file, line and field of every problem."""
+    return _script(*read_script_data(path))
+
+
+def parse_script_text(text: str, source: str = "<string>") -> Script:
+    """Parse and validate script text; ``source`` names it in error messages (every problem at once)."""
+    return _script(script_data(text, source), source)
+
+
+def _script(data: Any, source: str) -> Script:
+    return Script.from_spec(validated(ScriptSpec, data, source, (), _CONTEXT), source)
