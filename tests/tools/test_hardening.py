@@ -218,7 +218,9 @@ def test_file_tools_obey_the_file_size_limit(backend):
 
 
 # ------------------------------------------------------------------ reaping
-def test_setsid_children_do_not_survive_the_command_timeout(backend):
+@pytest.mark.parametrize("namespace", [True, False], ids=["namespace", "no namespace"])
+def test_setsid_children_do_not_survive_the_command_timeout(backend, namespace):
+    configure_sandboxes(backend=backend, pid_namespace=namespace)
     box = get_sandbox("t")
     result = box.execute("setsid sh -c 'echo $$ > esc.pid; exec sleep 300' & sleep 30", timeout=1)
     assert result.timed_out

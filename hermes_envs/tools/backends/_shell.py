@@ -346,10 +346,16 @@ class PersistentShell:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(shell, signal.SIGUSR1)
         for _ in range(20):  # repeat: a dying parent may have forked meanwhile
+            members = self.members()
+            if (
+                self.namespace is None
+            ):  # no namespace: those that left the session keep our environment marker
+                for pid in procfs.pids_with_marker(self.marker):
+                    st = procfs.proc_stat(pid)
+                    if st is not None:
+                        members.setdefault(pid, st[2])
             victims = [
-                pid
-                for pid, started in self.members().items()
-                if started >= start_ticks and pid not in self._infra
+                pid for pid, started in members.items() if started >= start_ticks and pid not in self._infra
             ]
             if not victims:
                 return
