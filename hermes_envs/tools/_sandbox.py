@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from hermes_envs.errors import SandboxError
 
+from ._disk_quota import DiskQuota
 from ._sandbox_config import SandboxConfig, sandbox_environment
 from ._task_files import FileTooLargeError, TaskFiles
 from .backends import CommandResult, SandboxBackend
@@ -77,6 +78,8 @@ class Sandbox:
             container_paths=self.backend_class.container_paths,
             links_confined=lambda: bool(self.backend.links_confined),
         )
+        limit = self.config.max_disk_mb
+        self.quota = DiskQuota(self.tree, limit * 1024 * 1024) if limit is not None else None
         self.created_at = time.monotonic()
         self.last_used = self.created_at
         self.closed = False
@@ -99,6 +102,9 @@ class Sandbox:
                 )
             if self._backend is None:
                 self._backend = self.backend_class(self.workdir, self.config, self._environment())
+                shell = getattr(self._backend, "shell", None)
+                if shell is not None and self.quota is not None:
+                    shell.watch = self.quota.check
             return self._backend
 
     @property
@@ -208,6 +214,8 @@ class Sandbox:
     def write_bytes(self, path: str | os.PathLike[str], data: bytes) -> Path:
         """Replace or create a file (parents made); never writes through a link. Returns its host path."""
         self._touch()
+        if self.quota is not None:
+            self.quota.allow(len(data), os.fspath(path))
         parts = self.files.write(path, bytes(data), max_bytes=self.config.max_file_bytes)
         return self.files.host_path(parts)
 

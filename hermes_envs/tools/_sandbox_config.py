@@ -31,7 +31,8 @@ class SandboxConfig:
     to every process the sandbox starts (``None`` = no limit); the defaults fit a real task (a test suite, a build,
     a package install) and stop a runaway one: ``cpu_seconds`` (CPU time per process), ``memory_mb`` (address
     space per process, 8 GiB), ``max_processes`` (RLIMIT_NPROC, 4096; not enforced for root), ``max_file_size_mb``
-    (largest file a command or a file tool may write, 1 GiB). ``max_output_bytes`` caps the output kept per
+    (largest file a command or a file tool may write, 1 GiB), ``max_disk_mb`` (what the task's folder may hold,
+    10 GiB: a command that goes past it is killed, a file-tool write refused). ``max_output_bytes`` caps the output kept per
     command. ``pid_namespace``: run commands in their own PID namespace where one can be had (the default; a
     warning says so once where none can). ``env_passthrough``: names (shell patterns) of trainer variables
     commands may see besides the default allow-list; ``env``: variables set for every command. ``prestart``:
@@ -48,6 +49,7 @@ class SandboxConfig:
     memory_mb: int | None = 8192
     max_processes: int | None = 4096
     max_file_size_mb: int | None = 1024
+    max_disk_mb: int | None = 10240
     max_output_bytes: int = 50_000
     network: bool = True  # bwrap/container only: False gives the sandbox its own empty network namespace
     pid_namespace: bool = True
@@ -63,7 +65,7 @@ class SandboxConfig:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or value <= 0:
                 raise ConfigError(f"sandbox {name} should be a positive number of seconds; got {value!r}.")
-        for name in ("cpu_seconds", "memory_mb", "max_processes", "max_file_size_mb"):
+        for name in ("cpu_seconds", "memory_mb", "max_processes", "max_file_size_mb", "max_disk_mb"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value <= 0):
                 raise ConfigError(f"sandbox limit {name} should be a positive int or None; got {value!r}.")

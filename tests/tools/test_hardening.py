@@ -218,7 +218,9 @@ def test_file_tools_obey_the_file_size_limit(backend):
 
 
 # ------------------------------------------------------------------ reaping
-def test_setsid_children_do_not_survive_the_command_timeout(backend):
+@pytest.mark.parametrize("namespace", [True, False], ids=["namespace", "no namespace"])
+def test_setsid_children_do_not_survive_the_command_timeout(backend, namespace):
+    configure_sandboxes(backend=backend, pid_namespace=namespace)
     box = get_sandbox("t")
     result = box.execute("setsid sh -c 'echo $$ > esc.pid; exec sleep 300' & sleep 30", timeout=1)
     assert result.timed_out
@@ -289,3 +291,21 @@ def test_without_bubblewrap_root_gets_the_same_isolation_from_unshare():
     while _procfs.pids_with_marker(marker.encode()) and time.monotonic() < end:
         time.sleep(0.05)
     assert _procfs.pids_with_marker(marker.encode()) == []
+
+
+def test_a_command_that_fills_the_disk_quota_is_killed_and_file_tools_refuse(backend):
+    from hermes_envs.tools._disk_quota import DiskQuotaError, tree_usage
+
+    configure_sandboxes(backend=backend, max_disk_mb=8)
+    box = get_sandbox("t")
+    assert sandbox_config().max_disk_mb == 8
+    result = box.execute(
+        "for i in $(seq 1 200); do head -c 1000000 /dev/urandom > f$i; sleep 0.02; done", timeout=60
+    )
+    assert result.exit_code == 137 and "disk quota" in result.output and not result.timed_out
+    assert tree_usage(box.tree) < 40 * 2**20  # stopped soon after the quota, far from the 200 MB it wanted
+    with pytest.raises(DiskQuotaError, match="max_disk_mb"):
+        call("write_file", path="more.txt", content="x" * 100_000)
+    box.run("rm -f f*")
+    assert call("write_file", path="more.txt", content="x" * 100_000)["bytes_written"] == 100_000
+    assert box.run("echo still here")["output"] == "still here\n"

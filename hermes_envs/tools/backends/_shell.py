@@ -22,6 +22,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from .base import CommandResult
 
 _READ = 65536
 _GRACE = 2.0  # seconds the shell gets to come back after a timeout kill before it is replaced
+_WATCH_EVERY = 0.25  # seconds between two questions to the watch (the disk quota) while a command runs
 _spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hermes-shell-spawner")
 
 
@@ -73,6 +75,8 @@ class PersistentShell:
         self.namespace: str | None = None  # the shell's PID namespace when it is not ours
         self.namespace_init: int | None = None
         self.timed_out = False
+        self.watch: Callable[[], str | None] | None = None  # asked while a command runs; a message kills it
+        self.watch_note: str | None = None
         self._ctl_r: int | None = None
         self._cmd_start: int | None = None
         self._interrupted = False
@@ -191,9 +195,21 @@ class PersistentShell:
         poller.register(ctl_fd, select.POLLIN)
         out_open = True
         self.timed_out = False
+        self.watch_note = None
         killed_at: float | None = None
+        watch = self.watch if start_ticks is not None else None
+        next_watch = time.monotonic() + _WATCH_EVERY
         while True:
             now = time.monotonic()
+            if watch is not None and killed_at is None and now >= next_watch:
+                next_watch = now + _WATCH_EVERY
+                note = watch()
+                if note is not None:
+                    self.watch_note = note
+                    self.kill_command(start_ticks)
+                    killed_at = now
+                    deadline = now + _GRACE
+                    continue
             if now >= deadline:
                 if killed_at is None and start_ticks is not None:
                     self.timed_out = True
@@ -202,7 +218,8 @@ class PersistentShell:
                     deadline = now + _GRACE
                     continue
                 return None, out  # the shell did not come back: the caller replaces it
-            for fd, _event in poller.poll(max(0.0, deadline - now) * 1000):
+            wait_until = min(deadline, next_watch) if watch is not None and killed_at is None else deadline
+            for fd, _event in poller.poll(max(0.0, wait_until - now) * 1000):
                 if fd == out_fd:
                     data = self._read(out_fd)
                     if data:
@@ -311,8 +328,15 @@ class PersistentShell:
                 self._bg_tick = procfs.boot_ticks()
             if timed_out:
                 code = 124
+        killed_for = self.watch_note
+        if killed_for is not None and not timed_out:
+            code = 137
         text, dropped = out.text()
-        if timed_out:
+        if killed_for is not None and not timed_out:
+            text += (
+                f"\n[Command killed: {killed_for}. Remove files the task no longer needs (exit code 137).]"
+            )
+        elif timed_out:
             text += (
                 f"\n[Command timed out after {timeout:g}s and was killed (exit code 124). "
                 "Run long jobs in the background or ask for a longer timeout.]"
@@ -346,10 +370,16 @@ class PersistentShell:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(shell, signal.SIGUSR1)
         for _ in range(20):  # repeat: a dying parent may have forked meanwhile
+            members = self.members()
+            if (
+                self.namespace is None
+            ):  # no namespace: those that left the session keep our environment marker
+                for pid in procfs.pids_with_marker(self.marker):
+                    st = procfs.proc_stat(pid)
+                    if st is not None:
+                        members.setdefault(pid, st[2])
             victims = [
-                pid
-                for pid, started in self.members().items()
-                if started >= start_ticks and pid not in self._infra
+                pid for pid, started in members.items() if started >= start_ticks and pid not in self._infra
             ]
             if not victims:
                 return

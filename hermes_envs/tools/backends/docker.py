@@ -25,6 +25,7 @@ from .container import CONTAINER_WORKDIR, ContainerBackend, warn_stand_in
 __all__ = ["DockerBackend", "docker_answers"]
 
 MOUNTED = ("workspace", "tests", "logs", "output")
+_HOST_ONLY = frozenset({"PATH", "HOME", "PWD", "TMPDIR", "SHELL", "USER", "LOGNAME", "HERMES_SANDBOX_ID"})
 _probe_lock = threading.Lock()
 _probed: dict[str, bool] = {}
 
@@ -68,6 +69,10 @@ class DockerBackend(SandboxBackend):
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._interrupted = False
+        self._exports: dict[str, str] = {}
+
+    def export(self, variables: dict[str, str]) -> None:
+        self._exports.update(variables)  # given to every later ``docker exec``
 
     def _docker(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(["docker", *args], capture_output=True, timeout=timeout)
@@ -86,9 +91,9 @@ class DockerBackend(SandboxBackend):
                 argv += ["--pids-limit", str(self.config.max_processes)]
             if not self.config.network:
                 argv += ["--network", "none"]
-            for key in ("LANG", "TERM", "TZ", "HERMES_TASK_ID"):
-                if key in self.env:
-                    argv += ["-e", f"{key}={self.env[key]}"]
+            for key, value in sorted(self.env.items()):  # the allow-listed variables, minus the host's paths
+                if key not in _HOST_ONLY:
+                    argv += ["-e", f"{key}={value}"]
             done = self._docker(*argv, self.config.image, "sleep", "infinity", timeout=600)
             if done.returncode != 0:
                 raise SandboxError(
@@ -107,7 +112,15 @@ class DockerBackend(SandboxBackend):
         )
         self._interrupted = False
         self._proc = subprocess.Popen(
-            ["docker", "exec", self.container, "bash", "-c", script],
+            [
+                "docker",
+                "exec",
+                *(f"-e{k}={v}" for k, v in self._exports.items()),
+                self.container,
+                "bash",
+                "-c",
+                script,
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
         )

@@ -1,0 +1,103 @@
+"""A disk quota per task: the task's folder may hold at most ``max_disk_mb``; a command that goes past it is killed.
+
+There is no per-folder quota in the kernel that we can count on, so we watch: while a command runs, the shell asks
+:meth:`DiskQuota.check` a few times a second. That is cheap (one ``statvfs``) until the file system has grown by a
+step since the last measure; only then is the task's tree measured (allocated blocks, hard links counted once), at
+most once a second. The file tools ask :meth:`DiskQuota.allow` before they write. A burst can overshoot the quota
+by what it writes in a quarter of a second.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+from pathlib import Path
+
+from hermes_envs.errors import SandboxError
+
+__all__ = ["DiskQuota", "DiskQuotaError", "tree_usage"]
+
+_STEP_MAX = 64 * 1024 * 1024
+_MIN_INTERVAL = 1.0
+
+
+class DiskQuotaError(SandboxError, OSError):
+    """A write would take the task's folder past its disk quota (``max_disk_mb``)."""
+
+
+def tree_usage(root: Path) -> int:
+    """Bytes allocated under ``root`` (symlinks not followed, each inode counted once)."""
+    total, seen = 0, set()
+    top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        for _dirpath, dirnames, filenames, dir_fd in os.fwalk(".", dir_fd=top):
+            for name in (*dirnames, *filenames):
+                try:
+                    st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISLNK(st.st_mode) or (st.st_dev, st.st_ino) in seen:
+                    continue
+                seen.add((st.st_dev, st.st_ino))
+                total += st.st_blocks * 512
+    finally:
+        os.close(top)
+    return total
+
+
+class DiskQuota:
+    """Watches one task's folder against ``limit`` bytes."""
+
+    def __init__(self, root: Path, limit: int):
+        self.root = root
+        self.limit = limit
+        self.step = max(1, min(_STEP_MAX, limit // 8))
+        self.usage = 0  # as last measured (a fresh task's folder is empty)
+        self._fs_at_measure = self._fs_used()
+        self._measured_at = 0.0
+        self._lock = threading.Lock()
+
+    def _fs_used(self) -> int:
+        try:
+            st = os.statvfs(self.root)
+        except OSError:
+            return 0
+        return (st.f_blocks - st.f_bfree) * st.f_frsize
+
+    def measure(self, *, force: bool = False) -> int:
+        """The folder's usage now, measured when the file system grew by a step (or ``force``)."""
+        with self._lock:
+            fs = self._fs_used()
+            now = time.monotonic()
+            grown = fs - self._fs_at_measure >= self.step
+            if force or (grown and now - self._measured_at >= _MIN_INTERVAL):
+                try:
+                    self.usage = tree_usage(self.root)
+                except OSError:
+                    return self.usage
+                self._fs_at_measure, self._measured_at = fs, now
+            elif fs < self._fs_at_measure:
+                self._fs_at_measure = fs  # files were removed somewhere: measure from here
+            return self.usage
+
+    def _message(self, usage: int) -> str:
+        return (
+            f"the task's files use {usage / 2**20:.0f} MB, over its disk quota of {self.limit / 2**20:.0f} MB "
+            "(max_disk_mb)"
+        )
+
+    def check(self) -> str | None:
+        """A statement of the excess when the folder is over quota, else None (called while a command runs)."""
+        usage = self.measure()
+        return self._message(usage) if usage > self.limit else None
+
+    def allow(self, size: int, what: str) -> None:
+        """Raise DiskQuotaError when writing ``size`` more bytes would take the folder past the quota."""
+        usage = self.measure(force=self.usage + size > self.limit)
+        if usage + size > self.limit:
+            raise DiskQuotaError(
+                f"writing {what!r} ({size} bytes) should keep the task within its disk quota; {self._message(usage)}. "
+                "Fix: remove files the task no longer needs, or raise max_disk_mb."
+            )
