@@ -36,6 +36,7 @@ EXPECTED_ENV = {
     "TOKENIZERS_PARALLELISM": "false",
     "HF_HUB_DISABLE_TELEMETRY": "1",
     "DO_NOT_TRACK": "1",
+    "HERMES_TOOL_BACKENDS": "fake",
 }
 
 

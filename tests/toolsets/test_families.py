@@ -124,6 +124,10 @@ def test_vision_images_moa_and_delegation_are_answered_by_the_env_server(task_id
         assert call("image_generate", task_id, prompt="a ferry") == {
             "success": True, "image": "https://img.invalid/ferry.png"
         }  # fmt: skip
+        call("browser_navigate", task_id, url="https://ferry.porthalden.invalid/timetable")
+        seen = call("browser_vision", task_id, question="What is pictured?")
+        assert seen["success"] and seen["analysis"].startswith("A red ferry")
+        assert "The crossing takes 55 minutes." in server.calls[-1].body["messages"][0]["content"]
         moa = call("mixture_of_agents", task_id, user_prompt="hard question")
         assert moa["success"] and moa["response"].startswith("A red ferry")
         before = len(server.calls)
