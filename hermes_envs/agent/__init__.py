@@ -1,5 +1,6 @@
-"""The agent loop and what it returns."""
+"""The agent loop, what it returns, and the tool-result budget it applies."""
 
+from hermes_envs.agent.budget import BudgetConfig
 from hermes_envs.agent.loop import ChatServer, HermesAgentLoop
 from hermes_envs.agent.result import (
     AgentResult,
@@ -13,6 +14,7 @@ from hermes_envs.agent.result import (
 
 __all__ = [
     "AgentResult",
+    "BudgetConfig",
     "ChatServer",
     "HermesAgentLoop",
     "TerminationReason",

@@ -24,6 +24,7 @@ from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
 from hermes_envs.agent import AgentResult, HermesAgentLoop
 from hermes_envs.env.config import HermesAgentEnvConfig
+from hermes_envs.env.display import format_trajectory
 from hermes_envs.env.distributions import sample_toolsets
 from hermes_envs.env.trajectory import managed_tokens, tokenize_transcript
 from hermes_envs.errors import HermesEnvsError
@@ -271,6 +272,36 @@ class HermesAgentBaseEnv(BaseEnv):
         return group, backlog
 
     # ----------------------------------------------------------------- metrics
+    @staticmethod
+    def _format_trajectory_for_display(messages: list[dict[str, Any]]) -> str:
+        """A rollout's messages as readable text (upstream's name; see :mod:`hermes_envs.env.display`)."""
+        return format_trajectory(messages)
+
+    async def add_rollouts_for_wandb(self, scored_data: Any, item: Any = None) -> None:
+        """Keep rollouts for wandb's table as formatted transcripts (tool calls visible), not decoded tokens."""
+        if not isinstance(scored_data, dict):  # a list of groups: log each
+            for group in scored_data or []:
+                if group is not None:
+                    await self.add_rollouts_for_wandb(group, item)
+            return
+        keep = self.config.num_rollouts_per_group_for_logging
+        scores = scored_data.get("scores") or []
+        keep = len(scores) if keep == -1 else min(keep, len(scores))
+        messages = scored_data.get("messages") or []
+        tokens = scored_data.get("tokens") or []
+        rows = []
+        for i in range(keep):
+            if i < len(messages) and messages[i]:
+                text = format_trajectory(messages[i])
+            elif i < len(tokens):
+                text = self.tokenizer.decode(tokens[i])
+            else:
+                text = "(no data)"
+            rows.append((text, scores[i]))
+        self.rollouts_for_wandb.append(rows)
+        if len(self.rollouts_for_wandb) > self.config.num_rollouts_to_keep:
+            self.rollouts_for_wandb.pop(0)
+
     async def wandb_log(self, wandb_metrics: dict | None = None) -> None:
         """Add tool-error and reward-error counts, then log through atroposlib."""
         wandb_metrics = dict(wandb_metrics or {})

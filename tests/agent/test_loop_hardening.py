@@ -235,3 +235,23 @@ async def test_a_tool_that_reports_its_own_failure_is_counted_as_a_tool_error() 
     result = await loop_for(StubServer(completion("", calls), completion("ok")), reg).run(user())
     assert [e.error for e in result.tool_errors] == ["sandbox unreachable"]
     assert json.loads(result.messages[2]["content"])["exit_code"] == -1  # the model still sees the result
+
+
+async def test_a_hanging_async_tool_is_cancelled_after_tool_timeout() -> None:
+    reg = ToolRegistry()
+    cancelled = asyncio.Event()
+
+    @reg.tool(toolset="t")
+    async def wait_forever() -> str:
+        """Await something that never happens."""
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "never"
+
+    server = StubServer(completion("", [("wait_forever", "{}")]), completion("moved on"))
+    result = await loop_for(server, reg, tool_timeout=0.05).run(user())
+    assert result.termination == "stop" and cancelled.is_set()
+    assert "did not finish within 0.05 s" in result.tool_errors[0].error

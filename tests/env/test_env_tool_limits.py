@@ -55,3 +55,17 @@ async def test_current_env_is_the_env_most_recently_built() -> None:
     with FakeOpenAIServer(script=LONG_OUTPUT) as server:
         env = build(FileEnv, server)
         assert current_env() is env
+
+
+async def test_wandb_rollouts_show_tool_calls_and_results() -> None:
+    with FakeOpenAIServer(script=LONG_OUTPUT) as server:
+        env = build(FileEnv, server, group_size=2, num_rollouts_per_group_for_logging=5)
+        await env.setup()
+        group, _ = await env.collect_trajectories(await env.get_next_item())
+        await env.add_rollouts_for_wandb(group)
+    [rows] = env.rollouts_for_wandb
+    assert len(rows) == 2  # never more than the group has, whatever the setting asks for
+    text, score = rows[0]
+    assert score == 1.0
+    assert "[USER]\nwrite 42" in text and "[TOOL CALL] terminal(" in text and "[TOOL RESULT] " in text
+    assert "[ASSISTANT]\nAnswer: 42" in text
