@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import traceback
 from typing import Any
@@ -18,6 +19,7 @@ from hermes_envs.conformance.probes import (
 )
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance.sites import RaisedInAuthorCode
 
 
 def _reward_site(exc: BaseException) -> str:
@@ -51,6 +53,7 @@ def _score(s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "re
         "mutated": [],
         "accesses": [],
         "model_requests": 0,
+        "swallowed": [],  # (exception, "file:line: code") of bug-type raises the reward caught itself
     }
     item_before = copy.deepcopy(item)
     audit = FileAudit()
@@ -60,14 +63,21 @@ def _score(s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "re
         for key in ("score", "score2"):
             strict = StrictAgentResult.of(result)
             requests_before = len(s.server.calls)
+            trace = RaisedInAuthorCode() if key == "score" else contextlib.nullcontext()
             try:
-                with audit.watching("compute_reward"):
+                with audit.watching("compute_reward"), trace:
                     entry[key] = s.run_env(
                         lambda _env, strict=strict: env.compute_reward(item, strict, ctx), phase=phase
                     )
             except Exception as exc:
                 entry["exc"] = exc
                 entry["error"] = f"{type(exc).__name__}: {exc}"
+            if isinstance(trace, RaisedInAuthorCode):
+                entry["swallowed"] = [
+                    (e, where)
+                    for e, where in trace.swallowed(entry["exc"])
+                    if not isinstance(e, ContractViolation)
+                ]
             if key == "score":  # model requests the reward itself made (a judge)
                 entry["model_requests"] = sum(
                     1 for c in s.server.calls[requests_before:] if c.route.endswith("completions")
@@ -351,6 +361,41 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
                 subject=f"probe {entry['probe']}",
             )
         )
+    findings += _swallowed_everywhere(s, seen)
+    return findings
+
+
+def _swallowed_everywhere(s: EnvSession, seen: set[str]) -> list[Finding]:
+    """A bug-type exception the reward raised and caught itself on EVERY probe transcript: the reward can never
+    score anything but its fallback (a parse failure on some replies is normal; on all of them it is a bug)."""
+    entries = [e for e in scored_probes(s) if e["exc"] is None]
+    if not entries:
+        return []
+    common: dict[str, tuple[BaseException, int]] = {}
+    for entry in entries:
+        for exc, where in entry.get("swallowed") or []:
+            key = f"{type(exc).__name__}@{where}"
+            previous = common.get(key)
+            common[key] = (exc, (previous[1] if previous else 0) + 1)
+    findings = []
+    for key, (exc, count) in common.items():
+        if count < len(entries) or key in seen:
+            continue
+        seen.add(key)
+        where = key.split("@", 1)[1]
+        findings.append(
+            Finding(
+                "HC402",
+                f"compute_reward should score transcripts without raising; on every one of the {len(entries)} "
+                f"probe transcripts it raised {type(exc).__name__}: {exc} at {where}, and caught it itself (a "
+                "try/except returning a fallback score), so it never scores anything but the fallback.",
+                "fix the line that raises; catch only what a bad model reply can cause (ValueError when parsing "
+                "its text), never `except Exception` around the whole reward.",
+                subject=where,
+            )
+        )
+        if len(findings) >= 2:
+            break
     return findings
 
 
