@@ -7,6 +7,7 @@ import math
 import traceback
 from typing import Any
 
+from hermes_envs.conformance.ctxpaths import record_paths
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance.golds import derivable, gold_positives
 from hermes_envs.conformance.probes import (
@@ -54,10 +55,13 @@ def _score(s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "re
         "accesses": [],
         "model_requests": 0,
         "swallowed": [],  # (exception, "file:line: code") of bug-type raises the reward caught itself
+        "ctx_paths": [],  # (ToolContext method, absolute path) the reward handed its ToolContext (HC604)
+        "task_id": task_id,
     }
     item_before = copy.deepcopy(item)
     audit = FileAudit()
     ctx = ToolContext(task_id)
+    record_paths(ctx, entry["ctx_paths"])
     sandbox, root = sandbox_of(task_id)
     try:
         for key in ("score", "score2"):
