@@ -78,6 +78,29 @@ class RoutingPolicy:
         return self.current(body)
 
 
+@contextlib.contextmanager
+def _captured_log() -> Iterator[list[str]]:
+    """Yields a list that collects the WARNING-and-above log messages emitted in the block (any logger)."""
+    import logging
+
+    records: list[str] = []
+
+    class _Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            try:
+                records.append(f"{record.levelname} {record.name}: {record.getMessage()}"[:300])
+            except Exception:  # a record whose message cannot be formatted: keep what we can
+                records.append(f"{record.levelname} {record.name}: {record.msg!r}"[:300])
+
+    handler = _Keep(logging.WARNING)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        yield records
+    finally:
+        root.removeHandler(handler)
+
+
 def _item_key(item: Any) -> str:
     try:
         return json.dumps(item, sort_keys=True, default=repr)
@@ -487,11 +510,20 @@ class EnvSession:
                 return await original_log(*args, **kwargs)
 
             env.evaluate_log = spy_log
-        with self.sandbox_leaks() as leaked, self.responding(call_each_tool_then(EVAL_ANSWER)) as made:
+        from hermes_envs.conformance.sites import RaisedInAuthorCode
+
+        trace = RaisedInAuthorCode()
+        escaped: BaseException | None = None
+        with (
+            self.sandbox_leaks() as leaked,
+            self.responding(call_each_tool_then(EVAL_ANSWER)) as made,
+            _captured_log() as log_records,
+        ):
             try:
-                with self.scratch_cwd():
+                with self.scratch_cwd(), trace:
                     returned = self.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
             except Exception as exc:
+                escaped = exc
                 error = f"{type(exc).__name__}: {exc}"
             finally:
                 if original_log is not None:
@@ -514,6 +546,9 @@ class EnvSession:
             "returned": returned,
             "logged": logged,
             "leaked_sandboxes": leaked,
+            # What evaluate() caught and what it logged: an empty evaluate() names its real cause (HC202).
+            "swallowed": [f"{type(e).__name__}: {e} (at {where})" for e, where in trace.swallowed(escaped)],
+            "log_records": log_records,
         }
         return self.facts["eval"]
 

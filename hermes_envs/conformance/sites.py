@@ -8,6 +8,7 @@ from __future__ import annotations
 import sysconfig
 import traceback
 from pathlib import Path
+from typing import Any
 
 _LIBRARY_DIRS = tuple(
     str(Path(p).resolve()) for p in {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"]}
@@ -36,3 +37,65 @@ def author_site(exc: BaseException, path: Path | None = None) -> str:
         if is_author_file(frame.filename):
             return f"{Path(frame.filename).name}:{frame.lineno}: {(frame.line or '').strip()}"
     return ""
+
+
+#: Exception types that mean a bug in the code that raised them (not a parse of the model's text failing, which
+#: raises ValueError, or a file the model did not write, an OSError): caught and turned into a score, they hide it.
+BUG_TYPES: tuple[type[BaseException], ...] = (
+    AttributeError,
+    TypeError,
+    NameError,
+    KeyError,
+    IndexError,
+    ZeroDivisionError,
+    RecursionError,
+    ImportError,
+    NotImplementedError,
+)
+
+
+class RaisedInAuthorCode:
+    """Records the exceptions raised in the author's code while the block runs (``sys.settrace``), so one that a
+    ``try/except`` swallowed is still seen: ``raised`` holds ``(exception, "file:line: code")`` in raise order.
+
+    Only frames of the author's files are traced (a code object's file is judged once), so the cost is small."""
+
+    def __init__(self) -> None:
+        self.raised: list[tuple[BaseException, str]] = []
+        self._seen: set[int] = set()
+        self._author: dict[Any, bool] = {}
+        self._previous: Any = None
+
+    def _global(self, frame: Any, event: str, arg: Any) -> Any:
+        code = frame.f_code
+        author = self._author.get(code)
+        if author is None:
+            author = self._author[code] = is_author_file(code.co_filename)
+        return self._local if author else None
+
+    def _local(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "exception":
+            exc = arg[1]
+            if isinstance(exc, BaseException) and id(exc) not in self._seen:
+                self._seen.add(id(exc))
+                import linecache
+
+                line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+                self.raised.append((exc, f"{Path(frame.f_code.co_filename).name}:{frame.f_lineno}: {line}"))
+        return self._local
+
+    def __enter__(self) -> RaisedInAuthorCode:
+        import sys
+
+        self._previous = sys.gettrace()
+        sys.settrace(self._global)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import sys
+
+        sys.settrace(self._previous)
+
+    def swallowed(self, escaped: BaseException | None) -> list[tuple[BaseException, str]]:
+        """The bug-type exceptions raised in the author's code that did not escape the block (caught there)."""
+        return [(e, where) for e, where in self.raised if isinstance(e, BUG_TYPES) and e is not escaped]

@@ -78,6 +78,23 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
                 "keep a held-out eval list from setup() and run the agent loop on it.",
             )
         )
+    elif not asked and (observed.get("swallowed") or observed.get("log_records")):
+        caught = observed.get("swallowed") or []
+        logs = observed.get("log_records") or []
+        cause = (
+            f"it caught {caught[0]}" + (f" (and {len(caught) - 1} more)" if len(caught) > 1 else "")
+            if caught
+            else f"it logged {logs[0]!r}"
+        )
+        findings.append(
+            Finding(
+                "HC202",
+                f"evaluate() should ask the model about each eval item; it made no model request, and {cause}, "
+                "so the error, not an empty eval split, is why nothing was evaluated.",
+                "fix the call that fails (the line above); let unexpected errors propagate out of evaluate() "
+                "instead of logging and skipping every item.",
+            )
+        )
     elif not asked:
         findings.append(
             Finding(

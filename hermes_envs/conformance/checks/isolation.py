@@ -177,3 +177,46 @@ def sandbox_cleanup(s: EnvSession) -> list[Finding]:
                 )
             )
     return findings
+
+
+@check(
+    "HC604",
+    "task-specific-paths",
+    "the reward's ToolContext paths are private to the task",
+    requires=("HC402",),
+)
+def task_specific_paths(s: EnvSession) -> list[Finding]:
+    """A reward that reads or runs on one absolute path for every task (``ctx.read_file("/tmp/answer.txt")``,
+    ``ctx.terminal("cat /tmp/work/out")``): under upstream's local backend concurrent rollouts share that file, so
+    each is graded on whichever rollout wrote last. Not applicable under container backends (docker, modal, ...),
+    where each task has a filesystem of its own."""
+    from hermes_envs.conformance.ctxpaths import CONTAINER_BACKENDS, shared_paths
+
+    if not s.is_hermes_env():
+        raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
+    backend = str(getattr(getattr(s.env(), "config", None), "terminal_backend", "local") or "local")
+    if backend in CONTAINER_BACKENDS:
+        raise NotApplicable(f"terminal_backend {backend!r} gives each task a container of its own")
+    entries = scored_probes(s) + positive_scores(s)["all_gold"] + positive_scores(s)["env_good"]
+    uses = [
+        (repr(e["item"]), e.get("task_id") or "", method, path)
+        for e in entries
+        for method, path in e.get("ctx_paths") or []
+    ]
+    shared = shared_paths(uses)
+    findings = []
+    for path, methods in sorted(shared.items())[:3]:
+        findings.append(
+            Finding(
+                "HC604",
+                f"the reward should use paths private to the rollout's task; it passed {path!r} to "
+                f"ctx.{'/'.join(methods)}() for rollouts of different items, and under the {backend!r} backend "
+                "(upstream's local sandbox) concurrent rollouts then share that one file, so each can be graded "
+                "on another's work.",
+                "use a path relative to the task's working directory (`ctx.read_file('answer.txt')`, and tell "
+                "the model to write `answer.txt`), or put the task id in it; absolute paths are private only "
+                "under container backends (terminal_backend='docker', 'modal', ...).",
+                subject=path,
+            )
+        )
+    return findings

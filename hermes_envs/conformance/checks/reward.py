@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import traceback
 from typing import Any
 
+from hermes_envs.conformance.ctxpaths import record_paths
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance.golds import derivable, gold_positives
 from hermes_envs.conformance.probes import (
@@ -18,6 +20,7 @@ from hermes_envs.conformance.probes import (
 )
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance.sites import RaisedInAuthorCode
 
 
 def _reward_site(exc: BaseException) -> str:
@@ -51,23 +54,34 @@ def _score(s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "re
         "mutated": [],
         "accesses": [],
         "model_requests": 0,
+        "swallowed": [],  # (exception, "file:line: code") of bug-type raises the reward caught itself
+        "ctx_paths": [],  # (ToolContext method, absolute path) the reward handed its ToolContext (HC604)
+        "task_id": task_id,
     }
     item_before = copy.deepcopy(item)
     audit = FileAudit()
     ctx = ToolContext(task_id)
+    record_paths(ctx, entry["ctx_paths"])
     sandbox, root = sandbox_of(task_id)
     try:
         for key in ("score", "score2"):
             strict = StrictAgentResult.of(result)
             requests_before = len(s.server.calls)
+            trace = RaisedInAuthorCode() if key == "score" else contextlib.nullcontext()
             try:
-                with audit.watching("compute_reward"):
+                with audit.watching("compute_reward"), trace:
                     entry[key] = s.run_env(
                         lambda _env, strict=strict: env.compute_reward(item, strict, ctx), phase=phase
                     )
             except Exception as exc:
                 entry["exc"] = exc
                 entry["error"] = f"{type(exc).__name__}: {exc}"
+            if isinstance(trace, RaisedInAuthorCode):
+                entry["swallowed"] = [
+                    (e, where)
+                    for e, where in trace.swallowed(entry["exc"])
+                    if not isinstance(e, ContractViolation)
+                ]
             if key == "score":  # model requests the reward itself made (a judge)
                 entry["model_requests"] = sum(
                     1 for c in s.server.calls[requests_before:] if c.route.endswith("completions")
@@ -197,7 +211,14 @@ def positive_scores(s: EnvSession) -> dict[str, Any]:
         return s.facts["positives"]
     env = s.env()
     schemas, _names = s.tools()
-    found: dict[str, Any] = {"env_good": [], "env_bad": [], "gold": [], "tried": {}, "error": None}
+    found: dict[str, Any] = {
+        "env_good": [],
+        "env_bad": [],
+        "gold": [],
+        "all_gold": [],  # every gold probe scored, proven or not (HC404 re-scores them in other processes)
+        "tried": {},
+        "error": None,
+    }
     s.facts["positives"] = found  # control_scores() reads env_bad while we fill it
     probes = scored_probes(s)
     for item in s.probe_items():
@@ -244,6 +265,7 @@ def positive_scores(s: EnvSession) -> dict[str, Any]:
                 result=result,
             )
             tried.append(positive.name)
+            found["all_gold"].append(entry)
             if _numeric(entry["score"]) and entry["score"] > ceiling:
                 found["gold"].append(entry)
                 break
@@ -343,6 +365,41 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
                 subject=f"probe {entry['probe']}",
             )
         )
+    findings += _swallowed_everywhere(s, seen)
+    return findings
+
+
+def _swallowed_everywhere(s: EnvSession, seen: set[str]) -> list[Finding]:
+    """A bug-type exception the reward raised and caught itself on EVERY probe transcript: the reward can never
+    score anything but its fallback (a parse failure on some replies is normal; on all of them it is a bug)."""
+    entries = [e for e in scored_probes(s) if e["exc"] is None]
+    if not entries:
+        return []
+    common: dict[str, tuple[BaseException, int]] = {}
+    for entry in entries:
+        for exc, where in entry.get("swallowed") or []:
+            key = f"{type(exc).__name__}@{where}"
+            previous = common.get(key)
+            common[key] = (exc, (previous[1] if previous else 0) + 1)
+    findings = []
+    for key, (exc, count) in common.items():
+        if count < len(entries) or key in seen:
+            continue
+        seen.add(key)
+        where = key.split("@", 1)[1]
+        findings.append(
+            Finding(
+                "HC402",
+                f"compute_reward should score transcripts without raising; on every one of the {len(entries)} "
+                f"probe transcripts it raised {type(exc).__name__}: {exc} at {where}, and caught it itself (a "
+                "try/except returning a fallback score), so it never scores anything but the fallback.",
+                "fix the line that raises; catch only what a bad model reply can cause (ValueError when parsing "
+                "its text), never `except Exception` around the whole reward.",
+                subject=where,
+            )
+        )
+        if len(findings) >= 2:
+            break
     return findings
 
 
@@ -427,7 +484,139 @@ SETUP_STALL_FACTOR = 10
     "HC404", "reward-deterministic", "compute_reward gives the same score for the same input", requires=_STATS
 )
 def reward_deterministic(s: EnvSession) -> list[Finding]:
-    """Rewards with randomness or clock dependence (e.g. noise added "to break ties"): the advantage becomes noise."""
+    """Rewards with randomness or clock dependence (e.g. noise added "to break ties"): the advantage becomes noise.
+    Also rewards whose score depends on hash order (``list(set(words))``, ``max(set(xs), key=...)``): the same
+    transcript scores differently in another process; when the reward's code builds a set, its text-only
+    transcripts are scored again in two fresh interpreters with other PYTHONHASHSEEDs."""
+    findings = _same_in_one_process(s)
+    return findings or _same_across_processes(s)
+
+
+def _same_across_processes(s: EnvSession) -> list[Finding]:
+    import json
+
+    from hermes_envs.conformance import hashseed
+
+    where = hashseed.reward_set_use(s.module, s.load())
+    if where is None:
+        return []
+    entries = []
+    for entry in scored_probes(s) + positive_scores(s)["all_gold"] + item_controls(s):
+        messages = entry["result"].messages
+        if not _numeric(entry["score"]) or any(m.get("role") == "tool" for m in messages):
+            continue  # a rollout with tool calls needs its sandbox, which another process does not have
+        try:
+            json.dumps([entry["item"], messages])
+        except (TypeError, ValueError):
+            continue
+        entries.append(entry)
+    entries = entries[:60] + _other_shapes(s)
+    if not entries:
+        return []
+    found = _differs_by_set_order(s, entries, where)
+    if found:
+        return found
+    cases = [
+        {
+            "item": e["item"],
+            "messages": e["result"].messages,
+            "turns_used": e["result"].turns_used,
+            "finished_naturally": e["result"].finished_naturally,
+        }
+        for e in entries
+    ]
+    with s.timed("hashseed"):
+        handles = hashseed.start_workers(s.path, s.load().__name__, cases, s.tmp / "hashseed")
+        elsewhere = hashseed.collect(handles)
+    for seed, scores in sorted(elsewhere.items()):
+        for entry, other in zip(entries, scores):
+            if _numeric(other) and abs(float(other) - float(entry["score"])) > 1e-9:
+                name = entry.get("name") or f"probe {entry.get('probe')!r}"
+                return [
+                    Finding(
+                        "HC404",
+                        f"compute_reward should give the same score in every process; on {name} it scored "
+                        f"{entry['score']!r} here and {other!r} in an interpreter with PYTHONHASHSEED={seed}. "
+                        f"The reward builds {where}: the iteration order of a set of strings changes from one "
+                        "process to the next.",
+                        _HASH_FIX,
+                        subject=name,
+                    )
+                ]
+    return []
+
+
+def _other_shapes(s: EnvSession) -> list[dict[str, Any]]:
+    """Each proven scalar gold in every answer shape (a set of the reply's words changes with its length)."""
+    from hermes_envs.conformance.golds import ANSWER_FORMATS
+    from hermes_envs.conformance.probes import say
+
+    out = []
+    for gold in positive_scores(s)["gold"]:
+        if gold.get("kind") != "scalar" or not gold.get("template"):
+            continue
+        for _shape, template in ANSWER_FORMATS:
+            if template != gold["template"]:
+                result, task_id = s.run_probe(
+                    gold["item"], say(template.format(v=gold["value"])), 3, "shape", "gold"
+                )
+                entry = dict(
+                    _score(s, gold["item"], result, task_id, "gold"), item=gold["item"], result=result
+                )
+                entry["name"] = f"field {gold['field']!r} answered as {template.format(v=gold['value'])!r}"
+                if _numeric(entry["score"]):
+                    out.append(entry)
+    return out
+
+
+def _differs_by_set_order(s: EnvSession, entries: list[dict[str, Any]], where: str) -> list[Finding]:
+    """Score ``entries`` with the env module's sets iterating sorted, then reversed: a difference is hash order."""
+    import copy
+
+    from hermes_envs.conformance.hashseed import set_order
+    from hermes_envs.tools import ToolContext, cleanup_sandbox
+
+    env = s.env()
+    for entry in entries:
+        scores = []
+        for reverse in (False, True):
+            ctx = ToolContext(f"set-order-{len(scores)}-{id(entry)}")
+            try:
+                with set_order(s.module, reverse):
+                    result, item = copy.deepcopy(entry["result"]), entry["item"]
+                    scores.append(
+                        s.run_env(
+                            lambda _env, r=result, c=ctx, i=item: env.compute_reward(i, r, c), phase="rewards"
+                        )
+                    )
+            except Exception:
+                scores.append(None)
+            finally:
+                ctx.cleanup()
+                cleanup_sandbox(ctx.task_id)
+        if all(_numeric(x) for x in scores) and abs(scores[0] - scores[1]) > 1e-9:
+            name = entry.get("name") or f"probe {entry.get('probe')!r}"
+            return [
+                Finding(
+                    "HC404",
+                    f"compute_reward should not depend on the order a set iterates in; on {name} it scored "
+                    f"{scores[0]!r} with the reward's sets iterating in one order and {scores[1]!r} in another. "
+                    f"The reward builds {where}; a set of strings iterates in a different order in every process "
+                    "(PYTHONHASHSEED), so the same transcript scores differently from run to run.",
+                    _HASH_FIX,
+                    subject=name,
+                )
+            ]
+    return []
+
+
+_HASH_FIX = (
+    "never let a set's order decide: sort it (`sorted(set(words))`), compare sets as sets (`set(got) == "
+    "set(want)`), keep lists as lists to compare in order, and break ties by a rule (`max(sorted(xs), key=...)`)."
+)
+
+
+def _same_in_one_process(s: EnvSession) -> list[Finding]:
     for entry in scored_probes(s):
         first, second = entry["score"], entry["score2"]
         if _numeric(first) and _numeric(second) and abs(first - second) > 1e-9:
