@@ -146,10 +146,11 @@ class EnvSession:
     # ------------------------------------------------------------------------------------------ lifecycle
     @contextlib.contextmanager
     def offline(self) -> Iterator[None]:
-        """Hub/datasets offline, wandb off, and every connection beyond loopback refused with a message."""
+        """Hub/datasets offline, wandb off, and every connection beyond loopback refused with a message (child
+        processes, forks and native code confined to a loopback-only network namespace where one can be made)."""
         from hermes_envs.testing.offline import block_network, offline_mode
 
-        guard = block_network()
+        guard = block_network(isolate=True)
         try:
             with offline_mode(), guard:
                 yield

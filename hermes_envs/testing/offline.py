@@ -4,7 +4,11 @@
   shipped as package data. Pass the path as ``--env.tokenizer_name`` so atroposlib never goes to the Hub.
 * :func:`offline_environ` / :func:`offline_mode` -- env vars that keep Hugging Face, wandb and friends offline.
 * :func:`block_network` / :class:`NetworkGuard` -- make any connection (or DNS lookup) beyond loopback raise
-  :class:`NetworkBlockedError` immediately, before a packet leaves the machine.
+  :class:`NetworkBlockedError` immediately, before a packet leaves the machine. Python-level calls are caught by a
+  patch of :mod:`socket` and by an audit hook (PEP 578), which also sees ``_socket`` calls, ``sendmsg`` and
+  reverse lookups. With ``isolate=True`` child processes, forked children and native (ctypes) code run in a
+  loopback-only network namespace (:mod:`hermes_envs.testing.netns`) where one is available; without one the guard
+  is partial (Python-level calls in this process only), and :attr:`NetworkGuard.isolation` says so.
 
 This module imports only the standard library at import time; ``transformers`` is imported on first use.
 """
@@ -33,6 +37,7 @@ __all__ = [
     "BlockedAttempt",
     "NetworkBlockedError",
     "NetworkGuard",
+    "NetworkGuardPartialWarning",
     "block_network",
     "load_offline_tokenizer",
     "offline_environ",
@@ -195,11 +200,13 @@ class NetworkGuard:
     allowed. Refused attempts raise :class:`NetworkBlockedError` at once and are recorded in :attr:`blocked`.
 
     The patch is process-wide (every thread sees it); guards nest and restore the previous functions on exit
-    (exit them in reverse order of entry). Native code that bypasses the Python ``socket`` module (uvloop, C
-    extensions opening their own sockets) is not covered.
+    (exit them in reverse order of entry). An audit hook backs the patch up (``_socket``, ``sendmsg``,
+    ``gethostbyaddr``, ``getnameinfo``). Native code and other processes are covered only with ``isolate=True``
+    and a network namespace (:attr:`isolation` is ``"namespace"``, else ``"partial"``).
     """
 
-    def __init__(self, allow_hosts: Iterable[str] = DEFAULT_ALLOW_HOSTS) -> None:
+    def __init__(self, allow_hosts: Iterable[str] = DEFAULT_ALLOW_HOSTS, *, isolate: bool = False) -> None:
+        self.isolate = isolate
         if isinstance(allow_hosts, str):
             allow_hosts = (allow_hosts,)
         self.allow_hosts: tuple[str, ...] = tuple(allow_hosts)
@@ -256,9 +263,25 @@ class NetworkGuard:
 
     # -- patching --------------------------------------------------------------------------------------------
 
+    @property
+    def isolation(self) -> str:
+        """``"namespace"``: child processes, forks and native code are confined to loopback too; ``"partial"``:
+        only Python-level calls of this process are checked."""
+        if self.isolate:
+            from hermes_envs.testing.netns import loopback_namespace
+
+            if loopback_namespace() is not None:
+                return "namespace"
+        return "partial"
+
     def __enter__(self) -> NetworkGuard:
         if self._saved is not None:
             raise RuntimeError("this NetworkGuard is already active; create a new one to nest guards")
+        if self.isolate and self.isolation == "partial":
+            _warn_partial()
+        _install_hook()
+        with _ACTIVE_LOCK:
+            _ACTIVE.append(self)
         guard = self
         sock_cls = socket.socket
         saved: dict[str, Any] = {
@@ -329,6 +352,9 @@ class NetworkGuard:
         saved, self._saved = self._saved, None
         if saved is None:
             return
+        with _ACTIVE_LOCK:
+            if self in _ACTIVE:
+                _ACTIVE.remove(self)
         sock_cls = socket.socket
         for name in ("connect", "connect_ex", "sendto"):
             if saved[name] is None:
@@ -345,6 +371,113 @@ class NetworkGuard:
         return self._saved is not None
 
 
-def block_network(allow_hosts: Iterable[str] = DEFAULT_ALLOW_HOSTS) -> NetworkGuard:
-    """Return a :class:`NetworkGuard`; use it as ``with block_network() as guard: ...``."""
-    return NetworkGuard(allow_hosts)
+def block_network(allow_hosts: Iterable[str] = DEFAULT_ALLOW_HOSTS, *, isolate: bool = False) -> NetworkGuard:
+    """Return a :class:`NetworkGuard`; use it as ``with block_network() as guard: ...`` (``isolate=True``: child
+    processes, forks and native code in a loopback-only network namespace too, where one can be made)."""
+    return NetworkGuard(allow_hosts, isolate=isolate)
+
+
+class NetworkGuardPartialWarning(UserWarning):
+    """An isolating guard could not make a network namespace: only Python-level calls of this process are checked."""
+
+
+_PARTIAL_WARNED = [False]
+
+
+def _warn_partial() -> None:
+    if _PARTIAL_WARNED[0]:
+        return
+    _PARTIAL_WARNED[0] = True
+    import warnings
+
+    from hermes_envs.testing.netns import unavailable_reason
+
+    warnings.warn(
+        NetworkGuardPartialWarning(
+            "the network guard is partial: it checks this process's Python-level socket calls, but child "
+            f"processes, forked children and native code can still reach the network ({unavailable_reason()}). "
+            "Fix: run as root (or with CAP_SYS_ADMIN) on Linux, e.g. in a CI container, to confine them to "
+            "loopback."
+        ),
+        stacklevel=3,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The audit hook: Python-level network calls the patch cannot see, and moving threads in and out of the namespace
+# ---------------------------------------------------------------------------------------------------------------
+
+_ACTIVE: list[NetworkGuard] = []
+_ACTIVE_LOCK = threading.Lock()
+_HOOK_INSTALLED = [False]
+_TLS = threading.local()
+_CHECKED = {
+    "socket.connect": "connect",
+    "socket.sendto": "sendto",
+    "socket.sendmsg": "sendmsg",
+}
+_LOOKUPS = {"socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr", "socket.getnameinfo"}
+#: Events after which code runs outside this process's Python sockets: enter the namespace first.
+_OUTSIDE = {
+    "subprocess.Popen",
+    "os.fork",
+    "os.forkpty",
+    "os.posix_spawn",
+    "os.exec",
+    "os.spawn",
+    "os.system",
+    "pty.spawn",
+    "ctypes.call_function",
+    "ctypes.dlopen",
+    "ctypes.dlsym",
+    "ctypes.dlsym/handle",
+}
+_EVENTS = frozenset(_CHECKED) | _LOOKUPS | _OUTSIDE | {"socket.__new__"}
+
+
+def _install_hook() -> None:
+    if not _HOOK_INSTALLED[0]:
+        _HOOK_INSTALLED[0] = True
+        sys.addaudithook(_audit)
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if event not in _EVENTS or getattr(_TLS, "busy", False):
+        return
+    _TLS.busy = True
+    try:
+        _handle(event, args)
+    finally:
+        _TLS.busy = False
+
+
+def _handle(event: str, args: tuple[Any, ...]) -> None:
+    guards = list(_ACTIVE)
+    if guards and event in _CHECKED:
+        sock, address = args[0], args[1] if len(args) > 1 else None
+        if getattr(sock, "family", None) in (socket.AF_INET, socket.AF_INET6) and address is not None:
+            for guard in reversed(guards):
+                guard._check_address(sock, address, _CHECKED[event])
+    elif guards and event in _LOOKUPS:
+        host: Any = args[0] if args else None
+        port = args[1] if event == "socket.getaddrinfo" and len(args) > 1 else None
+        if event == "socket.getnameinfo" and isinstance(host, tuple) and host:
+            host, port = host[0], host[1] if len(host) > 1 else None
+        operation = event.split(".", 1)[1]
+        for guard in reversed(guards):
+            guard._check(host, port, operation)
+    from hermes_envs.testing.netns import _STATE
+
+    ns = _STATE["ns"]
+    isolating = any(g.isolate for g in guards)
+    if event in _OUTSIDE:
+        if isolating:
+            from hermes_envs.testing.netns import loopback_namespace
+
+            ns = loopback_namespace()
+            if ns is not None and not getattr(ns.local, "relay", False):
+                ns.enter()
+        elif ns is not None:
+            ns.leave()
+    elif event == "socket.__new__" and ns is not None and not getattr(ns.local, "relay", False):
+        ns.leave()  # this process's own sockets live in the host namespace, where the guard checks them

@@ -58,7 +58,11 @@ def no_secrets(s: EnvSession) -> list[Finding]:
 @check("HC902", "loopback-only", "no connection beyond loopback while the env runs")
 def loopback_only(s: EnvSession) -> list[Finding]:
     """Hosts the env contacts on its own (an external judge, a download in a reward): offline CI crashes, training
-    leaks data and spends money on a model the user did not choose."""
+    leaks data and spends money on a model the user did not choose.
+
+    Python-level calls (``socket``, ``_socket``, ``sendmsg``, DNS and reverse DNS) are refused and reported; child
+    processes, forked children and native code run in a loopback-only network namespace (where one can be made), so
+    they cannot connect out, though only Python-level attempts are named in a finding."""
     # Run what we can first so every phase had its chance to connect (cached observations; failures are other
     # checks' findings).
     from hermes_envs.conformance.checks.reward import positive_scores
@@ -79,6 +83,17 @@ def loopback_only(s: EnvSession) -> list[Finding]:
         phases, _ = by_target.setdefault((attempt.target, early), ([], attempt))
         if phase not in phases:
             phases.append(phase)
+    from hermes_envs.testing.offline import block_network
+
+    partial = ""
+    if block_network(isolate=True).isolation == "partial":
+        from hermes_envs.testing.netns import unavailable_reason
+
+        partial = (
+            f" (The guard is partial here: {unavailable_reason()}; a subprocess, a forked child or native code "
+            "may have connected without being seen. Run the check as root on Linux for a loopback-only network "
+            "namespace.)"
+        )
     findings = []
     for (target, early), (phases, attempt) in by_target.items():
         findings.append(
@@ -86,10 +101,13 @@ def loopback_only(s: EnvSession) -> list[Finding]:
                 "HC902",
                 f"the env should reach no host but the model server; during {', '.join(phases)} it tried "
                 f"{attempt.operation} {target}.",
-                "download data in setup() with an offline fallback (or ship it with the env)."
-                if early
-                else "send model calls through self.server (the configured APIServerConfig), never a hard-coded URL; call "
-                "other services through a tool with a fake in tests.",
+                (
+                    "download data in setup() with an offline fallback (or ship it with the env)."
+                    if early
+                    else "send model calls through self.server (the configured APIServerConfig), never a hard-coded "
+                    "URL; call other services through a tool with a fake in tests."
+                )
+                + partial,
                 Severity.WARNING if early else Severity.ERROR,
                 subject=target,
             )

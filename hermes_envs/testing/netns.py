@@ -1,0 +1,216 @@
+"""A loopback-only network namespace for what the network guard cannot see: child processes and native code.
+
+Python-level socket calls are refused by :class:`~hermes_envs.testing.offline.NetworkGuard` (a patch plus an audit
+hook, which sees ``_socket`` calls too). A subprocess (``curl``, another Python), a forked child, or ``connect``
+called through ctypes are invisible to both; while an *isolating* guard is active, they run in a network namespace
+whose only interface is loopback, so any connection beyond it fails at once (``ENETUNREACH``) and nothing leaves
+the machine.
+
+How: namespaces are per thread on Linux. The first use creates the namespace (``unshare(CLONE_NEWNET)`` in a
+helper thread, loopback brought up) and keeps a handle to it. The guard's audit hook moves the calling thread into
+it (``setns``) just before it spawns a process, forks or calls native code, and back to the host namespace before it
+creates a Python socket — so the process's own sockets, and the servers it runs (the fake model server), stay in the
+host namespace where the guard checks them. Processes started inside reach the host's loopback servers through a
+relay: each TCP port listening on loopback when a process is spawned gets a forwarder inside the namespace.
+
+Limit: native code is caught when it loads a library or looks a function up (``ctypes.CDLL``, ``libc.connect``
+on first use: the audit events ctypes raises); a function pointer looked up before the guard and called later, or a
+C extension opening sockets itself, from a thread that has not spawned or loaded anything since, is not.
+
+Needs Linux and CAP_SYS_ADMIN (root, as in CI containers); elsewhere :func:`loopback_namespace` returns ``None`` and
+:attr:`unavailable_reason` says why — the guard is then partial (Python-level calls only).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import fcntl
+import os
+import socket
+import struct
+import sys
+import threading
+from typing import Any
+
+__all__ = ["LoopbackNamespace", "loopback_namespace", "unavailable_reason"]
+
+_CLONE_NEWNET = 0x40000000
+_SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
+_LOCK = threading.Lock()
+_STATE: dict[str, Any] = {"ns": None, "tried": False, "reason": ""}
+
+
+def _libc() -> Any:
+    return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+
+
+def _current() -> str:
+    return os.readlink("/proc/thread-self/ns/net")
+
+
+class LoopbackNamespace:
+    """A network namespace with only ``lo`` (up), and the host namespace to go back to."""
+
+    def __init__(self) -> None:
+        self._libc = _libc()
+        self.host_fd = os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+        self.host_id = _current()
+        made: dict[str, Any] = {}
+
+        def create() -> None:
+            try:
+                if self._libc.unshare(_CLONE_NEWNET) != 0:
+                    raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+                with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                    ifr = struct.pack("16sH14s", b"lo", 0, b"")
+                    flags = struct.unpack("16sH14s", fcntl.ioctl(s, _SIOCGIFFLAGS, ifr))[1]
+                    fcntl.ioctl(s, _SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | _IFF_UP, b""))
+                made["fd"] = os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
+                made["id"] = _current()
+            except OSError as exc:
+                made["error"] = exc
+
+        thread = threading.Thread(target=create, name="hermes-netns-create", daemon=True)
+        thread.start()
+        thread.join()
+        if "error" in made:
+            os.close(self.host_fd)
+            raise made["error"]
+        self.fd: int = made["fd"]
+        self.id: str = made["id"]
+        self._forwarded: set[tuple[int, int]] = set()
+        self.local = threading.local()
+
+    # -- switching the calling thread ---------------------------------------------------------------------------
+    def inside(self) -> bool:
+        """True when the calling thread is in this namespace."""
+        return _current() == self.id
+
+    def _setns(self, fd: int) -> None:
+        if self._libc.setns(fd, _CLONE_NEWNET) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"setns: {os.strerror(err)}")
+
+    def enter(self) -> None:
+        """Move the calling thread in (after starting forwarders for the host's loopback listeners)."""
+        if self.inside():
+            return
+        self.forward_listeners()
+        self._setns(self.fd)
+
+    def leave(self) -> None:
+        """Move the calling thread back to the host namespace (not in a process forked inside: it stays)."""
+        if _confined[0] or not self.inside():
+            return
+        self._setns(self.host_fd)
+
+    # -- relay to the host's loopback servers -------------------------------------------------------------------
+    def forward_listeners(self) -> None:
+        """A forwarder inside the namespace for each TCP port listening on the host's loopback (or wildcard)."""
+        for family, port in _loopback_listeners():
+            if (family, port) not in self._forwarded:
+                self._forwarded.add((family, port))
+                self._start_forwarder(family, port)
+
+    def _start_forwarder(self, family: int, port: int) -> None:
+        host = "127.0.0.1" if family == socket.AF_INET else "::1"
+        self._setns(self.fd)
+        try:
+            listener = socket.socket(family, socket.SOCK_STREAM)
+            try:
+                listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                listener.bind((host, port))
+                listener.listen(64)
+            except OSError:
+                listener.close()  # something inside already listens there: connections reach it directly
+                return
+        finally:
+            self._setns(self.host_fd)
+        threading.Thread(
+            target=self._accept_loop, args=(listener, family, host, port), name=f"hermes-netns-relay:{port}",
+            daemon=True,
+        ).start()  # fmt: skip
+
+    def _accept_loop(self, listener: socket.socket, family: int, host: str, port: int) -> None:
+        self.local.relay = True
+        while True:
+            try:
+                conn, _ = listener.accept()
+                upstream = socket.socket(family, socket.SOCK_STREAM)
+                upstream.connect((host, port))
+            except OSError:
+                with contextlib.suppress(OSError):
+                    conn.close()
+                continue
+            for a, b in ((conn, upstream), (upstream, conn)):
+                threading.Thread(target=_pump, args=(a, b), name="hermes-netns-pump", daemon=True).start()
+
+
+def _pump(src: socket.socket, dst: socket.socket) -> None:
+    try:
+        while data := src.recv(65536):
+            dst.sendall(data)
+    except OSError:
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            dst.shutdown(socket.SHUT_WR)
+        with contextlib.suppress(OSError):
+            src.shutdown(socket.SHUT_RD)
+
+
+def _loopback_listeners() -> list[tuple[int, int]]:
+    """(family, port) of TCP sockets listening on loopback or the wildcard address, as the host sees them."""
+    out: list[tuple[int, int]] = []
+    loopback = {
+        socket.AF_INET: ("0100007F", "00000000"),
+        socket.AF_INET6: ("00000000000000000000000001000000", "00000000000000000000000000000000"),
+    }
+    for family, name in ((socket.AF_INET, "tcp"), (socket.AF_INET6, "tcp6")):
+        try:
+            with open(f"/proc/thread-self/net/{name}", encoding="ascii") as fh:
+                rows = fh.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) > 3 and fields[3] == "0A":  # LISTEN
+                address, _, port = fields[1].partition(":")
+                if address in loopback[family]:
+                    out.append((family, int(port, 16)))
+    return out
+
+
+_confined = [False]  # a process forked from a thread inside the namespace never leaves it
+
+
+def _after_fork_in_child() -> None:
+    ns = _STATE["ns"]
+    if ns is not None and ns.inside():
+        _confined[0] = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def loopback_namespace() -> LoopbackNamespace | None:
+    """The process's loopback-only namespace, created on first call; ``None`` where it cannot be made."""
+    with _LOCK:
+        if not _STATE["tried"]:
+            _STATE["tried"] = True
+            if not sys.platform.startswith("linux"):
+                _STATE["reason"] = f"network namespaces need Linux; this is {sys.platform}"
+            else:
+                try:
+                    _STATE["ns"] = LoopbackNamespace()
+                except OSError as exc:
+                    _STATE["reason"] = f"unshare(CLONE_NEWNET) failed: {exc} (needs root / CAP_SYS_ADMIN)"
+        return _STATE["ns"]
+
+
+def unavailable_reason() -> str:
+    """Why :func:`loopback_namespace` is ``None`` (empty when it is available or was not tried)."""
+    return str(_STATE["reason"])
