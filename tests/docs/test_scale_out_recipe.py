@@ -77,7 +77,9 @@ def test_scale_out_recipe_runs_as_written(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:] + logs
     lines = done.stdout.strip().splitlines()
-    assert lines[0].startswith('{"uuid":') and lines[1].replace(" ", "") == '{"batch":null}'  # register, /batch
+    assert (
+        lines[0].startswith('{"uuid":') and lines[1].replace(" ", "") == '{"batch":null}'
+    )  # register, /batch
     groups = ast.literal_eval(lines[-1])
     assert len(groups) == 2 and all(len(g) == 2 and len(set(g)) > 1 for g in groups), lines[-1]
     serve_log = (tmp_path / "out" / "serve.log").read_text(errors="replace")
