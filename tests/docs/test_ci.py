@@ -187,3 +187,11 @@ def test_parallel_conformance_command_passes() -> None:
     done = _run(parallel)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "2 workers" in done.stdout and " failed" not in done.stdout
+
+
+def test_the_guide_says_when_parallel_conformance_pays_off() -> None:
+    text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    assert "When parallel pays off" in text and "8.5 s serially and 14.2 s with `-n 2`" in text
+    assert "pays off only for many envs" in (ROOT / "docs" / "testing-your-env.md").read_text(
+        encoding="utf-8"
+    )
