@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -17,9 +18,11 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_ENV = 0, 1, 4, 5
 
 def _check(args: argparse.Namespace) -> int:
     from hermes_envs.conformance.runner import load_settings, parse_overrides, run_conformance
+    from hermes_envs.demo import captured
     from hermes_envs.errors import HermesEnvsError
 
     ids = lambda v: [x.strip() for x in v.split(",") if x.strip()] if v else None  # noqa: E731
+    library_output = io.StringIO()
     try:
         settings = load_settings(
             **parse_overrides(args.set),
@@ -27,10 +30,16 @@ def _check(args: argparse.Namespace) -> int:
             ignore=ids(args.ignore),
             slow=args.slow or None,
         )
-        report = run_conformance(args.paths, settings, cli=True)
+        # What the env's libraries print while it runs (atroposlib's eval tables) is not the check's output: kept
+        # out of the report unless -v, and shown when the run itself crashes.
+        with captured(library_output, verbose=args.verbose):
+            report = run_conformance(args.paths, settings, cli=True)
     except HermesEnvsError as exc:
         print(f"hermes-envs check: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BaseException:
+        sys.stderr.write(library_output.getvalue()[-4000:])
+        raise
     if not report.envs:
         print(
             "hermes-envs check: no environment found in " + ", ".join(args.paths) + " (no .py file defining "
@@ -126,6 +135,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="override one [tool.hermes-conformance] setting, e.g. --set control_ceiling=0.3",
     )
     chk.add_argument("--report", metavar="FILE", help="also write the report (.json or Markdown)")
+    chk.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also show what the env and its libraries print while checked",
+    )
     chk.set_defaults(func=_check)
 
     from hermes_envs.testing.fake_server.cli import add_arguments

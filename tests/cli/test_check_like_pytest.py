@@ -125,3 +125,15 @@ def test_no_silence_advice_after_a_syntax_error_or_a_wrong_class(
     )
     assert main(["check", str(bad), "--select", "HC104"]) == 1
     assert 'Silence: add "HC104"' in capsys.readouterr().out
+
+
+def test_check_keeps_library_prints_out_of_the_report_unless_verbose(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    example = str(ROOT / "environments" / "arithmetic_env.py")
+    assert main(["check", example, "--select", "HC703"]) == 0
+    out = capsys.readouterr()
+    assert "PASSED         HC703" in out.out
+    assert "Evaluation Results" not in out.out + out.err  # atroposlib's eval table, printed by evaluate()
+    assert main(["check", example, "--select", "HC703", "-v"]) == 0
+    assert "Evaluation Results" in capsys.readouterr().out

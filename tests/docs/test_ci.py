@@ -16,6 +16,7 @@ import yaml
 from .test_snippets import ROOT, blocks
 
 WORKFLOW = ROOT / ".github" / "workflows" / "conformance.yml"
+TEMPLATE = ROOT / ".github" / "workflow-templates" / "hermes-conformance.yml"
 HOOKS = ROOT / ".pre-commit-hooks.yaml"
 BIN = Path(sys.executable).parent
 
@@ -72,8 +73,38 @@ def hook_files() -> list[str]:
     ]
 
 
-def test_the_guide_shows_the_workflow_file_verbatim() -> None:
-    assert WORKFLOW.read_text(encoding="utf-8") in [b for b in blocks("docs/ci.md", "yaml")]
+def test_the_guide_shows_the_workflow_template_verbatim() -> None:
+    assert TEMPLATE.read_text(encoding="utf-8") in [b for b in blocks("docs/ci.md", "yaml")]
+
+
+def _project() -> tuple[str, str]:
+    """(repository URL, version) from pyproject.toml: the one place they are written."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return project["urls"]["Repository"], project["version"]
+
+
+def test_install_lines_and_pre_commit_repo_are_real_and_pinned() -> None:
+    url, version = _project()
+    assert "your-org" not in url and "<" not in url
+    pin = f"hermes-envs @ git+{url}@v{version}"
+    template = yaml.safe_load(TEMPLATE.read_text(encoding="utf-8"))["jobs"]["conformance"]
+    assert template["env"]["HERMES_ENVS"] == pin
+    assert f'python -m pip install "{pin}"' in blocks("docs/ci.md", "bash")[0]
+    remote = [
+        yaml.safe_load(b) for b in blocks("docs/ci.md", "yaml") if "repos:" in b and "repo: local" not in b
+    ]
+    (config,) = remote
+    assert config["repos"][0]["repo"] == url and config["repos"][0]["rev"] == f"v{version}"
+    assert f"repo: {url}" in HOOKS.read_text(encoding="utf-8")
+    # the template differs from this repository's own workflow only in how hermes-envs is installed
+    own = workflow()["jobs"]["conformance"]
+    assert [s.get("run") for s in own["steps"] if s.get("name") == "Conformance"] == [
+        s.get("run") for s in template["steps"] if s.get("name") == "Conformance"
+    ]
 
 
 def test_workflow_gates_pull_requests_offline() -> None:
@@ -156,3 +187,11 @@ def test_parallel_conformance_command_passes() -> None:
     done = _run(parallel)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "2 workers" in done.stdout and " failed" not in done.stdout
+
+
+def test_the_guide_says_when_parallel_conformance_pays_off() -> None:
+    text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    assert "When parallel pays off" in text and "8.5 s serially and 14.2 s with `-n 2`" in text
+    assert "pays off only for many envs" in (ROOT / "docs" / "testing-your-env.md").read_text(
+        encoding="utf-8"
+    )

@@ -1,0 +1,58 @@
+"""`hermes-envs check` on one env vs a bare `import atroposlib.envs.base`, each in a fresh interpreter.
+
+Run: .venv/bin/python bench/check.py [--rounds R] [ENV_FILE]
+
+The floor is what any atroposlib env pays before it does anything: starting Python and importing atroposlib's
+BaseEnv. The check does that too (it imports the env file) and then runs the whole catalogue. Rounds interleave the
+two (the machine is shared); the ratio printed is the median of the per-round ratios. Target (issue 16): <= 1.5x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET = 1.5
+
+
+def timed(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{argv} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    return seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("env_file", nargs="?", default=str(ROOT / "environments" / "arithmetic_env.py"))
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    from hermes_envs.testing.offline import offline_environ
+
+    env = {**os.environ, **offline_environ()}
+    floor_argv = [sys.executable, "-c", "import atroposlib.envs.base"]
+    check_argv = [sys.executable, "-m", "hermes_envs.cli", "check", args.env_file]
+    timed(floor_argv, env)  # warm the OS file cache for both
+    floors, checks, ratios = [], [], []
+    for _ in range(args.rounds):
+        floor, check = timed(floor_argv, env), timed(check_argv, env)
+        floors.append(floor)
+        checks.append(check)
+        ratios.append(check / floor)
+    ratio = statistics.median(ratios)
+    print(f"bare `import atroposlib.envs.base`: median {statistics.median(floors):.2f} s")
+    print(f"hermes-envs check {Path(args.env_file).name}: median {statistics.median(checks):.2f} s")
+    print(f"check / import ratio: {ratio:.2f}x (median of {args.rounds} rounds; target <= {TARGET}x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

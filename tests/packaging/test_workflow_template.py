@@ -1,0 +1,77 @@
+"""docs/ci.md's workflow for other repositories, run step by step in a scratch git repository that is not ours.
+
+The repository holds only an env file of its own. Each `run:` step runs with bash, the job's `env:` and a fresh
+venv's `python` first on PATH, exactly as written; the one change is the install source: HERMES_ENVS names the
+wheel built from this checkout instead of the release tag (and pip is kept offline).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import ROOT, clean_environ
+
+TEMPLATE = ROOT / ".github" / "workflow-templates" / "hermes-conformance.yml"
+
+pytestmark = pytest.mark.slow  # a fresh venv, the wheel installed by the workflow, a conformance run
+
+GOOD_ENV = (ROOT / "environments" / "arithmetic_env.py").read_text(encoding="utf-8")
+
+
+def scratch_repository(folder: Path) -> Path:
+    (folder / "environments").mkdir(parents=True)
+    (folder / "environments" / "counting_env.py").write_text(GOOD_ENV, encoding="utf-8")
+    for argv in (["git", "init", "-q"], ["git", "add", "-A"]):
+        subprocess.run(argv, cwd=folder, check=True, capture_output=True)
+    return folder
+
+
+def test_workflow_steps_pass_in_a_scratch_repository_and_fail_on_a_broken_env(
+    tmp_path: Path, make_venv: Callable[[Path], Path], wheel: Path
+) -> None:
+    job = yaml.safe_load(TEMPLATE.read_text(encoding="utf-8"))["jobs"]["conformance"]
+    steps = [s for s in job["steps"] if "run" in s]
+    assert [s["name"] for s in steps] == [
+        "Install hermes-envs",
+        "Install the environments' own requirements",
+        "Conformance",
+    ]
+    repo = scratch_repository(tmp_path / "their-repo")
+    bin_dir = make_venv(tmp_path / "runner-venv")
+    env = clean_environ(
+        **{
+            **{k: str(v) for k, v in job["env"].items()},
+            "HERMES_ENVS": str(wheel),  # in place of "hermes-envs @ git+<repository>@v<version>"
+        },
+        PIP_NO_DEPS="1",
+        PIP_NO_INDEX="1",
+        PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+    )
+
+    def run_steps() -> list[subprocess.CompletedProcess[str]]:
+        return [
+            subprocess.run(
+                ["bash", "-e", "-c", s["run"]], cwd=repo, env=env, capture_output=True, text=True, timeout=400
+            )
+            for s in steps
+        ]
+
+    install, requirements, conformance = run_steps()
+    assert install.returncode == 0, install.stdout[-2000:] + install.stderr[-2000:]
+    assert requirements.returncode == 0, requirements.stderr
+    assert conformance.returncode == 0, conformance.stdout[-4000:] + conformance.stderr[-2000:]
+    report = (repo / "conformance-report.md").read_text(encoding="utf-8")
+    assert "## counting_env.py::ArithmeticTerminalEnv" in report and "| HC401" in report
+    assert "| failed |" not in report
+
+    broken = GOOD_ENV.replace("reversed(result.messages)", 'reversed(result["messages"])')
+    (repo / "environments" / "counting_env.py").write_text(broken, encoding="utf-8")
+    conformance = run_steps()[2]
+    assert conformance.returncode == 1, conformance.stdout[-4000:]
+    assert "result['messages'] does not work" in (repo / "conformance-report.md").read_text(encoding="utf-8")
