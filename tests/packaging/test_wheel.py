@@ -44,7 +44,8 @@ def test_wheel_and_sdist_hold_what_users_need(dist: Path, wheel: Path) -> None:
     (meta,) = [n for n in names if n.endswith("entry_points.txt")]
     entry_points = zipfile.ZipFile(wheel).read(meta).decode()
     assert (
-        "hermes-envs = hermes_envs.cli:main" in entry_points and "hermes_envs.testing.plugin" in entry_points
+        "hermes-envs = hermes_envs.cli:main" in entry_points
+        and "hermes_envs = hermes_envs.plugin" in entry_points
     )
     (sdist,) = dist.glob("hermes_envs-*.tar.gz")
     members = {m.split("/", 1)[1] for m in tarfile.open(sdist).getnames() if "/" in m}
