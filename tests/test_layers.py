@@ -18,6 +18,7 @@ LAYERS = {
     "_definitions": 0,
     "_registry": 0,
     "_http_client": 0,
+    "_lazy": 0,
     "errors": 0,
     "parsers": 1,
     "tools": 2,

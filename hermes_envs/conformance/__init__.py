@@ -6,8 +6,9 @@ start, which must not pull in the session, the probes and the fake server when n
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hermes_envs._lazy import lazy_attributes
 
 _LAZY: dict[str, str] = {
     "Finding": "hermes_envs.conformance.findings",
@@ -33,14 +34,4 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ be
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'hermes_envs.conformance' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())

@@ -6,8 +6,9 @@ modules pull in aiohttp, vcrpy, syrupy or transformers, which a test session tha
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hermes_envs._lazy import lazy_attributes
 
 _LAZY: dict[str, str] = {
     # fake model server
@@ -85,14 +86,4 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ be
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'hermes_envs.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())
