@@ -43,7 +43,7 @@ def _make_items(n: int = 120, seed: int = 1234) -> list[dict]:
     return items
 
 
-_NUMBER = re.compile(r"-?\d[\d,]*")
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
 
 class ArithmeticTerminalEnv(HermesAgentBaseEnv):
@@ -111,10 +111,11 @@ class ArithmeticTerminalEnv(HermesAgentBaseEnv):
 
     async def compute_reward(self, item: dict, result: AgentResult, ctx: ToolContext) -> float:
         text = self._final_answer(result)
-        marked = re.findall(r"Answer:\s*(-?[\d,]+)", text)
+        marked = re.findall(r"Answer:\s*(-?[\d,]+(?:\.\d+)?)", text)
         candidates = marked or _NUMBER.findall(text)
-        guess = candidates[-1].replace(",", "") if candidates else None
-        if guess is not None and guess == item["answer"]:
+        # Compare numbers as numbers: "35,736", "35736" and "35736.0" are the same answer.
+        guess = float(candidates[-1].replace(",", "")) if candidates else None
+        if guess is not None and guess == float(item["answer"]):
             return 1.0
         return 0.1 if self._used_terminal(result) else 0.0
 

@@ -54,3 +54,23 @@ def test_process_and_evaluate_commands(tmp_path: Path) -> None:
     assert len(groups) == 1 and (tmp_path / "arithmetic_env.html").exists()
     samples = (tmp_path / "evals" / "samples.jsonl").read_text().splitlines()
     assert len(samples) == 20
+
+
+async def test_a_decimal_rendering_of_the_right_integer_scores_full() -> None:
+    """HC410 found it: 'The answer is 35736.0' scored 0 (the number regex stopped at the point and the last
+    number it saw was '0'); numbers are compared as numbers now."""
+    import importlib.util
+    from pathlib import Path
+
+    from hermes_envs.agent import AgentResult
+
+    spec = importlib.util.spec_from_file_location(
+        "arith_decimal_probe", Path(__file__).parents[2] / "environments" / "arithmetic_env.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    env = module.ArithmeticTerminalEnv.__new__(module.ArithmeticTerminalEnv)
+    item = {"question": "What is 854 * 42 - 132?", "expression": "854 * 42 - 132", "answer": "35736"}
+    for text in ("The answer is 35736.0", "Answer: 35,736", "Answer: 35736"):
+        result = AgentResult(messages=[{"role": "assistant", "content": text}], turns_used=1)
+        assert await env.compute_reward(item, result, None) == 1.0, text
