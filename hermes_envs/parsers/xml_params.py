@@ -20,6 +20,10 @@ the tool's schema is known), or by the end of the call that is itself followed b
 call, or text with no further value-closing tag before the next call. Each candidate is checked with anchored
 matches and cached forward searches, so the scan stays linear. Values are typed by
 :mod:`hermes_envs.parsers.schema_typing`.
+
+The module is over 400 lines on purpose: the value-end confirmation is one algorithm (closing tags confirmed by
+what follows them, the forgotten-close tolerance, the schema narrowing) that the three formats share and tune
+through class attributes; split across modules it could no longer be read as one rule.
 """
 
 from __future__ import annotations
