@@ -109,9 +109,12 @@ def detect_format(text: str) -> list[str]:
             family = ["qwen3_coder", "hermes", "glm47"]
         else:
             family = ["glm47", "hermes", "qwen3_coder"]
+        # the other two only when their own marker is there (trying a format that cannot match costs a parse)
+        telltale = {"hermes": '"name"', "qwen3_coder": "<function=", "glm47": "<arg_key>"}
+        later = [n for n in family[1:] if telltale[n] in text]
         i = names.index("hermes")
         names[i] = family[0]
-        names = [n for n in names if n not in family[1:]] + [n for n in family[1:] if n not in names[:i]]
+        names = [n for n in names if n not in family[1:]] + [n for n in later if n not in names[:i]]
     if "llama3_json" not in names and '"name"' in text and "{" in text:
         names.append("llama3_json")  # bare JSON calls (upstream's raw-JSON fallback), after any marked format
     return list(dict.fromkeys(names))

@@ -9,6 +9,7 @@ from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers._json import string_arguments
 from hermes_envs.parsers.base import (
+    MAX_ERRORS,
     Finder,
     JsonMemo,
     MarkerScanner,
@@ -27,6 +28,7 @@ from hermes_envs.parsers.base import (
 )
 
 _WS_CHARS = frozenset(" \t\r\n\f\v")
+_CONTEXT_MARKERS = ("```", "~~~", "<think>", "</think>", "[THINK]", "[/THINK]")
 
 __all__ = ["HermesParser", "JsonTaggedParser", "LongcatParser"]
 
@@ -57,6 +59,8 @@ class JsonTaggedParser(ToolCallParser):
         pos = first
         n = len(text)
         tag_len = len(start_tag)
+        # no fences or reasoning blocks: whether a marker counts depends only on the character before it
+        plain = not any(m in text for m in _CONTEXT_MARKERS)
         while pos != -1:
             index += 1
             body = pos + tag_len
@@ -78,6 +82,25 @@ class JsonTaggedParser(ToolCallParser):
                 nxt = starts.next(body)
                 if stop != -1 and (nxt == -1 or stop < nxt):
                     nxt = starts.next(stop + len(end_tag))
+                elif (
+                    plain
+                    and nxt != -1
+                    and len(errors) >= MAX_ERRORS
+                    and reason.startswith(("Expecting", "Invalid"))  # the decoder read nothing past the error
+                ):
+                    # A looping model repeats the same broken call: when the text this failure depended on (up
+                    # to the decoder's error and the next marker) recurs right after it, the copy fails the same
+                    # way one period later, so the run of copies is counted without decoding each.
+                    period = nxt - pos
+                    window = text[pos : max(after + 9, nxt + tag_len)]
+                    copies = 0
+                    while text.startswith(window, nxt):
+                        nxt += period
+                        copies += 1
+                    if copies:
+                        index += copies
+                        errors.dropped += copies
+                        nxt = starts.next(nxt)
                 pos = nxt
                 continue
             while True:

@@ -20,13 +20,17 @@ the tool's schema is known), or by the end of the call that is itself followed b
 call, or text with no further value-closing tag before the next call. Each candidate is checked with anchored
 matches and cached forward searches, so the scan stays linear. Values are typed by
 :mod:`hermes_envs.parsers.schema_typing`.
+
+The module is over 400 lines on purpose: the value-end confirmation is one algorithm (closing tags confirmed by
+what follows them, the forgotten-close tolerance, the schema narrowing) that the three formats share and tune
+through class attributes; split across modules it could no longer be read as one rule.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
@@ -67,10 +71,15 @@ def _json_or_text(raw: str) -> Any:
 
 
 class _Broken(Exception):
-    """One call could not be read; ``resume`` is where scanning continues."""
+    """One call could not be read; ``resume`` is where scanning continues.
 
-    def __init__(self, reason: str, resume: int) -> None:
-        super().__init__(reason)
+    The reason is a callable, formatted only while the error list has room: degenerate output holds tens of
+    thousands of broken calls, and building each message (with its excerpt) would cost more than reading them.
+    """
+
+    def __init__(self, reason: Callable[[], str], resume: int) -> None:
+        super().__init__()
+        self.reason = reason
         self.resume = resume
 
 
@@ -198,7 +207,7 @@ class XmlParamsParser(ToolCallParser):
                 name, args, end = self._read_call(text, body, index, schemas, scan, errors)
             except _Broken as exc:
                 if errors.room():
-                    errors.append(f"tool call #{index} should be complete and well formed; {exc}.")
+                    errors.append(f"tool call #{index} should be complete and well formed; {exc.reason()}.")
                 end = exc.resume
             else:
                 calls.append(make_tool_call(name, arguments_to_json(args)))
@@ -211,7 +220,8 @@ class XmlParamsParser(ToolCallParser):
         head = self.head.match(text, pos)
         if head is None:
             raise _Broken(
-                f"expected the function name; got {excerpt(text, pos)}", self._recover(text, pos, scan)
+                lambda: f"expected the function name; got {excerpt(text, pos)}",
+                self._recover(text, pos, scan),
             )
         name = head.group(1).strip()
         pos = head.end()
@@ -219,13 +229,17 @@ class XmlParamsParser(ToolCallParser):
         scan.raw = self.literal_newlines and text.startswith("\\n", pos)
         if any(mark in name for mark in _TEMPLATE_MARKS):
             raise _Broken(
-                f"the function name {name!r} is an unrendered chat-template placeholder, not a call (skipped)",
+                lambda: (
+                    f"the function name {name!r} is an unrendered chat-template placeholder, not a call (skipped)"
+                ),
                 self._recover(text, pos, scan),
             )
         if self.separator_required and text.startswith(self.call_close, pos):
             raise _Broken(
-                f"{self.name} writes a newline between the function name {name!r} and {self.call_close} "
-                f"(as SGLang's GLM-4.5 reader requires; the glm47 parser reads the compact form)",
+                lambda: (
+                    f"{self.name} writes a newline between the function name {name!r} and {self.call_close} "
+                    f"(as SGLang's GLM-4.5 reader requires; the glm47 parser reads the compact form)"
+                ),
                 self._after_call_close(text, pos),
             )
         props = schemas.properties(name)
@@ -233,14 +247,19 @@ class XmlParamsParser(ToolCallParser):
         while True:
             pos = self._skip(text, pos, scan)
             if pos >= len(text):
-                raise _Broken(f"{name!r} was cut off before {self.call_close} (end of text)", len(text))
+                raise _Broken(
+                    lambda: f"{name!r} was cut off before {self.call_close} (end of text)", len(text)
+                )
             opening = self.param_open.match(text, pos)
             if opening is not None:
                 key = opening.group(1).strip()
                 start = opening.end()
                 close, resume = self._value_end(text, start, args, key, props, scan)
                 if close == -1:
-                    raise _Broken(f"the value of {name}.{key} was cut off (no {self.value_close})", len(text))
+                    raise _Broken(
+                        lambda k=key: f"the value of {name}.{k} was cut off (no {self.value_close})",
+                        len(text),
+                    )
                 if resume == close and errors.room():
                     errors.append(
                         f"tool call #{index} ({name}) parameter {key!r} should end with {self.value_close}; "
@@ -266,7 +285,9 @@ class XmlParamsParser(ToolCallParser):
             if not args and text[pos] == "{":
                 return self._json_body(text, pos, name, scan)
             raise _Broken(
-                f"expected a parameter or {self.call_close} in {name!r}; got {excerpt(text, pos)}",
+                lambda at=pos: (
+                    f"expected a parameter or {self.call_close} in {name!r}; got {excerpt(text, at)}"
+                ),
                 self._recover(text, pos, scan),
             )
 
@@ -277,14 +298,15 @@ class XmlParamsParser(ToolCallParser):
             args = arguments_to_json(value)
         except ValueError as exc:
             raise _Broken(
-                f"the JSON arguments of {name!r} are invalid ({exc})", self._recover(text, pos, scan)
+                lambda why=str(exc): f"the JSON arguments of {name!r} are invalid ({why})",
+                self._recover(text, pos, scan),
             ) from None
         end = skip_ws(text, end)
         if end >= len(text):
             return name, json.loads(args), end
         if not text.startswith(self.call_close, end):
             raise _Broken(
-                f"{name!r} should close after its JSON arguments; got {excerpt(text, end)}",
+                lambda: f"{name!r} should close after its JSON arguments; got {excerpt(text, end)}",
                 self._recover(text, end, scan),
             )
         return name, json.loads(args), self._after_call_close(text, end)
