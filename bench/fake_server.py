@@ -3,6 +3,9 @@
 Run: .venv/bin/python bench/fake_server.py [--quick]
 
 Prints, from one run:
+- openai SDK requests/s through the CLI fake server (``hermes-envs fake-server``, as ``process``/``serve`` runs start
+  it: its default offline tokenizer, a policy answering) vs a minimal aiohttp server with a fixed body, each in its
+  own process, at concurrency 1 and 32 — ratio target >= 0.95 (``--cli`` runs only this);
 - openai 3.x SDK requests/s through FakeOpenAIServer vs a minimal aiohttp handler returning a fixed body
   (both in a daemon thread, loopback HTTP), at concurrency 1 and 32 — ratio target >= 0.9;
 - the in-process transport vs httpx2.MockTransport with a fixed handler — ratio target >= 0.9;
@@ -25,9 +28,11 @@ import json
 import os
 import socket
 import statistics
+import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import httpx2
 import openai
@@ -151,6 +156,96 @@ async def http_ratio(total: int, concurrency: int, pairs: int) -> tuple[float, f
         await c_ours.close()
         await c_floor.close()
     return out
+
+
+def _serve_minimal() -> int:
+    """``--serve-minimal``: the minimal aiohttp server in this process, printing its base URL (for cli_ratio)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(512)
+
+    async def handler(request: web.Request) -> web.Response:
+        await request.read()
+        return web.Response(body=FIXED, content_type="application/json")
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handler)
+    print(f"http://127.0.0.1:{sock.getsockname()[1]}/v1", flush=True)
+    web.run_app(app, sock=sock, access_log=None, print=None, handle_signals=True)
+    return 0
+
+
+def _spawn(argv: list[str]) -> tuple[subprocess.Popen, str]:
+    """Start a server process that prints its base URL on its first line; return it and the URL."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    if not url.startswith("http"):
+        proc.kill()
+        raise RuntimeError(f"{argv} printed {url!r} instead of its base URL")
+    return proc, url
+
+
+def _proc_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far (Linux; 0 elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0.0
+
+
+async def cli_ratio(total: int, concurrency: int, pairs: int) -> tuple[float, float, float, float, float]:
+    """(CLI fake server req/s, minimal aiohttp req/s, ratio, CPU ms per request of each server process).
+
+    Each server in its own process, each side with its own warm client. The CPU figures hardly move with the load
+    of other processes, unlike the rates: they show what the CLI server does per request beyond the minimal one.
+    """
+    ours, ours_url = _spawn(
+        [sys.executable, "-m", "hermes_envs.cli", "fake-server", "--policy", "answer:text=ok"]
+    )
+    floor, floor_url = _spawn([sys.executable, str(Path(__file__).resolve()), "--serve-minimal"])
+    cpu = {ours.pid: [0.0, 0], floor.pid: [0.0, 0]}
+
+    def timed(client: openai.AsyncOpenAI, pid: int):
+        async def measure() -> float:
+            c0 = _proc_cpu(pid)
+            rate = await _rate(client, total, concurrency)
+            cpu[pid][0] += _proc_cpu(pid) - c0
+            cpu[pid][1] += max(1, total // concurrency) * concurrency
+            return rate
+
+        return measure
+
+    try:
+        c_ours = openai.AsyncOpenAI(base_url=ours_url, api_key="x", max_retries=0)
+        c_floor = openai.AsyncOpenAI(base_url=floor_url, api_key="x", max_retries=0)
+        for c in (c_ours, c_floor):  # open the connections, warm both servers
+            await _rate(c, max(20, concurrency * 2), concurrency)
+        out = await _pairs(timed(c_ours, ours.pid), timed(c_floor, floor.pid), pairs)
+        await c_ours.close()
+        await c_floor.close()
+    finally:
+        for proc in (ours, floor):
+            proc.terminate()
+            proc.wait(10)
+    per = [cpu[pid][0] / max(1, cpu[pid][1]) * 1000 for pid in (ours.pid, floor.pid)]
+    return (*out, per[0], per[1])
+
+
+async def main_cli(pairs: int) -> bool:
+    ok = True
+    for conc, total in ((1, 100), (32, 320)):
+        ours, floor, ratio, cpu_ours, cpu_floor = await cli_ratio(total, conc, pairs)
+        ok &= ratio >= 0.95
+        print(
+            f"CLI fake server, concurrency {conc:>2} (own process): ours {ours:7.0f} req/s, minimal aiohttp "
+            f"{floor:7.0f} req/s, ratio {ratio:.2f} (target >= 0.95); server CPU per request: ours "
+            f"{cpu_ours:.3f} ms, minimal {cpu_floor:.3f} ms",
+            flush=True,
+        )
+    return ok
 
 
 async def in_process_ratio(total: int, pairs: int) -> tuple[float, float, float]:
@@ -336,10 +431,12 @@ def _print_rollouts(where: str, n: int, r: dict[str, float]) -> None:
     )
 
 
-async def main(quick: bool) -> int:
+async def main(quick: bool, cli_only: bool = False) -> int:
     pairs, rounds = (5, 2) if quick else (15, 5)
-    ok = True
     print(f"python {sys.version.split()[0]}, openai {openai.__version__}")
+    ok = await main_cli(pairs)
+    if cli_only:
+        return 0
     for conc, total in ((1, 60), (32, 192)):
         ours, floor, ratio = await http_ratio(total, conc, pairs)
         ok &= ratio >= 0.9
@@ -379,4 +476,9 @@ async def main(quick: bool) -> int:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer requests (for a smoke run)")
-    sys.exit(asyncio.run(main(ap.parse_args().quick)))
+    ap.add_argument("--cli", action="store_true", help="only the CLI fake server vs a minimal aiohttp server")
+    ap.add_argument("--serve-minimal", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.serve_minimal:
+        sys.exit(_serve_minimal())
+    sys.exit(asyncio.run(main(args.quick, args.cli)))

@@ -115,3 +115,27 @@ def test_with_the_offline_tokenizer_when_available():
         tk = httpx.post(srv.url + "/tokenize", json={"messages": [{"role": "user", "content": "q"}]}).json()
         assert tk["count"] == len(tk["tokens"]) > 0
         json.dumps(r)
+
+
+def test_usage_counts_tokenize_each_message_once_across_a_growing_conversation():
+    class Counting:
+        def __init__(self):
+            self.seen: list[str] = []
+
+        def encode(self, text, add_special_tokens=True):
+            self.seen.append(text)
+            return [ord(c) for c in text]
+
+        def decode(self, ids, **kw):
+            return "".join(chr(i) for i in ids)
+
+    tok = Counting()
+    history = [{"role": "user", "content": "a long task description " * 20}]
+    with FakeOpenAIServer(policy="answer:text=done", tokenizer=tok) as srv:
+        client = srv.client()
+        for turn in range(3):
+            r = client.chat.completions.create(model="f", messages=history)
+            history += [{"role": "assistant", "content": "done"}, {"role": "user", "content": f"again {turn}"}]
+        assert r.usage.prompt_tokens == sum(len(m["content"]) for m in history[:-2])
+        srv.assert_no_failures()
+    assert tok.seen.count(history[0]["content"]) == 1 and tok.seen.count("done") == 1

@@ -10,7 +10,7 @@ from .plan import Plan, Planner
 from .records import Call
 from .replies import Reply, dumps
 from .requests import ChatRequest, validate
-from .tokens import count, encode_plain, logprob
+from .tokens import encode_plain, logprob
 from .turns import Turn
 from .view import RequestView, text_of
 
@@ -29,15 +29,12 @@ def chat_completion(model: Planner, call: Call, body: Any) -> Reply:
     if isinstance(plan, Reply):
         return plan
     messages = [_message(t, plan, i, view) for i, t in enumerate(plan.turn.choice_turns(req.n or 1))]
-    tok = model.tokenizer
-    prompt_toks = count(
-        tok, " ".join(text_of(m.get("content")) for m in body["messages"] if isinstance(m, Mapping))
-    )
+    tok, count = model.tokenizer, model.count
+    # prompt tokens: the sum over messages (each message's text is counted once, then memoised)
+    prompt_toks = sum(count(text_of(m.get("content"))) for m in body["messages"] if isinstance(m, Mapping))
     completion_toks = sum(
-        count(
-            tok,
-            (m.get("content") or "") + "".join(tc["function"]["arguments"] for tc in m.get("tool_calls", [])),
-        )
+        count(m.get("content") or "")
+        + sum(count(tc["function"]["arguments"]) for tc in m.get("tool_calls", []))
         for m, _ in messages
     )
     usage = {
@@ -74,9 +71,9 @@ def chat_completion(model: Planner, call: Call, body: Any) -> Reply:
         chunks = _chunks(
             model, cid, name, [m for m, _ in sent], usage if include_usage else None, [lp for _, lp in sent]
         )
-        events = [b"data: " + dumps(c).encode() + b"\n\n" for c in chunks]
+        events = [b"data: " + dumps(c) + b"\n\n" for c in chunks]
         return plan.effect.stream_reply(plan.fault, events, plan.delay)
-    return plan.effect.body_reply(plan.fault, dumps(call.response).encode(), plan.delay)
+    return plan.effect.body_reply(plan.fault, dumps(call.response), plan.delay)
 
 
 def _message(turn: Turn, plan: Plan, choice: int, view: RequestView) -> tuple[dict[str, Any], str]:

@@ -22,7 +22,7 @@ from .replies import Miss, Reply, dumps, error_body
 from .requests import BadRequest, DetokenizeRequest, TokenizeRequest, decode_body, validate
 from .responders import respond
 from .text import completion, generate
-from .tokens import decode, need_tokenizer
+from .tokens import TokenCounter, decode, need_tokenizer
 from .turns import Script
 from .view import RequestView
 
@@ -53,7 +53,7 @@ class FakeModel:
         self.policy = policy
         self.strict = strict
         self.model = model
-        self.tokenizer = tokenizer
+        self.tokenizer = tokenizer  # also sets self.count
         self.injector = FaultInjector(faults, seed=fault_seed)
         self.assistant_marker = assistant_marker
         self.stream_chunk_chars = max(1, stream_chunk_chars)
@@ -62,6 +62,16 @@ class FakeModel:
         self._seq = itertools.count(1)
         self._lock = threading.Lock()
         self.created = int(time.time())
+
+    @property
+    def tokenizer(self) -> Any:
+        """The tokenizer for token routes and ``usage`` counts (None: counts are ``ceil(chars / 4)``)."""
+        return self._tokenizer
+
+    @tokenizer.setter
+    def tokenizer(self, value: Any) -> None:
+        self._tokenizer = value
+        self.count = TokenCounter(value)
 
     # ------------------------------------------------------------------------------------------------ entry
     def handle(self, method: str, path: str, raw: bytes) -> Reply:
@@ -140,7 +150,7 @@ def _models(model: FakeModel, call: Call, body: Any) -> Reply:
     call.responder = "route"
     entry = {"id": model.model, "object": "model", "created": model.created, "owned_by": "hermes-envs"}
     call.response = {"object": "list", "data": [entry]}
-    return Reply(body=dumps(call.response).encode())
+    return Reply(body=dumps(call.response))
 
 
 def _tokenize(model: FakeModel, call: Call, body: Any) -> Reply:
@@ -156,7 +166,7 @@ def _tokenize(model: FakeModel, call: Call, body: Any) -> Reply:
     else:
         ids = list(model.tokenizer.encode(req.prompt or "", add_special_tokens=req.add_special_tokens))
     call.response = {"count": len(ids), "max_model_len": 32768, "tokens": ids}
-    return Reply(body=dumps(call.response).encode())
+    return Reply(body=dumps(call.response))
 
 
 def _detokenize(model: FakeModel, call: Call, body: Any) -> Reply:
@@ -164,7 +174,7 @@ def _detokenize(model: FakeModel, call: Call, body: Any) -> Reply:
     need_tokenizer(model.tokenizer, call)
     ids = validate(DetokenizeRequest, body, f"POST {call.route}").tokens
     call.response = {"prompt": decode(model.tokenizer, ids)}
-    return Reply(body=dumps(call.response).encode())
+    return Reply(body=dumps(call.response))
 
 
 def _routes() -> dict[tuple[str, str], Route]:

@@ -3,6 +3,7 @@ builders need from the model that made it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -35,6 +36,7 @@ class Planner(Protocol):
     model: str
     created: int
     tokenizer: Any
+    count: Callable[[str], int]  # tokens in a text (memoised), see tokens.TokenCounter
     tool_parser: str
     stream_chunk_chars: int
 

@@ -96,12 +96,14 @@ def _named(fn: Policy, name: str) -> Policy:
 
 @register_policy("do_nothing")
 def do_nothing() -> Policy:
-    return _named(lambda body: Turn(content=""), "do_nothing")
+    turn = Turn(content="")  # built once: the server never changes a turn, and a request costs less
+    return _named(lambda body: turn, "do_nothing")
 
 
 @register_policy("refuse")
 def refuse(text: str = "I can't help with that.") -> Policy:
-    return _named(lambda body: Turn(content=text), "refuse")
+    turn = Turn(content=text)
+    return _named(lambda body: turn, "refuse")
 
 
 @register_policy("echo")
@@ -111,7 +113,8 @@ def echo() -> Policy:
 
 @register_policy("answer")
 def answer(text: str = "42") -> Policy:
-    return _named(lambda body: Turn(content=str(text)), "answer")
+    turn = Turn(content=str(text))
+    return _named(lambda body: turn, "answer")
 
 
 def _offered_tools(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:

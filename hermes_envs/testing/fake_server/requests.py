@@ -26,6 +26,7 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from typing_extensions import Required, TypedDict
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -117,18 +118,22 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="allow", strict=False, allow_inf_nan=False)
 
 
-class Message(_Body):
+# Messages and tools are TypedDicts, not models: a long history has hundreds of them, and checking a dict costs
+# about half of building a model instance per item.
+class Message(TypedDict, total=False):
     """One chat message: a role and (usually) content; tool calls and other fields pass through."""
 
-    role: StrictStr
-    content: StrictStr | list[Any] | None = None
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
+    role: Required[StrictStr]
+    content: StrictStr | list[Any] | None
 
 
-class Tool(_Body):
+class Tool(TypedDict, total=False):
     """One entry of ``tools``: ``{"type": "function", "function": {"name": ...}}``."""
 
-    type: StrictStr = "function"
-    function: dict[str, Any] | None = None
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
+    type: StrictStr
+    function: dict[str, Any] | None
 
 
 class StreamOptions(_Body):

@@ -15,7 +15,7 @@ from .plan import Planner
 from .records import Call
 from .replies import Miss, Reply, dumps
 from .requests import BadRequest, CompletionRequest, SglangGenerateRequest, VllmGenerateRequest, validate
-from .tokens import count, decode, encode_plain, end_of_turn, is_ids, logprob, need_tokenizer
+from .tokens import decode, encode_plain, end_of_turn, is_ids, logprob, need_tokenizer
 from .tool_call import ToolCall
 from .turns import Turn
 from .view import RequestView
@@ -44,8 +44,8 @@ def completion(model: Planner, call: Call, body: Any) -> Reply:
     texts = [
         render_turn(t, plan.fault, plan.effect, model.tool_parser) for t in plan.turn.choice_turns(req.n or 1)
     ]
-    ptoks = count(model.tokenizer, prompt_text)
-    ctoks = sum(count(model.tokenizer, t) for t, _ in texts)
+    ptoks = model.count(prompt_text)
+    ctoks = sum(model.count(t) for t, _ in texts)
     usage = {"prompt_tokens": ptoks, "completion_tokens": ctoks, "total_tokens": ptoks + ctoks}
     base = {
         "id": f"cmpl-fake{plan.seq}",
@@ -63,7 +63,7 @@ def completion(model: Planner, call: Call, body: Any) -> Reply:
         "usage": usage,
     }
     if not req.stream:
-        return plan.effect.body_reply(plan.fault, dumps(call.response).encode(), plan.delay)
+        return plan.effect.body_reply(plan.fault, dumps(call.response), plan.delay)
     call.stream = True
     chunks = []
     for i, (t, f) in enumerate(sent):
@@ -74,7 +74,7 @@ def completion(model: Planner, call: Call, body: Any) -> Reply:
         chunks.append({**base, "choices": [{"index": i, "text": "", "logprobs": None, "finish_reason": f}]})
     if req.stream_options and req.stream_options.include_usage:
         chunks.append({**base, "choices": [], "usage": usage})
-    events = [b"data: " + dumps(c).encode() + b"\n\n" for c in chunks]
+    events = [b"data: " + dumps(c) + b"\n\n" for c in chunks]
     return plan.effect.stream_reply(plan.fault, events, plan.delay)
 
 
@@ -144,7 +144,7 @@ def generate(model: Planner, call: Call, body: Any) -> Reply:
             "finish_reasons": [s[3] for s in samples],
         }
     call.response = data
-    return plan.effect.body_reply(plan.fault, dumps(data).encode(), plan.delay)
+    return plan.effect.body_reply(plan.fault, dumps(data), plan.delay)
 
 
 def render_turn(turn: Turn, fault: Fault | None, effect: FaultEffect, tool_parser: str) -> tuple[str, str]:
