@@ -36,6 +36,8 @@ class SandboxManager:
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
+        self._settled = threading.Condition(self._lock)  # notified when a pre-start in progress ends
+        self._preparing = 0
         self._config = SandboxConfig()
         self._backend_class: type[SandboxBackend] | None = None
         self._sandboxes: dict[str, Sandbox] = {}
@@ -165,22 +167,35 @@ class SandboxManager:
     def _refill(self, generation: int) -> None:
         """Prepare sandboxes (folder made, shell started) until ``prestart`` wait for a task (spawner thread)."""
         while True:
-            with self._lock:
-                if generation != self._generation or len(self._spares) >= self._config.prestart:
-                    return
-                config = self._config
+            box = None
             try:
-                box = Sandbox("task", config, manager=self)
+                # the folder is made under the lock that cleanup_all() removes the root under
+                with self._lock:
+                    if generation != self._generation or len(self._spares) >= self._config.prestart:
+                        return
+                    box = Sandbox("task", self._config, manager=self)
+                    self._preparing += 1
                 box.backend.prepare()
             except Exception:  # the next task starts its own shell and reports the problem
                 log.debug("pre-starting a sandbox failed", exc_info=True)
+                if box is not None:
+                    self._settle(box, generation, keep=False)
                 return
-            with self._lock:
-                if generation == self._generation and not box.closed:
-                    self._spares.append(box)
-                    continue
+            if not self._settle(box, generation, keep=True):
+                return
+
+    def _settle(self, box: Sandbox, generation: int, *, keep: bool) -> bool:
+        """Add a freshly prepared spare (when still wanted) or remove it; True when kept."""
+        with self._lock:
+            kept = keep and generation == self._generation and not box.closed
+            if kept:
+                self._spares.append(box)
+        if not kept:
             box.cleanup()
-            return
+        with self._lock:
+            self._preparing -= 1
+            self._settled.notify_all()
+        return kept
 
     def _forget(self, box: Sandbox) -> None:
         with self._lock:
@@ -215,6 +230,8 @@ class SandboxManager:
         """Clean up every sandbox (and the pre-started ones) and remove the root folder."""
         with self._lock:
             self._generation += 1
+            # a spare being prepared now would be made in a folder we are about to remove: let it finish first
+            self._settled.wait_for(lambda: self._preparing == 0, timeout=15)
             boxes = list(self._sandboxes.values()) + self._spares
             self._spares = []
         for box in boxes:

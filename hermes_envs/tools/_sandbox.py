@@ -20,7 +20,7 @@ from hermes_envs.errors import SandboxError
 
 from ._disk_quota import DiskQuota
 from ._sandbox_config import SandboxConfig, sandbox_environment
-from ._task_files import FileTooLargeError, TaskFiles
+from ._task_files import TaskFiles
 from .backends import CommandResult, SandboxBackend
 
 __all__ = ["Sandbox", "SandboxOwner"]
@@ -198,14 +198,7 @@ class Sandbox:
         """(at most ``limit`` bytes of the file, its full size); never blocks and never reads more than ``limit``."""
         self._touch()
         if limit is None:
-            cap = self.config.max_file_bytes
-            data, size = self.files.read(path, None if cap is None else cap + 1)
-            if cap is not None and size > cap:
-                raise FileTooLargeError(
-                    f"{os.fspath(path)!r} should be at most {cap} bytes to be read whole; got {size}. "
-                    "Fix: read a part of it (head -c, tail -c in the terminal), or raise max_file_size_mb."
-                )
-            return data, size
+            return self.files.read(path, None, whole_max=self.config.max_file_bytes)
         return self.files.read(path, limit)
 
     def read_text(self, path: str | os.PathLike[str]) -> str:

@@ -30,7 +30,7 @@ class SandboxConfig:
     ``lifetime`` is how long (seconds) a sandbox may stay idle before the reaper cleans it up. Resource limits apply
     to every process the sandbox starts (``None`` = no limit); the defaults fit a real task (a test suite, a build,
     a package install) and stop a runaway one: ``cpu_seconds`` (CPU time per process), ``memory_mb`` (address
-    space per process, 8 GiB), ``max_processes`` (RLIMIT_NPROC, 4096; not enforced for root), ``max_file_size_mb``
+    space per process, 16 GiB), ``max_processes`` (RLIMIT_NPROC, 4096; not enforced for root), ``max_file_size_mb``
     (largest file a command or a file tool may write, 1 GiB), ``max_disk_mb`` (what the task's folder may hold,
     10 GiB: a command that goes past it is killed, a file-tool write refused). ``max_output_bytes`` caps the output kept per
     command. ``pid_namespace``: run commands in their own PID namespace where one can be had (the default; a
@@ -46,7 +46,7 @@ class SandboxConfig:
     lifetime: float = 3600.0
     root: Path | None = None
     cpu_seconds: int | None = None
-    memory_mb: int | None = 8192
+    memory_mb: int | None = 16384
     max_processes: int | None = 4096
     max_file_size_mb: int | None = 1024
     max_disk_mb: int | None = 10240

@@ -285,8 +285,12 @@ class TaskFiles:
                 "(cp --no-preserve=links) and use the copy."
             )
 
-    def read(self, raw: str | os.PathLike[str], limit: int | None = None) -> tuple[bytes, int]:
-        """(at most ``limit`` bytes of the file, its size). Never blocks on a FIFO; never reads past ``limit``."""
+    def read(
+        self, raw: str | os.PathLike[str], limit: int | None = None, *, whole_max: int | None = None
+    ) -> tuple[bytes, int]:
+        """(at most ``limit`` bytes of the file, its size). Never blocks on a FIFO; never reads past ``limit``.
+
+        ``whole_max``: a file larger than this raises FileTooLargeError before anything is read."""
         text = os.fspath(raw)
         for _ in range(_RETRIES):
             with self.walk(text) as w:
@@ -295,6 +299,11 @@ class TaskFiles:
                 except _Raced:
                     continue
             try:
+                if whole_max is not None and st.st_size > whole_max:
+                    raise FileTooLargeError(
+                        f"{text!r} should be at most {whole_max} bytes to be read whole; got {st.st_size}. "
+                        "Fix: read a part of it (head -c, tail -c in the terminal), or raise max_file_size_mb."
+                    )
                 os.set_blocking(fd, True)
                 want = st.st_size if limit is None else min(limit, st.st_size)
                 chunks, got = [], 0

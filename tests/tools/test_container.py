@@ -16,28 +16,27 @@ UPSTREAM = ["local", "docker", "singularity", "modal", "daytona", "vercel_sandbo
 HAVE_BWRAP = _isolation.bwrap_usable() is not None
 
 
-@pytest.fixture
-def no_bwrap(monkeypatch):
-    """This machine as if bubblewrap were not installed."""
+def _hide(monkeypatch, *names: str) -> None:
     real = shutil.which
-    monkeypatch.setattr(shutil, "which", lambda name: None if name == "bwrap" else real(name))
+    monkeypatch.setattr(shutil, "which", lambda name: None if name in names else real(name))
     _isolation.reset_probes()
-    yield
+
+
+@pytest.fixture(params=["bwrap", "chroot", "mapped"])
+def container_mode(request, monkeypatch):
+    """The three ways the task's root is made: bubblewrap; as root, unshare + chroot; path mapping only."""
+    if request.param == "bwrap" and not HAVE_BWRAP:
+        pytest.skip("bubblewrap cannot make namespaces here")
+    if request.param == "chroot":
+        _hide(monkeypatch, "bwrap")
+        if _isolation.unshare_usable() is None:
+            pytest.skip("unshare + chroot needs root")
+    if request.param == "mapped":
+        _hide(monkeypatch, "bwrap", "unshare")
+    configure_sandboxes(backend="container")
+    yield request.param
     monkeypatch.undo()
     _isolation.reset_probes()
-
-
-@pytest.fixture(params=["with bwrap", "without bwrap"])
-def container_mode(request):
-    if request.param == "with bwrap":
-        if not HAVE_BWRAP:
-            pytest.skip("bubblewrap cannot make namespaces here")
-        configure_sandboxes(backend="container")
-        yield True
-    else:
-        request.getfixturevalue("no_bwrap")
-        configure_sandboxes(backend="container")
-        yield False
 
 
 def test_every_upstream_backend_name_is_accepted():
@@ -88,7 +87,8 @@ def test_absolute_paths_resolve_inside_the_tasks_own_root(container_mode, scratc
     with pytest.raises(FileNotFoundError):
         ctx.read_file("/etc/hostname")  # the host's files are not the task's
     assert ctx.read_file("/../../workspace/solution.py") == "print(42)\n"  # as in a container: /.. is /
-    if container_mode:  # commands see the same tree
+    assert box.backend.mode == container_mode
+    if container_mode != "mapped":  # commands see the same tree
         assert ctx.terminal("pwd; bash /tests/test.sh; cat /logs/verifier/reward.txt") == {
             "exit_code": 0,
             "output": "/workspace\nfrom-tests\nsolved\n1\n",

@@ -199,10 +199,10 @@ def test_read_file_on_a_2_gb_sparse_file_reads_only_what_it_shows(backend):
 # ------------------------------------------------------------------ limits
 def test_default_limits_are_set_and_a_real_task_fits(backend):
     config = sandbox_config()
-    assert (config.memory_mb, config.max_file_size_mb, config.max_processes) == (8192, 1024, 4096)
+    assert (config.memory_mb, config.max_file_size_mb, config.max_processes) == (16384, 1024, 4096)
     box = get_sandbox("t")
     assert box.run("ulimit -v; ulimit -f; ulimit -u")["output"].split() == [
-        str(8192 * 1024),
+        str(16384 * 1024),
         str(1024 * 1024),
         "4096",
     ]

@@ -9,6 +9,9 @@ task" means of its PID namespace when it has one (``setsid`` cannot leave that),
 
 Shells are started from one long-lived thread: the parent-death signal that kills a sandbox with the trainer is tied
 to the thread that forked it, and a worker thread of a pool may exit.
+
+Over 400 lines for one job: starting, collecting, the timeout and watch kills and the restart are one state machine
+over one set of descriptors.
 """
 
 from __future__ import annotations

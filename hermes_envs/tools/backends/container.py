@@ -4,8 +4,9 @@ Upstream's sandboxes are containers, so env files written for them use absolute 
 ``/logs/verifier``). Here each task gets its own root folder; ``/workspace`` is the task's working directory and any
 other absolute path resolves inside the task's root, never onto the host. With bubblewrap the task's root *is* the
 shell's ``/`` (the host's system folders mounted read-only on top), so commands and the file tools see the same
-tree; without it the file tools and ToolContext map absolute paths onto the task's folder and commands run in the
-task's folder on the host (said once, with the fix).
+tree. Without bubblewrap but as root, a private mount namespace binds the system folders into the task's root and
+the shell ``chroot``s into it. Otherwise the file tools and ToolContext map absolute paths onto the task's folder and
+commands run in the task's folder on the host (said once, with the fix).
 
 ``modal``, ``singularity``, ``daytona``, ``ssh`` and ``vercel_sandbox`` (upstream's names) run here: hermes-envs has
 no client for those services, so an env configured for one is tested offline in this sandbox, and a log warning
@@ -16,9 +17,10 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import threading
 
-from ._isolation import bwrap_usable, pid_namespace_wrapper
+from ._isolation import bwrap_usable, pid_namespace_wrapper, unshare_usable
 from .base import SandboxBackend, register_backend
 from .local import ShellBackend, python_dirs
 
@@ -47,12 +49,15 @@ def warn_stand_in(asked: str, why: str) -> None:
         if asked in _warned:
             return
         _warned.add(asked)
-    how = (
-        "bubblewrap gives each task its own root: /workspace, /tests, /logs are the task's own"
-        if bwrap_usable()
-        else "bubblewrap is missing, so only the file tools and ToolContext map /workspace, /tests, ... onto the "
-        "task's folder; commands run in that folder on the host (Fix: apt-get install bubblewrap)"
-    )
+    if bwrap_usable():
+        how = "bubblewrap gives each task its own root: /workspace, /tests, /logs are the task's own"
+    elif unshare_usable():
+        how = "as root, unshare + chroot give each task its own root: /workspace, /tests, /logs are the task's own"
+    else:
+        how = (
+            "bubblewrap is missing, so only the file tools and ToolContext map /workspace, /tests, ... onto the "
+            "task's folder; commands run in that folder on the host (Fix: apt-get install bubblewrap)"
+        )
     log.warning(
         "terminal_backend %r: %s; the local container-style sandbox ('container') stands in for it (%s).",
         asked,
@@ -70,8 +75,9 @@ class ContainerBackend(ShellBackend):
 
     def __init__(self, workdir, config, env):
         self.tree = workdir.parent
-        self.isolated = bwrap_usable() is not None
-        if self.isolated:
+        # how the task's root becomes the shell's /: bubblewrap, else (root) unshare + chroot, else not at all
+        self.mode = "bwrap" if bwrap_usable() else "chroot" if unshare_usable() else "mapped"
+        if self.mode != "mapped":
             for folder in ("root", "tmp"):
                 (self.tree / folder).mkdir(exist_ok=True)
             env = dict(env, HOME="/root", PWD=CONTAINER_WORKDIR, TMPDIR="/tmp")
@@ -79,27 +85,55 @@ class ContainerBackend(ShellBackend):
 
     @property
     def links_confined(self) -> bool:  # type: ignore[override]
-        return self.isolated
+        return self.mode == "bwrap"  # (root in a chroot could still reach the host's files)
 
-    def _argv(self) -> list[str]:
-        if not self.isolated:
-            return pid_namespace_wrapper() if self.config.pid_namespace else []
-        argv = [bwrap_usable() or "bwrap", "--bind", str(self.tree), "/"]
+    def _kept(self) -> tuple[list[tuple[str, str]], list[str]]:
+        """(symlinks to recreate, folders to mount read-only) of the host in the task's root."""
+        links, mounts = [], []
         for name in _SYSTEM_DIRS:
             host = "/" + name
             if os.path.islink(host):
-                argv += ["--symlink", os.readlink(host), host]
+                links.append((os.readlink(host), host))
             elif os.path.isdir(host):
-                argv += ["--ro-bind", host, host]
+                mounts.append(host)
         system = tuple("/" + n + "/" for n in _SYSTEM_DIRS)
         for keep in python_dirs():  # the trainer's own interpreter (a venv, a checkout) stays runnable
             if not (keep + "/").startswith(system):
-                argv += ["--ro-bind", keep, keep]
+                mounts.append(keep)
+        return links, mounts
+
+    def _argv(self) -> list[str]:
+        if self.mode == "mapped":
+            return pid_namespace_wrapper() if self.config.pid_namespace else []
+        links, mounts = self._kept()
+        if self.mode == "chroot":
+            return self._chroot_argv(links, mounts)
+        argv = [bwrap_usable() or "bwrap", "--bind", str(self.tree), "/"]
+        for target, host in links:
+            argv += ["--symlink", target, host]
+        for host in mounts:
+            argv += ["--ro-bind", host, host]
         argv += ["--proc", "/proc", "--dev", "/dev", "--chdir", CONTAINER_WORKDIR]
         argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
         if not self.config.network:
             argv += ["--unshare-net"]
         return [*argv, "--"]
+
+    def _chroot_argv(self, links: list[tuple[str, str]], mounts: list[str]) -> list[str]:
+        """As root without bubblewrap: a private mount namespace in which the system folders are bound read-only
+        into the task's root, then ``chroot`` into it (the shell ends up as the namespace's PID 1)."""
+        t = shlex.quote(str(self.tree))
+        steps = ["set -e", f"cd {t}"]  # (relative paths from here: a removed tree is never made again)
+        for target, host in links:
+            steps.append(f"[ -e .{host} ] || [ -L .{host} ] || ln -s {shlex.quote(target)} .{host}")
+        for host in mounts:
+            q = shlex.quote(host)
+            steps.append(f"mkdir -p .{q} && mount --rbind {q} .{q} && mount -o remount,bind,ro .{q}")
+        steps.append("mkdir -p proc dev && mount -t proc proc proc && mount --rbind /dev dev")
+        steps.append(f'exec chroot . /bin/sh -c \'cd {CONTAINER_WORKDIR} && exec "$@"\' sh "$@"')
+        wrapper = unshare_usable() or []
+        extra = ["--net"] if not self.config.network else []
+        return [*wrapper[:-1], "--ipc", "--uts", *extra, "--", "sh", "-c", "; ".join(steps), "sh"]
 
 
 def _stand_in(name: str, service: str) -> type[SandboxBackend]:
