@@ -517,7 +517,6 @@ class EnvSession:
             env.evaluate_log = spy_log
         from hermes_envs.conformance.sites import RaisedInAuthorCode
 
-        trace = RaisedInAuthorCode()
         escaped: BaseException | None = None
         with (
             self.sandbox_leaks() as leaked,
@@ -525,7 +524,7 @@ class EnvSession:
             _captured_log() as log_records,
         ):
             try:
-                with self.scratch_cwd(), trace:
+                with self.scratch_cwd():
                     returned = self.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
             except Exception as exc:
                 escaped = exc
@@ -533,6 +532,15 @@ class EnvSession:
             finally:
                 if original_log is not None:
                     del env.evaluate_log
+        swallowed: list[str] = []
+        if not made and escaped is None:
+            # Nothing asked and nothing raised: run it once more under the exception tracer (too slow to leave
+            # on for a working evaluate) to name what it caught.
+            trace = RaisedInAuthorCode()
+            with self.sandbox_leaks(), self.responding(call_each_tool_then(EVAL_ANSWER)), self.scratch_cwd():
+                with contextlib.suppress(Exception), trace:
+                    self.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate-traced")
+            swallowed = [f"{type(e).__name__}: {e} (at {where})" for e, where in trace.swallowed(None)]
         prompts: list[str] = []
         raw_prompts: list[str] = []  # the text prompts of /v1/completions requests (no messages there)
         for call in made:
@@ -552,7 +560,7 @@ class EnvSession:
             "logged": logged,
             "leaked_sandboxes": leaked,
             # What evaluate() caught and what it logged: an empty evaluate() names its real cause (HC202).
-            "swallowed": [f"{type(e).__name__}: {e} (at {where})" for e, where in trace.swallowed(escaped)],
+            "swallowed": swallowed,
             "log_records": log_records,
         }
         return self.facts["eval"]
