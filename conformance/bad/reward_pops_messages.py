@@ -4,7 +4,7 @@ import re
 
 from _good import LetterCountEnv
 
-EXPECTED_FINDINGS = ["HC405"]
+EXPECTED_FINDINGS = ["HC405", "HC411"]  # it reads whatever message is last, a tool result too
 
 
 class PoppingRewardEnv(LetterCountEnv):

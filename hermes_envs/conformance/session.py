@@ -59,6 +59,11 @@ class Settings:
     concurrency_items: int = 3
     #: Run the slow checks too (HC503: a one-step ``process`` run in a subprocess, a few seconds).
     slow: bool = False
+    #: HC412: seconds the hypothesis search of the reward may take per env, how many transcripts it tries per
+    #: gold and direction, and its seed (the report names it, so a finding can be reproduced).
+    fuzz_seconds: float = 3.0
+    fuzz_examples: int = 60
+    fuzz_seed: int = 0
     #: Ids named on the command line (--hermes-select / --select): they run even if the env ignores them.
     forced: list[str] = field(default_factory=list)
     #: Recorded cassettes whose real-model replies also drive the reward probes. Default: every cassette in
@@ -513,7 +518,6 @@ class EnvSession:
             env.evaluate_log = spy_log
         from hermes_envs.conformance.sites import RaisedInAuthorCode
 
-        trace = RaisedInAuthorCode()
         escaped: BaseException | None = None
         with (
             self.sandbox_leaks() as leaked,
@@ -521,7 +525,7 @@ class EnvSession:
             _captured_log() as log_records,
         ):
             try:
-                with self.scratch_cwd(), trace:
+                with self.scratch_cwd():
                     returned = self.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
             except Exception as exc:
                 escaped = exc
@@ -529,6 +533,15 @@ class EnvSession:
             finally:
                 if original_log is not None:
                     del env.evaluate_log
+        swallowed: list[str] = []
+        if not made and escaped is None:
+            # Nothing asked and nothing raised: run it once more under the exception tracer (too slow to leave
+            # on for a working evaluate) to name what it caught.
+            trace = RaisedInAuthorCode()
+            with self.sandbox_leaks(), self.responding(call_each_tool_then(EVAL_ANSWER)), self.scratch_cwd():
+                with contextlib.suppress(Exception), trace:
+                    self.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate-traced")
+            swallowed = [f"{type(e).__name__}: {e} (at {where})" for e, where in trace.swallowed(None)]
         prompts: list[str] = []
         raw_prompts: list[str] = []  # the text prompts of /v1/completions requests (no messages there)
         for call in made:
@@ -548,7 +561,7 @@ class EnvSession:
             "logged": logged,
             "leaked_sandboxes": leaked,
             # What evaluate() caught and what it logged: an empty evaluate() names its real cause (HC202).
-            "swallowed": [f"{type(e).__name__}: {e} (at {where})" for e, where in trace.swallowed(escaped)],
+            "swallowed": swallowed,
             "log_records": log_records,
         }
         return self.facts["eval"]

@@ -71,7 +71,10 @@ class RaisedInAuthorCode:
         author = self._author.get(code)
         if author is None:
             author = self._author[code] = is_author_file(code.co_filename)
-        return self._local if author else None
+        if not author:
+            return None
+        frame.f_trace_lines = False  # only the 'exception' events are wanted: no per-line cost
+        return self._local
 
     def _local(self, frame: Any, event: str, arg: Any) -> Any:
         if event == "exception":

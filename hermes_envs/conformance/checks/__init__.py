@@ -4,6 +4,7 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     answers,
     data,
     evaluate,
+    fuzz,
     isolation,
     parsers,
     prompt,

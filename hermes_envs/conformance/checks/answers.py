@@ -1,7 +1,7 @@
 """HC410-HC411 — what the reward grades: a correct answer in any usual rendering, and only the model's own answer.
 
 Both start from a gold the kit has proven (a gold-answer probe that beat the controls, see HC407): HC410 writes
-the same gold in the other renderings a model uses (42.0 for 42, 1,234 for 1234, PARIS / paris for Paris, **42**)
+the same gold in the other renderings a model uses (5000 for 5000.0, 1,234 for 1234, PARIS / paris for Paris, **42**)
 in the same answer shape; HC411 puts the proven answer in a tool result and never says it (the rollout runs out
 of turns on a tool call), which a reward reading ``messages[-1]`` grades as the model's answer.
 """
@@ -36,12 +36,13 @@ _WORDS = re.compile(r"^[A-Za-z][A-Za-z' -]{2,}$")
 def renderings(value: str) -> list[tuple[str, str, bool]]:
     """``(what, text, strict)`` for the other usual renderings of the gold ``value``.
 
-    ``strict`` renderings are the same value by any reading (42.0 for 42, a thousands separator, case of a word,
+    ``strict`` renderings are the same value by any reading (5000 for 5000.0, a thousands separator, case of a word,
     bold markup): scoring them as wrong is an error. The others (a fraction as a decimal) are a warning."""
     out: list[tuple[str, str, bool]] = []
     if _INT.match(value):
+        # An integer gold written "42.0" is left out: models rarely write counts that way, and a reward taking
+        # the last run of digits is right to read it as 0. Thousands separators they do write.
         number = int(value)
-        out.append(("with a decimal point", f"{number}.0", True))
         if abs(number) >= 1000:
             out.append(("with thousands separators", f"{number:,}", True))
     elif _FLOAT.match(value):
@@ -96,7 +97,7 @@ def rendering_scores(s: EnvSession) -> list[dict[str, Any]]:
     requires=_STATS,
 )
 def answer_renderings(s: EnvSession) -> list[Finding]:
-    """A reward that credits "Answer: 42" but not "Answer: 42.0", "1,234", "paris" for Paris, or "**42**": the
+    """A reward that credits "Answer: 42" but not "Answer: 5000" for 5000.0, "1,234", "paris" for Paris, or "**42**": the
     model is punished for a correct answer written another way, and learns formatting, not the task."""
     if not s.is_hermes_env():
         raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")

@@ -1,0 +1,282 @@
+"""HC412 — a search, not a list: hypothesis generates transcripts for the env's own items and tools and looks for
+a reward that credits a reply with no correct answer, refuses one with the correct answer, raises or is slow.
+
+Starts from a gold the kit proved (HC407): for that item, transcripts are drawn from the env's prompt, its tools
+and word fillers; "without a correct answer" means none of the item's answer text (and, for a number, no digit at
+all) appears anywhere in the transcript. Time-boxed (``fuzz_seconds``) and reproducible (``fuzz_seed``); the
+smallest counterexample hypothesis finds is the finding.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from hermes_envs.conformance.checks.reward import _STATS, _numeric, _short, positive_scores
+from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance.registry import check
+from hermes_envs.conformance.session import EnvSession
+
+#: Words a filler is made of: reasoning chatter with no digit and no answer in it.
+FILLER = (
+    "let",
+    "me",
+    "think",
+    "about",
+    "this",
+    "step",
+    "carefully",
+    "the",
+    "result",
+    "is",
+    "done",
+    "answer",
+    "final",
+    "so",
+    "we",
+    "get",
+    "Answer:",
+    "\\boxed{}",
+    "<answer></answer>",
+    "####",
+    "**",
+    "I",
+    "believe",
+    "yes",
+    "no",
+    "maybe",
+    "unknown",
+)
+#: Format words: in a reply WITHOUT the answer they must earn nothing; they are kept out of the words placed
+#: before a correct answer ("Answer: so 42" is not the answer line a strict reward parses).
+ANSWER_MARKERS = ("answer", "final", "Answer:", "\\boxed{}", "<answer></answer>", "####", "**")
+#: A reward taking longer than this on one transcript is reported (a warning).
+SLOW_SECONDS = 2.0
+
+
+def _transcripts(prompt_messages: list[dict[str, Any]], tools: list[str], answer: str | None) -> Any:
+    """A hypothesis strategy of message lists: the prompt, 0-2 tool turns, then a final reply (filler, or filler
+    around ``answer`` when it is given)."""
+    from hypothesis import strategies as st
+
+    words = FILLER if answer is None else tuple(w for w in FILLER if w not in ANSWER_MARKERS)
+    filler = st.lists(st.sampled_from(words), max_size=8).map(" ".join)
+    call = st.tuples(st.sampled_from(tools), filler) if tools else st.nothing()
+    turns = st.lists(call, max_size=2 if tools else 0)
+    final = (
+        st.tuples(filler, st.sampled_from(["", ".", "\n", " "])).map(
+            lambda p: f"{p[0]} {answer}{p[1]}".strip()
+        )
+        if answer is not None
+        else st.one_of(st.none(), filler)
+    )
+
+    def build(parts: tuple[list[tuple[str, str]], str | None]) -> list[dict[str, Any]]:
+        calls, reply = parts
+        messages = list(prompt_messages)
+        for index, (name, output) in enumerate(calls):
+            call_id = f"call_{index}"
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
+                    ],
+                }
+            )
+            messages.append({"role": "tool", "tool_call_id": call_id, "content": output})
+        if reply is not None:
+            messages.append({"role": "assistant", "content": reply})
+        return messages
+
+    return st.tuples(turns, final).map(build)
+
+
+def _free_of(
+    messages: list[dict[str, Any]], prompt_count: int, forbidden: list[str], no_digits: bool
+) -> bool:
+    for message in messages[prompt_count:]:
+        text = str(message.get("content") or "")
+        low = text.lower()
+        if any(f.lower() in low for f in forbidden if f) or (no_digits and any(c.isdigit() for c in text)):
+            return False
+    return True
+
+
+@check(
+    "HC412", "reward-fuzz", "a hypothesis search finds no transcript the reward misjudges", requires=_STATS
+)
+def reward_fuzz(s: EnvSession) -> list[Finding]:
+    """Rewards that a fixed list of probes does not trip: a transcript with no correct answer in it that scores as
+    well as the correct one (an error: the reward credits something else), a transcript holding the correct
+    answer that scores below it, a transcript on which the reward raises or takes seconds (warnings)."""
+    from hermes_envs.agent.result import AgentResult
+    from hermes_envs.conformance.golds import _scalar_fields
+    from hermes_envs.tools import ToolContext, cleanup_sandbox
+
+    if not s.is_hermes_env():
+        raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
+    golds = [g for g in positive_scores(s)["gold"] if g.get("template") and _numeric(g["score"])]
+    if not golds:
+        raise NotApplicable(
+            "no gold answer was proven for the probe items, so nothing to search around (HC407)"
+        )
+    env = s.env()
+    schemas, _names = s.tools()
+    tools = [t.get("function", t).get("name", "") for t in schemas][:4]
+    budget = s.settings.fuzz_seconds
+    deadline = time.perf_counter() + budget
+    per_gold = budget / len(golds)
+    findings: list[Finding] = []
+    calls = 0
+
+    def score(item: Any, messages: list[dict[str, Any]]) -> tuple[Any, float, str | None]:
+        nonlocal calls
+        calls += 1
+        ctx = ToolContext(f"fuzz-{calls}")
+        start = time.perf_counter()
+        try:
+            value = s.run_env(
+                lambda _env: env.compute_reward(item, AgentResult(messages=messages, turns_used=2), ctx),
+                phase="fuzz",
+            )
+            return value, time.perf_counter() - start, None
+        except Exception as exc:
+            return None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}"
+        finally:
+            ctx.cleanup()
+            cleanup_sandbox(ctx.task_id)
+
+    for gold in golds:
+        item, best = gold["item"], float(gold["score"])
+        prompt = [m for m in gold["result"].messages if m.get("role") in ("system", "user")][:2]
+        answer = gold["template"].format(v=gold["value"])
+        forbidden = [gold["value"], *(v for _k, v in _scalar_fields(item) if len(v) >= 2)]
+        numeric = any(c.isdigit() for c in gold["value"])
+        stop_at = min(deadline, time.perf_counter() + per_gold)
+        for mode in ("without", "with"):
+            seen = _search(
+                s,
+                _transcripts(prompt, tools, answer if mode == "with" else None),
+                _Judge(
+                    score,
+                    item,
+                    best,
+                    mode,
+                    len(prompt),
+                    forbidden,
+                    numeric,
+                    stop_at,
+                    s.settings.control_ceiling,
+                ),
+            )
+            if "last" in seen:
+                findings.append(_finding(s, seen["last"], item, gold, best, mode))
+                break
+        if findings or time.perf_counter() > deadline:
+            break
+    return findings
+
+
+class _Judge:
+    """One search's property: score a generated transcript and say what (if anything) is wrong with the score."""
+
+    def __init__(
+        self,
+        score: Any,
+        item: Any,
+        best: float,
+        mode: str,
+        prompt_count: int,
+        forbidden: list[str],
+        numeric: bool,
+        stop_at: float,
+        ceiling: float,
+    ) -> None:
+        self.score, self.item, self.best, self.mode = score, item, best, mode
+        self.prompt_count, self.forbidden, self.numeric = prompt_count, forbidden, numeric
+        self.stop_at, self.ceiling = stop_at, ceiling
+        self.seen: dict[str, Any] = {}
+        self.tried = 0
+
+    def __call__(self, messages: list[dict[str, Any]]) -> None:
+        if time.perf_counter() > self.stop_at:
+            return
+        if self.mode == "without" and not _free_of(messages, self.prompt_count, self.forbidden, self.numeric):
+            return
+        self.tried += 1
+        value, seconds, error = self.score(self.item, messages)
+        problem = None
+        if error is not None:
+            problem = ("raises", error)
+        elif seconds > SLOW_SECONDS:
+            problem = ("slow", f"{seconds:.1f} s")
+        elif _numeric(value) and self.mode == "without" and value >= self.best and self.best > self.ceiling:
+            problem = ("credits", value)
+        elif _numeric(value) and self.mode == "with" and value < self.best - 1e-9:
+            problem = ("refuses", value)
+        if problem is not None:
+            self.seen["last"] = (problem, messages)  # hypothesis replays the shrunk example last
+            raise AssertionError(problem)
+
+
+def _search(s: EnvSession, strategy: Any, judge: _Judge) -> dict[str, Any]:
+    """Run one hypothesis search of ``judge`` over ``strategy``; returns what it found (``last``)."""
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+
+    def transcript_is_judged_right(messages: list[dict[str, Any]]) -> None:
+        judge(messages)
+
+    search = seed(s.settings.fuzz_seed)(
+        settings(
+            max_examples=s.settings.fuzz_examples,
+            deadline=None,
+            database=None,
+            phases=[Phase.generate, Phase.shrink],
+            suppress_health_check=list(HealthCheck),
+        )(given(strategy)(transcript_is_judged_right))
+    )
+    try:
+        search()
+    except AssertionError:
+        pass
+    except Exception as exc:  # hypothesis itself gave up (flaky): nothing found, never a crash of the check
+        judge.seen.setdefault("internal", f"{type(exc).__name__}: {exc}")
+    return judge.seen
+
+
+def _finding(s: EnvSession, found: Any, item: Any, gold: dict[str, Any], best: float, mode: str) -> Finding:
+    (kind, detail), messages = found
+    shown = [
+        {k: v for k, v in m.items() if k in ("role", "content") or (k == "tool_calls" and v)}
+        for m in messages
+        if m.get("role") not in ("system", "user")
+    ]
+    transcript = _short(shown, 400)
+    seed = s.settings.fuzz_seed
+    where = f"on item {_short(item, 90)} (hypothesis seed {seed}; smallest example found)"
+    if kind == "credits":
+        return Finding(
+            "HC412",
+            f"a transcript without a correct answer should score below a correct one; this one holds no "
+            f"{gold['value']!r} (nor any digit, for a numeric answer) and scored {detail:g}, as much as the correct "
+            f"answer ({best:g}), {where}: {transcript}.",
+            "credit only the answer itself: parse it from the last assistant message and compare it with the "
+            "item's answer; give nothing for format words, tool calls or length.",
+            subject="fuzz: no answer, full credit",
+        )
+    about = {
+        "refuses": f"a transcript ending on the correct answer {gold['template'].format(v=gold['value'])!r} "
+        f"should score as the correct answer does ({best:g}); this one scored {detail:g}",
+        "raises": f"compute_reward should score any transcript; on this one it raised {detail}",
+        "slow": f"compute_reward should score a transcript quickly; this one took {detail}",
+    }[kind]
+    return Finding(
+        "HC412",
+        f"{about}, {where}: {transcript}.",
+        "read the final answer from the last assistant message with content and normalise it before comparing; "
+        "if this transcript is not one your task can produce, ignore HC412 (a warning).",
+        Severity.WARNING,
+        subject=f"fuzz: {kind}",
+    )
