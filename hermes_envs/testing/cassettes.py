@@ -48,6 +48,7 @@ __all__ = [
     "drift_summary",
     "load_cassette",
     "reply_of",
+    "same_recording",
     "use_cassette",
 ]
 
@@ -430,6 +431,8 @@ class CassetteSession:
     failures: list[str] = field(default_factory=list)
     #: Requests sent to the provider while recording, answered or not.
     attempted: int = 0
+    #: A re-recording that only differed in volatile values (ports, dates, ids, ``created``): the file was kept.
+    unchanged: bool = False
 
     @property
     def recording(self) -> bool:
@@ -487,9 +490,13 @@ class _SerializerAdapter:
 def miss_message(method: str, url: str, body: Any, path: Path, old: list[Interaction], mode: str) -> str:
     """The explanation of a replay miss: the request, its host, the nearest recording's differences, the fix."""
     host = urlsplit(url).hostname or "?"
+    internal = host.endswith(
+        ".invalid"
+    )  # the replay placeholder host: not something to show or record against
+    shown = f"{method} {matching.endpoint(url)}" if internal else f"{method} {url} (host {host})"
     lines = [
-        f"request {method} {url} (host {host}) should be in cassette {path}; it is not, and record mode "
-        f"{mode!r} sends nothing to the network."
+        f"request {shown} should be in cassette {path}; it is not, and record mode {mode!r} sends nothing to "
+        "the network."
     ]
     if not old:
         lines.append("The cassette is empty or missing.")
@@ -505,8 +512,9 @@ def miss_message(method: str, url: str, body: Any, path: Path, old: list[Interac
                     f"Recorded request #{index + 1} matches, but all its recorded replies were used up "
                     "(the env sent it more often than when recording)."
                 )
+    target = "your provider (--hermes-base-url URL --hermes-model NAME)" if internal else host
     lines.append(
-        f"Fix: record it with `{RECORD_FLAG}` (or `hermes-envs record ...`) against {host}, or make the env "
+        f"Fix: record it with `{RECORD_FLAG}` (or `hermes-envs record ...`) against {target}, or make the env "
         "deterministic (seeded item order, no time or random values in prompts)."
     )
     return "\n".join(lines)
@@ -600,9 +608,55 @@ def _finish_recording(
         session.new = load_cassette(target)[0]
         if session.old:
             session.drift = drift_summary(session.old, session.new)
+        if session.path.exists() and same_recording(session.path.read_text(encoding="utf-8"), text):
+            session.unchanged = True  # keep the file byte for byte: a re-record without drift is a no-op diff
+            return
         os.replace(target, session.path)
     finally:
         target.unlink(missing_ok=True)
+
+
+_VOLATILE_RESPONSE_KEYS = frozenset({"id", "created", "system_fingerprint", "request_id", "x_request_id"})
+
+
+def _stable(value: Any) -> Any:
+    """A response body without the values that change on every call (ids, ``created``, UUIDs in strings)."""
+    if isinstance(value, dict):
+        return {k: _stable(v) for k, v in value.items() if k not in _VOLATILE_RESPONSE_KEYS}
+    if isinstance(value, list):
+        return [_stable(v) for v in value]
+    if isinstance(value, str):
+        return matching._volatile_text(value)
+    return value
+
+
+def _comparable(text: str) -> Any:
+    data = parse_yaml(text)
+    meta = dict(data.get("metadata") or {})
+    hermes = {k: v for k, v in (meta.get("hermes") or {}).items() if k not in ("recorded", "base_url")}
+    out = []
+    for it in data.get("interactions") or []:
+        req, resp = it.get("request") or {}, it.get("response") or {}
+        body = _raw_body(req.get("body"))
+        out.append(
+            (
+                str(req.get("method", "")).upper(),
+                matching.endpoint(str(req.get("uri", ""))),
+                matching.body_key(body.encode("utf-8") if isinstance(body, str) else body),
+                (resp.get("status") or {}).get("code"),
+                json.dumps(_stable((resp.get("body") or {}).get("string")), sort_keys=True, default=str),
+            )
+        )
+    return hermes, out
+
+
+def same_recording(old_text: str, new_text: str) -> bool:
+    """True when two cassette texts hold the same requests and replies, ignoring what changes on every recording:
+    host and port, dates, request headers, response ids and ``created``, tool-call ids, UUIDs."""
+    try:
+        return bool(_comparable(old_text) == _comparable(new_text))
+    except (CassetteError, AttributeError, TypeError):
+        return False
 
 
 def _watch_failures(cassette: Any, session: CassetteSession, redactor: Any) -> None:

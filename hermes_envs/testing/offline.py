@@ -465,15 +465,13 @@ def _handle(event: str, args: tuple[Any, ...]) -> None:
         operation = event.split(".", 1)[1]
         for guard in reversed(guards):
             guard._check(host, port, operation)
-    from hermes_envs.testing.netns import _STATE
-
-    ns = _STATE["ns"]
-    isolating = any(g.isolate for g in guards)
+    # Never imported or created from here: the hook fires mid-import and while the namespace is being made.
+    state = getattr(sys.modules.get("hermes_envs.testing.netns"), "_STATE", None)
+    if state is None:
+        return
+    ns = state["ns"]
     if event in _OUTSIDE:
-        if isolating:
-            from hermes_envs.testing.netns import loopback_namespace
-
-            ns = loopback_namespace()
+        if any(g.isolate for g in guards):  # the guard made the namespace on entry (never made from the hook)
             if ns is not None and not getattr(ns.local, "relay", False):
                 ns.enter()
         elif ns is not None:
