@@ -19,6 +19,11 @@
 
 Record modes are vcrpy's (``none``, ``once``, ``new_episodes``, ``all``) plus pytest-recording's ``rewrite``
 (delete, then record everything again).
+
+Why one module over 400 lines: the serializer, the reader, drift and the session share the private body-form
+helpers (JSON/SSE structures <-> bytes); the parts that stand alone live beside it (matching in
+:mod:`~hermes_envs.testing.cassette_matching`, failure counting and no-op re-records in
+:mod:`~hermes_envs.testing.cassette_writing`, redaction, lint).
 """
 
 from __future__ import annotations
@@ -48,7 +53,6 @@ __all__ = [
     "drift_summary",
     "load_cassette",
     "reply_of",
-    "same_recording",
     "use_cassette",
 ]
 
@@ -566,13 +570,15 @@ def use_cassette(
         from hermes_envs.testing.offline import block_network as _block
 
         guard = _block()
+    from hermes_envs.testing.cassette_writing import watch_failures
+
     completed = False
     try:
         with guard, _build_vcr(vcr_mode, redactor).use_cassette(str(target)) as cassette:
             session.cassette = cassette
             _watch_misses(cassette, session)
             if session.recording:
-                _watch_failures(cassette, session, redactor)
+                watch_failures(cassette, session, redactor)
             if metadata and vcr_mode != "none":
                 cassette.get_metadata("hermes", metadata)
             try:
@@ -590,6 +596,7 @@ def _finish_recording(
     session: CassetteSession, target: Path, completed: bool, secrets: list[str], lint: bool
 ) -> None:
     """Move a successful recording over the cassette; drop a failed one (the old cassette stays as it was)."""
+    from hermes_envs.testing.cassette_writing import same_recording
     from hermes_envs.testing.secret_lint import lint_text
 
     unanswered = session.attempted - session.recorded
@@ -614,74 +621,6 @@ def _finish_recording(
         os.replace(target, session.path)
     finally:
         target.unlink(missing_ok=True)
-
-
-_VOLATILE_RESPONSE_KEYS = frozenset({"id", "created", "system_fingerprint", "request_id", "x_request_id"})
-
-
-def _stable(value: Any) -> Any:
-    """A response body without the values that change on every call (ids, ``created``, UUIDs in strings)."""
-    if isinstance(value, dict):
-        return {k: _stable(v) for k, v in value.items() if k not in _VOLATILE_RESPONSE_KEYS}
-    if isinstance(value, list):
-        return [_stable(v) for v in value]
-    if isinstance(value, str):
-        return matching._volatile_text(value)
-    return value
-
-
-def _comparable(text: str) -> Any:
-    data = parse_yaml(text)
-    meta = dict(data.get("metadata") or {})
-    hermes = {k: v for k, v in (meta.get("hermes") or {}).items() if k not in ("recorded", "base_url")}
-    out = []
-    for it in data.get("interactions") or []:
-        req, resp = it.get("request") or {}, it.get("response") or {}
-        body = _raw_body(req.get("body"))
-        out.append(
-            (
-                str(req.get("method", "")).upper(),
-                matching.endpoint(str(req.get("uri", ""))),
-                matching.body_key(body.encode("utf-8") if isinstance(body, str) else body),
-                (resp.get("status") or {}).get("code"),
-                json.dumps(_stable((resp.get("body") or {}).get("string")), sort_keys=True, default=str),
-            )
-        )
-    return hermes, out
-
-
-def same_recording(old_text: str, new_text: str) -> bool:
-    """True when two cassette texts hold the same requests and replies, ignoring what changes on every recording:
-    host and port, dates, request headers, response ids and ``created``, tool-call ids, UUIDs."""
-    try:
-        return bool(_comparable(old_text) == _comparable(new_text))
-    except (CassetteError, AttributeError, TypeError):
-        return False
-
-
-def _watch_failures(cassette: Any, session: CassetteSession, redactor: Any) -> None:
-    """Count the requests sent while recording and keep a line for each answered with an HTTP error."""
-    can_play = cassette.can_play_response_for
-    append = cassette.append
-
-    def counting_can_play(request: Any) -> Any:
-        ok = can_play(request)
-        if not ok:
-            session.attempted += 1
-        return ok
-
-    def checking_append(request: Any, response: Any) -> None:
-        status = int((response.get("status") or {}).get("code", 200))
-        if status >= 400:
-            body = (response.get("body") or {}).get("string")
-            if isinstance(body, bytes):
-                body = body.decode("utf-8", errors="replace")
-            detail = " ".join(redactor.text(str(body or "")).split())[:160]
-            session.failures.append(f"{request.method} {redactor.url(request.uri)}: HTTP {status} {detail}")
-        append(request, response)
-
-    cassette.can_play_response_for = counting_can_play
-    cassette.append = checking_append
 
 
 def _watch_misses(cassette: Any, session: CassetteSession) -> None:
