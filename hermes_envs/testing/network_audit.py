@@ -110,11 +110,20 @@ def _handle(event: str, args: tuple[Any, ...]) -> None:
     if state is None:
         return
     ns = state["ns"]
-    if event in _OUTSIDE:
-        if any(g.isolate for g in guards):  # the guard made the namespace on entry (never made from the hook)
-            if ns is not None and not getattr(ns.local, "relay", False):
-                ns.enter()
-        elif ns is not None:
-            ns.leave()
-    elif event == "socket.__new__" and ns is not None and not getattr(ns.local, "relay", False):
-        ns.leave()  # this process's own sockets live in the host namespace, where the guard checks them
+    if ns is None:
+        return
+    try:
+        if event in _OUTSIDE:
+            if any(
+                g.isolate for g in guards
+            ):  # the guard made the namespace on entry (never made from the hook)
+                if not getattr(ns.local, "relay", False):
+                    ns.enter()
+            else:
+                ns.leave()
+        elif event == "socket.__new__" and not getattr(ns.local, "relay", False):
+            ns.leave()  # this process's own sockets live in the host namespace, where the guard checks them
+    except OSError as exc:  # setns refused (a seccomp profile, no /proc): stop using the namespace, say so
+        state["ns"], state["reason"] = None, f"switching namespaces failed: {exc}"
+        _PARTIAL_WARNED[0] = False
+        _warn_partial()
