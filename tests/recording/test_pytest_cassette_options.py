@@ -24,6 +24,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+@pytest.mark.slow
 def test_a_missing_cassette_is_one_message_with_the_record_command(project: pytest.Pytester) -> None:
     project.makepyfile(
         test_rewards="""
@@ -43,6 +44,7 @@ def test_arithmetic_rewards(recorded_rollouts):
     assert "replay.invalid" not in out and "[2]" not in out and "not in the cassette" not in out
 
 
+@pytest.mark.slow
 def test_pytest_recording_and_hermes_cassettes_do_not_share_a_file(project: pytest.Pytester) -> None:
     project.makepyfile(
         test_clash="""
@@ -67,6 +69,7 @@ def test_own(hermes_cassette):
     )
 
 
+@pytest.mark.slow
 def test_record_mode_of_pytest_recording_is_honoured(project: pytest.Pytester) -> None:
     project.makepyfile(
         test_mode="""
