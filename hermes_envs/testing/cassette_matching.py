@@ -184,15 +184,26 @@ def diff_bodies(body: Any, recorded: Any, limit: int = 5) -> list[str]:
     return out
 
 
-def _score(a: Any, b: Any) -> int:
-    """How alike two normalized bodies are (bigger is closer): shared fields, and the shared message prefix."""
+def _similarity(a: Any, b: Any) -> float:
+    """0..1: how alike two values read (difflib's ratio of their JSON, first 2,000 characters)."""
+    import difflib
+
+    ta = json.dumps(a, sort_keys=True, ensure_ascii=False, default=str)[:2000]
+    tb = json.dumps(b, sort_keys=True, ensure_ascii=False, default=str)[:2000]
+    return difflib.SequenceMatcher(None, ta, tb, autojunk=False).ratio()
+
+
+def _score(a: Any, b: Any) -> float:
+    """How alike two normalized bodies are (bigger is closer): shared fields, the shared message prefix, and how
+    alike the first differing message reads (so a one-word edit beats another item's prompt)."""
     if not (isinstance(a, dict) and isinstance(b, dict)):
-        return 1 if a == b else 0
-    score = sum(2 for k in a if k in b and a[k] == b[k])
+        return 1.0 if a == b else 0.0
+    score: float = sum(2 for k in a if k in b and a[k] == b[k])
     ma, mb = a.get("messages"), b.get("messages")
     if isinstance(ma, list) and isinstance(mb, list):
         for x, y in zip(ma, mb):
             if x != y:
+                score += 2.9 * _similarity(x, y)  # below one more shared message (3)
                 break
             score += 3
         score -= abs(len(ma) - len(mb))
@@ -207,7 +218,7 @@ def nearest(
         return None
     want = normalize_body(body)
     target = endpoint(url)
-    best: tuple[int, int] | None = None
+    best: tuple[float, int] | None = None
     for i, (m, u, b) in enumerate(recorded):
         score = _score(want, normalize_body(b))
         score += 100 if endpoint(u) == target else 0

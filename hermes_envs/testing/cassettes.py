@@ -19,6 +19,11 @@
 
 Record modes are vcrpy's (``none``, ``once``, ``new_episodes``, ``all``) plus pytest-recording's ``rewrite``
 (delete, then record everything again).
+
+Why one module over 400 lines: the serializer, the reader, drift and the session share the private body-form
+helpers (JSON/SSE structures <-> bytes); the parts that stand alone live beside it (matching in
+:mod:`~hermes_envs.testing.cassette_matching`, failure counting and no-op re-records in
+:mod:`~hermes_envs.testing.cassette_writing`, redaction, lint).
 """
 
 from __future__ import annotations
@@ -430,6 +435,8 @@ class CassetteSession:
     failures: list[str] = field(default_factory=list)
     #: Requests sent to the provider while recording, answered or not.
     attempted: int = 0
+    #: A re-recording that only differed in volatile values (ports, dates, ids, ``created``): the file was kept.
+    unchanged: bool = False
 
     @property
     def recording(self) -> bool:
@@ -487,9 +494,13 @@ class _SerializerAdapter:
 def miss_message(method: str, url: str, body: Any, path: Path, old: list[Interaction], mode: str) -> str:
     """The explanation of a replay miss: the request, its host, the nearest recording's differences, the fix."""
     host = urlsplit(url).hostname or "?"
+    internal = host.endswith(
+        ".invalid"
+    )  # the replay placeholder host: not something to show or record against
+    shown = f"{method} {matching.endpoint(url)}" if internal else f"{method} {url} (host {host})"
     lines = [
-        f"request {method} {url} (host {host}) should be in cassette {path}; it is not, and record mode "
-        f"{mode!r} sends nothing to the network."
+        f"request {shown} should be in cassette {path}; it is not, and record mode {mode!r} sends nothing to "
+        "the network."
     ]
     if not old:
         lines.append("The cassette is empty or missing.")
@@ -505,8 +516,9 @@ def miss_message(method: str, url: str, body: Any, path: Path, old: list[Interac
                     f"Recorded request #{index + 1} matches, but all its recorded replies were used up "
                     "(the env sent it more often than when recording)."
                 )
+    target = "your provider (--hermes-base-url URL --hermes-model NAME)" if internal else host
     lines.append(
-        f"Fix: record it with `{RECORD_FLAG}` (or `hermes-envs record ...`) against {host}, or make the env "
+        f"Fix: record it with `{RECORD_FLAG}` (or `hermes-envs record ...`) against {target}, or make the env "
         "deterministic (seeded item order, no time or random values in prompts)."
     )
     return "\n".join(lines)
@@ -558,13 +570,15 @@ def use_cassette(
         from hermes_envs.testing.offline import block_network as _block
 
         guard = _block()
+    from hermes_envs.testing.cassette_writing import watch_failures
+
     completed = False
     try:
         with guard, _build_vcr(vcr_mode, redactor).use_cassette(str(target)) as cassette:
             session.cassette = cassette
             _watch_misses(cassette, session)
             if session.recording:
-                _watch_failures(cassette, session, redactor)
+                watch_failures(cassette, session, redactor)
             if metadata and vcr_mode != "none":
                 cassette.get_metadata("hermes", metadata)
             try:
@@ -582,6 +596,7 @@ def _finish_recording(
     session: CassetteSession, target: Path, completed: bool, secrets: list[str], lint: bool
 ) -> None:
     """Move a successful recording over the cassette; drop a failed one (the old cassette stays as it was)."""
+    from hermes_envs.testing.cassette_writing import same_recording
     from hermes_envs.testing.secret_lint import lint_text
 
     unanswered = session.attempted - session.recorded
@@ -600,34 +615,12 @@ def _finish_recording(
         session.new = load_cassette(target)[0]
         if session.old:
             session.drift = drift_summary(session.old, session.new)
+        if session.path.exists() and same_recording(session.path.read_text(encoding="utf-8"), text):
+            session.unchanged = True  # keep the file byte for byte: a re-record without drift is a no-op diff
+            return
         os.replace(target, session.path)
     finally:
         target.unlink(missing_ok=True)
-
-
-def _watch_failures(cassette: Any, session: CassetteSession, redactor: Any) -> None:
-    """Count the requests sent while recording and keep a line for each answered with an HTTP error."""
-    can_play = cassette.can_play_response_for
-    append = cassette.append
-
-    def counting_can_play(request: Any) -> Any:
-        ok = can_play(request)
-        if not ok:
-            session.attempted += 1
-        return ok
-
-    def checking_append(request: Any, response: Any) -> None:
-        status = int((response.get("status") or {}).get("code", 200))
-        if status >= 400:
-            body = (response.get("body") or {}).get("string")
-            if isinstance(body, bytes):
-                body = body.decode("utf-8", errors="replace")
-            detail = " ".join(redactor.text(str(body or "")).split())[:160]
-            session.failures.append(f"{request.method} {redactor.url(request.uri)}: HTTP {status} {detail}")
-        append(request, response)
-
-    cassette.can_play_response_for = counting_can_play
-    cassette.append = checking_append
 
 
 def _watch_misses(cassette: Any, session: CassetteSession) -> None:

@@ -80,7 +80,7 @@ class LoopbackNamespace:
             raise made["error"]
         self.fd: int = made["fd"]
         self.id: str = made["id"]
-        self._forwarded: set[tuple[int, int]] = set()
+        self._forwarded: dict[tuple[int, int], socket.socket | None] = {}
         self.local = threading.local()
 
     # -- switching the calling thread ---------------------------------------------------------------------------
@@ -108,13 +108,20 @@ class LoopbackNamespace:
 
     # -- relay to the host's loopback servers -------------------------------------------------------------------
     def forward_listeners(self) -> None:
-        """A forwarder inside the namespace for each TCP port listening on the host's loopback (or wildcard)."""
-        for family, port in _loopback_listeners():
+        """A forwarder inside the namespace for each TCP port listening on the host's loopback (or wildcard); the
+        forwarders of ports nobody listens on any more are closed (their threads end)."""
+        listening = set(_loopback_listeners())
+        for key in [k for k in self._forwarded if k not in listening]:
+            listener = self._forwarded.pop(key)
+            if listener is not None:
+                with contextlib.suppress(OSError):
+                    listener.shutdown(socket.SHUT_RDWR)
+                listener.close()
+        for family, port in listening:
             if (family, port) not in self._forwarded:
-                self._forwarded.add((family, port))
-                self._start_forwarder(family, port)
+                self._forwarded[(family, port)] = self._start_forwarder(family, port)
 
-    def _start_forwarder(self, family: int, port: int) -> None:
+    def _start_forwarder(self, family: int, port: int) -> socket.socket | None:
         host = "127.0.0.1" if family == socket.AF_INET else "::1"
         self._setns(self.fd)
         try:
@@ -125,40 +132,57 @@ class LoopbackNamespace:
                 listener.listen(64)
             except OSError:
                 listener.close()  # something inside already listens there: connections reach it directly
-                return
+                return None
         finally:
             self._setns(self.host_fd)
         threading.Thread(
             target=self._accept_loop, args=(listener, family, host, port), name=f"hermes-netns-relay:{port}",
             daemon=True,
         ).start()  # fmt: skip
+        return listener
 
     def _accept_loop(self, listener: socket.socket, family: int, host: str, port: int) -> None:
         self.local.relay = True
         while True:
             try:
                 conn, _ = listener.accept()
+            except OSError:
+                return  # closed: nobody listens on the host port any more
+            try:
                 upstream = socket.socket(family, socket.SOCK_STREAM)
                 upstream.connect((host, port))
             except OSError:
                 with contextlib.suppress(OSError):
                     conn.close()
                 continue
+            pair = _Pair(conn, upstream)
             for a, b in ((conn, upstream), (upstream, conn)):
-                threading.Thread(target=_pump, args=(a, b), name="hermes-netns-pump", daemon=True).start()
+                threading.Thread(target=pair.pump, args=(a, b), name="hermes-netns-pump", daemon=True).start()
 
 
-def _pump(src: socket.socket, dst: socket.socket) -> None:
-    try:
-        while data := src.recv(65536):
-            dst.sendall(data)
-    except OSError:
-        pass
-    finally:
-        with contextlib.suppress(OSError):
-            dst.shutdown(socket.SHUT_WR)
-        with contextlib.suppress(OSError):
-            src.shutdown(socket.SHUT_RD)
+class _Pair:
+    """Two relayed sockets: each direction is pumped by a thread; the last one to finish closes both."""
+
+    def __init__(self, a: socket.socket, b: socket.socket) -> None:
+        self.sockets = (a, b)
+        self.running = 2
+        self.lock = threading.Lock()
+
+    def pump(self, src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                dst.shutdown(socket.SHUT_WR)
+            with self.lock:
+                self.running -= 1
+                last = self.running == 0
+            if last:
+                for s in self.sockets:
+                    s.close()
 
 
 def _loopback_listeners() -> list[tuple[int, int]]:

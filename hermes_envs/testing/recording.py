@@ -92,7 +92,8 @@ class RolloutRun:
         c = self.cassette
         if c is not None:
             verb = f"recorded {c.recorded}" if c.recording else f"replayed {c.played}"
-            lines.append(f"cassette {c.path} ({c.record_mode}): {verb} request(s)")
+            kept = "; no change beyond ports, dates and ids: file kept as it was" if c.unchanged else ""
+            lines.append(f"cassette {c.path} ({c.record_mode}): {verb} request(s){kept}")
             if c.recording and c.old:
                 lines.extend(["drift since the last recording:"] + [f"  {d}" for d in c.drift or ["(none)"]])
             if c.failures:
@@ -232,6 +233,13 @@ async def arun_rollouts(
         )
     if cassette is None and recording:
         raise CassetteError("recording needs a cassette path.")
+    if cassette is not None and not recording and not Path(cassette).exists():
+        raise CassetteError(
+            f"cassette {cassette} should exist to replay {env_path.name}; it does not (nothing was sent anywhere). "
+            f"Fix: record it once with `OPENAI_API_KEY=... hermes-envs record {env_path} --openai.base_url URL "
+            f"--openai.model_name NAME --cassette {cassette}` (or `pytest --hermes-record --hermes-base-url URL "
+            "--hermes-model NAME` for a test's cassette)."
+        )
 
     run = RolloutRun(env=env_path.name)
     env_cls = _load_env_class(env_path, class_name)

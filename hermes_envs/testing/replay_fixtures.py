@@ -2,11 +2,14 @@
 
 Settings, one precedence order for all (CLI > fixture override > marker):
 
-* record mode — ``--hermes-record`` (= ``rewrite``: record every cassette the run uses afresh) or
-  ``--hermes-record-mode MODE`` > the ``hermes_record_mode`` fixture > ``@pytest.mark.hermes_cassette(record_mode=...)``
-  > ``none`` (replay only; nothing leaves the machine).
+* record mode — ``--hermes-record-mode MODE`` > ``--hermes-record`` (= ``rewrite``: record every cassette the run
+  uses afresh) > pytest-recording's ``--record-mode MODE`` (honoured when given and not ``none``, so one flag
+  records both kinds of cassette) > the ``hermes_record_mode`` fixture >
+  ``@pytest.mark.hermes_cassette(record_mode=...)`` > ``none`` (replay only; nothing leaves the machine).
 * cassette path — ``@pytest.mark.hermes_cassette("path.yaml")`` (relative to the test file) > the default
-  ``<test folder>/cassettes/<test module>/<test name>.yaml`` (pytest-recording's layout).
+  ``<test folder>/cassettes/<test module>/<test name>.yaml`` (pytest-recording's layout). A test that also uses
+  pytest-recording (``@pytest.mark.vcr`` or its ``vcr`` fixture) would share that default file, one overwriting
+  the other: it fails at once, asking for a ``hermes_cassette`` path.
 * provider (recording only) — ``--hermes-base-url`` / ``--hermes-model`` / ``--hermes-api-key-env`` > the
   ``hermes_provider`` fixture (override it to start your own server).
 
@@ -83,7 +86,19 @@ def _cli_record_mode(config: pytest.Config) -> str | None:
     mode = config.getoption("hermes_record_mode", default=None)
     if mode:
         return mode
-    return "rewrite" if config.getoption("hermes_record", default=False) else None
+    if config.getoption("hermes_record", default=False):
+        return "rewrite"
+    vcr_mode = config.getoption("record_mode", default=None)  # pytest-recording's --record-mode, if installed
+    if isinstance(vcr_mode, str) and vcr_mode != "none":
+        from hermes_envs.testing.cassettes import RECORD_MODES
+
+        if vcr_mode not in RECORD_MODES:
+            raise pytest.UsageError(
+                f"--record-mode should be one of {', '.join(RECORD_MODES)} for hermes-envs cassettes; got "
+                f"{vcr_mode!r}. Fix: use --hermes-record-mode for hermes-envs cassettes."
+            )
+        return vcr_mode
+    return None
 
 
 @pytest.fixture
@@ -94,6 +109,18 @@ def hermes_record_mode(request: pytest.FixtureRequest) -> str:
 
 def _safe(name: str) -> str:
     return re.sub(r"[^\w.\-\[\]]+", "_", name)
+
+
+def _asks_for_vcr(request: pytest.FixtureRequest) -> bool:
+    """The test itself takes pytest-recording's ``vcr`` fixture (its autouse fixtures pull it into every test's
+    closure, so ``request.fixturenames`` cannot tell)."""
+    import inspect
+
+    function = getattr(request.node, "function", None)
+    try:
+        return function is not None and "vcr" in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 @pytest.fixture
@@ -108,7 +135,16 @@ def hermes_cassette_path(request: pytest.FixtureRequest) -> Path:
     name = request.node.name
     if request.cls is not None:
         name = f"{request.cls.__name__}.{name}"
-    return test_file.parent / "cassettes" / test_file.stem / f"{_safe(name)}.yaml"
+    path = test_file.parent / "cassettes" / test_file.stem / f"{_safe(name)}.yaml"
+    if request.node.get_closest_marker("vcr") is not None or _asks_for_vcr(request):
+        pytest.fail(
+            f"{request.node.nodeid} should not share a cassette between pytest-recording (@pytest.mark.vcr) and "
+            f"hermes-envs; both default to {path}, and one would overwrite the other. Fix: give the hermes-envs "
+            f'cassette its own file with @pytest.mark.hermes_cassette("cassettes/{test_file.stem}/{_safe(name)}.hermes.yaml"),'
+            " or move pytest-recording's (vcr_cassette_dir / default_cassette_name fixtures).",
+            pytrace=False,
+        )
+    return path
 
 
 @pytest.fixture
@@ -134,6 +170,25 @@ def _remember(config: pytest.Config, session: Any, nodeid: str) -> None:
     config.stash.setdefault(CASSETTES, []).append((nodeid, session))
 
 
+def record_command(request: pytest.FixtureRequest) -> str:
+    """The exact command that records this test's cassette (provider flags spelled out)."""
+    key_env = request.config.getoption("hermes_api_key_env", default="OPENAI_API_KEY")
+    return (
+        f"{key_env}=... pytest '{request.node.nodeid}' --hermes-record --hermes-base-url URL --hermes-model NAME"
+        + ("" if key_env == "OPENAI_API_KEY" else f" --hermes-api-key-env {key_env}")
+        + " --snapshot-update"
+    )
+
+
+def _fail_missing(request: pytest.FixtureRequest, path: Path) -> None:
+    pytest.fail(
+        f"cassette {path} should exist to replay this test; it does not (nothing was sent anywhere). Fix: record it "
+        f"once with `{record_command(request)}` (URL and NAME: your OpenAI-compatible provider and model), then "
+        "commit it.",
+        pytrace=False,
+    )
+
+
 def _fail_on(session: Any) -> None:
     if session.failures:
         pytest.fail(session.failure_message(), pytrace=False)
@@ -154,9 +209,12 @@ def hermes_cassette(
     from hermes_envs.testing.cassettes import use_cassette
 
     secrets = [hermes_provider.api_key] if hermes_provider is not None else []
-    with use_cassette(hermes_cassette_path, _mode(request, hermes_record_mode), secrets=secrets) as session:
+    mode = _mode(request, hermes_record_mode)
+    with use_cassette(hermes_cassette_path, mode, secrets=secrets) as session:
         yield session
     _remember(request.config, session, request.node.nodeid)
+    if mode == "none" and session.misses and not hermes_cassette_path.exists():
+        _fail_missing(request, hermes_cassette_path)
     _fail_on(session)
 
 
@@ -186,6 +244,8 @@ def recorded_rollouts(
         path = Path(cassette) if cassette else hermes_cassette_path
         if not path.is_absolute() and cassette:
             path = test_dir / path
+        if mode == "none" and not path.exists():
+            _fail_missing(request, path)
         if mode != "none" and hermes_provider is None:
             pytest.fail(
                 "recording needs a provider: pass --hermes-base-url URL --hermes-model NAME "
@@ -270,8 +330,9 @@ def terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
                 "the cassette was not written"
             )
             continue
-        terminalreporter.write_line(f"{s.path} ({s.record_mode}, {s.recorded} request(s)) — {nodeid}")
-        if s.old:
+        kept = "; no change beyond ports, dates and ids: file kept as it was" if s.unchanged else ""
+        terminalreporter.write_line(f"{s.path} ({s.record_mode}, {s.recorded} request(s)){kept} — {nodeid}")
+        if s.old and not s.unchanged:
             for line in s.drift or ["no drift"]:
                 terminalreporter.write_line(f"    {line}")
         for f in s.findings:

@@ -207,13 +207,16 @@ def joined_stream(events: list[Any]) -> list[str]:
     return ["".join(p) for p in parts.values() if len(p) > 1]
 
 
-def _files(paths: Iterable[str | Path]) -> list[Path]:
+def _files(paths: Iterable[str | Path], missing: list[Path] | None = None) -> list[Path]:
+    """The cassette files under ``paths``; a path that does not exist goes to ``missing`` when given (else raises)."""
     out: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
             out.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in CASSETTE_SUFFIXES))
         elif p.is_file():
             out.append(p)
+        elif missing is not None:
+            missing.append(p)
         else:
             raise FileNotFoundError(
                 f"{p} should be a cassette file or folder; it does not exist. Fix: check the path."
@@ -234,17 +237,28 @@ def lint_paths(
 
 
 def main(paths: list[str]) -> int:
-    """``hermes-envs lint-cassettes``: print findings; 1 when there are any, 2 on a bad path, else 0."""
+    """``hermes-envs lint-cassettes``: print findings; 1 when there are any, 2 when no given path exists, else 0.
+
+    A missing path among existing ones is a note (a project that has not recorded yet has no cassette folder)."""
     import sys
 
-    try:
-        findings = lint_paths(paths)
-    except FileNotFoundError as exc:
-        print(f"hermes-envs lint-cassettes: {exc}", file=sys.stderr)
+    missing: list[Path] = []
+    files = _files(paths, missing)
+    if missing and len(missing) == len(paths):
+        print(
+            f"hermes-envs lint-cassettes: {', '.join(map(str, missing))} should be a cassette file or folder; "
+            "none exists. Fix: check the path(s).",
+            file=sys.stderr,
+        )
         return 2
+    for p in missing:
+        print(
+            f"lint-cassettes: note: {p} does not exist (nothing recorded there yet); skipped", file=sys.stderr
+        )
+    findings = lint_paths(files)
     for f in findings:
         print(f)
-    n = len(_files(paths))
+    n = len(files)
     print(
         f"lint-cassettes: {len(findings)} secret(s) in {n} file(s)"
         if findings

@@ -21,7 +21,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-__all__ = ["RULES", "Rule", "SecretHit", "looks_real", "redact_text", "scan"]
+__all__ = [
+    "RULES",
+    "Rule",
+    "SecretHit",
+    "looks_real",
+    "redact_secrets",
+    "redact_text",
+    "scan",
+    "scan_secrets",
+]
 
 
 @dataclass(frozen=True)
@@ -208,3 +217,8 @@ def redact_text(text: str, placeholder: str = "REDACTED") -> str:
     for hit in sorted(hits, key=lambda h: h.start, reverse=True):
         text = text[: hit.start] + placeholder + text[hit.end :]
     return text
+
+
+#: Package-level names (``hermes_envs.testing.scan_secrets`` / ``redact_secrets``).
+scan_secrets = scan
+redact_secrets = redact_text

@@ -73,6 +73,7 @@ def _untouched(cassette: Path) -> None:
     assert sorted(p.name for p in cassette.parent.iterdir()) == ["rollouts.yaml"]  # no temp file left
 
 
+@pytest.mark.slow
 def test_a_wrong_key_fails_and_keeps_the_cassette(provider, good_cassette: Path, monkeypatch, capsys) -> None:
     monkeypatch.setenv(KEY_VAR, "sk-wrong" + "a1" * 16)
     assert _record(provider.url, good_cassette) == 1
@@ -87,6 +88,7 @@ def test_an_unset_key_variable_fails_and_keeps_the_cassette(provider, good_casse
     _untouched(good_cassette)
 
 
+@pytest.mark.slow
 def test_http_500_fails_and_keeps_the_cassette(server_500: str, good_cassette: Path, capsys) -> None:
     assert _record(server_500, good_cassette) == 1
     assert "HTTP 500 " in (err := capsys.readouterr().err) and "upstream exploded" in err

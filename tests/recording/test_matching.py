@@ -110,3 +110,33 @@ def test_endpoint_ignores_host_and_provider_prefix(url: str, expected: str) -> N
 def test_non_json_bodies_compare_as_bytes() -> None:
     assert normalize_body(b"raw bytes") == b"raw bytes"
     assert body_key(b"a") != body_key(b"b")
+
+
+def test_nearest_is_the_closest_prompt_not_the_first_recorded() -> None:
+    """Three first turns share the system prompt; the miss is a one-word edit of the third one's question."""
+    system = {"role": "system", "content": "You are a calculator. Use the terminal."}
+
+    def first_turn(question: str) -> str:
+        return json.dumps({"model": "m", "messages": [system, {"role": "user", "content": question}]})
+
+    recorded = [
+        (
+            "POST",
+            "http://h/v1/chat/completions",
+            first_turn("What is 691 * 16 + 499? Reply on the last line."),
+        ),
+        (
+            "POST",
+            "http://h/v1/chat/completions",
+            first_turn("Name the capital of France, in one word please."),
+        ),
+        (
+            "POST",
+            "http://h/v1/chat/completions",
+            first_turn("What is 854 * 42 - 132? Reply on the last line."),
+        ),
+    ]
+    miss = first_turn("What is 854 * 42 - 132? Reply at the end.")
+    index, diffs = nearest("POST", "http://h/v1/chat/completions", miss, recorded)
+    assert index == 2, diffs
+    assert diffs and diffs[0].startswith("messages[1].content")

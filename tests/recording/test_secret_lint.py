@@ -93,3 +93,14 @@ def test_the_conformance_check_uses_the_same_table(corpus) -> None:
 
     found = [p.name for p in secrets() if find_secrets(p.text)]
     assert len(found) >= 30 and not [t for t in prose() if find_secrets(t)]
+
+
+def test_a_missing_folder_among_several_is_a_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`hermes-envs lint-cassettes environments/cassettes tests/` on a project that has not recorded yet."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "c.yaml").write_text("ok: 1\n")
+    missing = tmp_path / "environments" / "cassettes"
+    assert cli_main(["lint-cassettes", str(missing), str(tmp_path / "tests")]) == 0
+    captured = capsys.readouterr()
+    assert f"note: {missing} does not exist" in captured.err and "1 file(s) clean" in captured.out
+    assert cli_main(["lint-cassettes", str(missing), str(tmp_path / "nope")]) == 2

@@ -248,3 +248,15 @@ def test_hc902_names_the_raw_socket_and_the_namespace_holds_the_subprocess(tmp_p
     assert any("connect 192.0.2.1:80" in f.message for f in findings), findings
     codes = set(out.read_text().split())
     assert codes == {"7"}, codes  # curl could not connect (99 would mean it ran outside the namespace)
+
+
+def test_without_a_namespace_the_guard_says_it_is_partial(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_envs.testing import netns, network_audit, offline
+
+    monkeypatch.setattr(netns, "_STATE", {"ns": None, "tried": True, "reason": "no namespace in this test"})
+    monkeypatch.setattr(network_audit, "_PARTIAL_WARNED", [False])
+    guard = block_network(isolate=True)
+    assert guard.isolation == "partial"
+    with pytest.warns(offline.NetworkGuardPartialWarning, match="partial.*no namespace in this test.*root"):
+        with guard, pytest.raises(NetworkBlockedError):
+            socket.create_connection((TARGET, PORT), timeout=1)  # Python-level calls are still refused

@@ -1,0 +1,90 @@
+"""Writing a recording so that it never lies: count what was sent, keep a line for each failed request, move the
+temporary file over the cassette only on success, and keep the old file when nothing but volatile values changed.
+
+Used by :func:`hermes_envs.testing.cassettes.use_cassette` while recording (this module does not import it back).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hermes_envs.testing import cassette_matching as matching
+
+__all__ = ["same_recording", "watch_failures"]
+
+
+_VOLATILE_RESPONSE_KEYS = frozenset({"id", "created", "system_fingerprint", "request_id", "x_request_id"})
+
+
+def _stable(value: Any) -> Any:
+    """A response body without the values that change on every call (ids, ``created``, UUIDs in strings)."""
+    if isinstance(value, dict):
+        return {k: _stable(v) for k, v in value.items() if k not in _VOLATILE_RESPONSE_KEYS}
+    if isinstance(value, list):
+        return [_stable(v) for v in value]
+    if isinstance(value, str):
+        return matching._volatile_text(value)
+    return value
+
+
+def _request_text(body: Any) -> Any:
+    if isinstance(body, dict) and set(body) == {"json"}:
+        return json.dumps(body["json"], ensure_ascii=False, separators=(",", ":"))
+    return body
+
+
+def _comparable(text: str) -> Any:
+    import yaml
+
+    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    meta = dict(data.get("metadata") or {})
+    hermes = {k: v for k, v in (meta.get("hermes") or {}).items() if k not in ("recorded", "base_url")}
+    out = []
+    for it in data.get("interactions") or []:
+        req, resp = it.get("request") or {}, it.get("response") or {}
+        body = _request_text(req.get("body"))
+        out.append(
+            (
+                str(req.get("method", "")).upper(),
+                matching.endpoint(str(req.get("uri", ""))),
+                matching.body_key(body.encode("utf-8") if isinstance(body, str) else body),
+                (resp.get("status") or {}).get("code"),
+                json.dumps(_stable((resp.get("body") or {}).get("string")), sort_keys=True, default=str),
+            )
+        )
+    return hermes, out
+
+
+def same_recording(old_text: str, new_text: str) -> bool:
+    """True when two cassette texts hold the same requests and replies, ignoring what changes on every recording:
+    host and port, dates, request headers, response ids and ``created``, tool-call ids, UUIDs."""
+    try:
+        return bool(_comparable(old_text) == _comparable(new_text))
+    except Exception:  # an unreadable file is not "the same": the new recording replaces it
+        return False
+
+
+def watch_failures(cassette: Any, session: Any, redactor: Any) -> None:
+    """Count the requests sent while recording and keep a line for each answered with an HTTP error."""
+    can_play = cassette.can_play_response_for
+    append = cassette.append
+
+    def counting_can_play(request: Any) -> Any:
+        ok = can_play(request)
+        if not ok:
+            session.attempted += 1
+        return ok
+
+    def checking_append(request: Any, response: Any) -> None:
+        status = int((response.get("status") or {}).get("code", 200))
+        if status >= 400:
+            body = (response.get("body") or {}).get("string")
+            if isinstance(body, bytes):
+                body = body.decode("utf-8", errors="replace")
+            detail = " ".join(redactor.text(str(body or "")).split())[:160]
+            session.failures.append(f"{request.method} {redactor.url(request.uri)}: HTTP {status} {detail}")
+        append(request, response)
+
+    cassette.can_play_response_for = counting_can_play
+    cassette.append = checking_append
