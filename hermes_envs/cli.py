@@ -149,6 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
         "fake-server", help="serve a fake OpenAI-compatible model from a script until interrupted"
     )
     add_arguments(fake)
+    for action in fake._actions:  # the example policies registered by _fake_server, named in --help too
+        if action.dest == "policy" and action.help:
+            action.help += (
+                "; or a fake model solving an example: arithmetic, file_task, file_task_mixed, judge"
+            )
     fake.set_defaults(func=_fake_server)
 
     from hermes_envs.testing.recording import add_record_arguments
