@@ -17,8 +17,8 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_ENV = 0, 1, 4, 5
 
 
 def _check(args: argparse.Namespace) -> int:
+    from hermes_envs._quiet import captured
     from hermes_envs.conformance.runner import load_settings, parse_overrides, run_conformance
-    from hermes_envs.demo import captured
     from hermes_envs.errors import HermesEnvsError
 
     ids = lambda v: [x.strip() for x in v.split(",") if x.strip()] if v else None  # noqa: E731

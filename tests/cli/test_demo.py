@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_envs.demo import captured
+from hermes_envs._quiet import captured
 from hermes_envs.testing.offline import offline_environ
 
 ROOT = Path(__file__).parents[2]
