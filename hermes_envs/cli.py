@@ -17,8 +17,8 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_ENV = 0, 1, 4, 5
 
 
 def _check(args: argparse.Namespace) -> int:
+    from hermes_envs._quiet import captured
     from hermes_envs.conformance.runner import load_settings, parse_overrides, run_conformance
-    from hermes_envs.demo import captured
     from hermes_envs.errors import HermesEnvsError
 
     ids = lambda v: [x.strip() for x in v.split(",") if x.strip()] if v else None  # noqa: E731
@@ -149,6 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
         "fake-server", help="serve a fake OpenAI-compatible model from a script until interrupted"
     )
     add_arguments(fake)
+    for action in fake._actions:  # the example policies registered by _fake_server, named in --help too
+        if action.dest == "policy" and action.help:
+            action.help += (
+                "; or a fake model solving an example: arithmetic, file_task, file_task_mixed, judge"
+            )
     fake.set_defaults(func=_fake_server)
 
     from hermes_envs.testing.recording import add_record_arguments

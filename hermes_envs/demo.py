@@ -14,18 +14,16 @@ the judge of the judge example).
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
-import logging
 import re
 import threading
 import time
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
+from hermes_envs._quiet import captured
 from hermes_envs.testing.process_run import run_process
 
 EXAMPLES = ("environments.arithmetic_env", "environments.file_task_env", "environments.judge_env")
@@ -190,30 +188,6 @@ def summarize_jsonl(path: Path) -> dict[str, Any]:
             1 for g in groups for conv in g.get("messages") or [] for msg in conv if msg.get("role") == "tool"
         ),
     }
-
-
-@contextlib.contextmanager
-def captured(log: TextIO, verbose: bool) -> Iterator[None]:
-    """Send what the libraries print and log (atroposlib's eval tables, the judge's fallback warnings) to ``log``,
-    or let it through with ``verbose``: a passing demo should read as a summary, not as 200 lines of detail."""
-    if verbose:
-        yield
-        return
-    root = logging.getLogger()
-    handler = logging.StreamHandler(log)
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    saved = root.handlers[:]
-    root.handlers = [handler]
-    try:
-        with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log), warnings.catch_warnings():
-            warnings.simplefilter("default")
-            warnings.showwarning = lambda message, category, filename, lineno, file=None, line=None: (
-                log.write(warnings.formatwarning(message, category, filename, lineno, line))
-            )
-            yield
-    finally:
-        root.handlers = saved
-        log.flush()
 
 
 def _counts(outcomes: list[Any]) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_envs.demo import captured
+from hermes_envs._quiet import captured
 from hermes_envs.testing.offline import offline_environ
 
 ROOT = Path(__file__).parents[2]
@@ -57,3 +57,20 @@ def test_demo_prints_a_short_summary_and_keeps_the_details(tmp_path: Path) -> No
     assert "scores [1.0, 1.0]" in printed
     log = (tmp_path / "demo-output" / "demo.log").read_text()
     assert "Evaluation Results" in log and "PASSED         HC401" in log
+
+
+def test_example_policies_are_available_by_name_to_the_fake_server() -> None:
+    from hermes_envs.demo import NAMED_POLICIES, register_example_policies
+    from hermes_envs.testing.fake_server.policies import get_policy
+
+    register_example_policies()
+    register_example_policies()  # idempotent: the CLI may run it more than once in one process
+    body = {
+        "messages": [{"role": "user", "content": "What is 12 * 3 + 4? Reply with 'Answer: <integer>'."}],
+        "tools": [{"type": "function", "function": {"name": "terminal"}}],
+    }
+    first = get_policy("arithmetic")(body)
+    assert first["tool_calls"][0]["arguments"]["command"] == "python3 -c 'print(12 * 3 + 4)'"
+    assert set(NAMED_POLICIES) == {"arithmetic", "file_task", "file_task_mixed", "judge"}
+    for name in NAMED_POLICIES:
+        assert callable(get_policy(name))
