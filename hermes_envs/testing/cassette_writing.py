@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hermes_envs.testing import cassette_matching as matching
+import hermes_envs.testing.cassette_matching as matching
 
 __all__ = ["same_recording", "watch_failures"]
 

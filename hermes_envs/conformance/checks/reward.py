@@ -495,7 +495,7 @@ def reward_deterministic(s: EnvSession) -> list[Finding]:
 def _same_across_processes(s: EnvSession) -> list[Finding]:
     import json
 
-    from hermes_envs.conformance import hashseed
+    import hermes_envs.conformance.hashseed as hashseed
 
     where = hashseed.reward_set_use(s.module, s.load())
     if where is None:
