@@ -6,6 +6,7 @@ whose position never moves backwards), so the time taken grows linearly with the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -46,6 +47,26 @@ class Finder:
             at = self.text.find(self.needle, at + 1)
         self._at = at
         return at
+
+
+class PatternFinder:
+    """:class:`Finder` for a compiled pattern: the next match start at or after ``pos`` (same caching rule)."""
+
+    __slots__ = ("_at", "_from", "pattern", "text")
+
+    def __init__(self, text: str, pattern: re.Pattern[str]) -> None:
+        self.text = text
+        self.pattern = pattern
+        self._from = -1
+        self._at = -1
+
+    def find(self, pos: int) -> int:
+        if 0 <= self._from <= pos and (self._at == -1 or self._at >= pos):
+            return self._at
+        self._from = pos
+        match = self.pattern.search(self.text, pos)
+        self._at = -1 if match is None else match.start()
+        return self._at
 
 
 class _Fence(NamedTuple):
@@ -133,9 +154,12 @@ class MarkerScanner:
         "text",
     )
 
-    def __init__(self, text: str, marker: str) -> None:
+    def __init__(self, text: str, marker: str, pattern: re.Pattern[str] | None = None) -> None:
         self.text = text
-        self._finder = Finder(text, marker)
+        # a pattern (starting with ``marker``) narrows which occurrences are candidates, at C speed
+        self._finder: Finder | PatternFinder = (
+            Finder(text, marker) if pattern is None else PatternFinder(text, pattern)
+        )
         self._ticks = Finder(text, "```")
         self._tildes = Finder(text, "~~~")
         self._fence = self._open(0)  # next fence opening not yet passed (None: no more)

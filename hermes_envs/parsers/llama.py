@@ -10,6 +10,7 @@ end-of-turn tokens such as ``<|eom_id|>`` after the calls are ignored.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -34,6 +35,8 @@ from hermes_envs.parsers.base import (
 __all__ = ["Llama3JsonParser", "Llama4JsonParser"]
 
 PYTHON_TAG = "<|python_tag|>"
+# where a call object can start: a brace then a key (a brace then anything else cannot be a call)
+_OBJECT_START = re.compile(r'\{\s*"')
 
 
 def _is_call_shaped(value: Any) -> bool:
@@ -83,9 +86,8 @@ class Llama3JsonParser(ToolCallParser):
                 for item in value:
                     self._add(item, len(calls) + 1, calls, errors)
                 first, last_end, pos = pos, stop, stop
-        braces = MarkerScanner(
-            text, "{"
-        )  # braces in code fences, inline code and closed <think> are not calls
+        # braces in code fences, inline code and closed <think> are not calls
+        braces = MarkerScanner(text, "{", _OBJECT_START)
         while True:
             at = braces.next(pos)
             if at == -1:
@@ -102,6 +104,16 @@ class Llama3JsonParser(ToolCallParser):
                         f"tool call #{len(calls) + 1} should be valid JSON; got {excerpt(text, at)} "
                         f"({reason} at offset {stop})."
                     )
+                if reason.startswith(("Unterminated string", "JSON nested too deeply")):
+                    # No call can follow: an unterminated string has no quote after it (a call needs "name"), and
+                    # every object inside nesting too deep for the decoder is too deep as well; trying each one
+                    # would make the scan quadratic. Said, not silent.
+                    if errors.room():
+                        errors.append(
+                            f"the text after offset {at} should hold no more calls; it was not searched "
+                            f"({reason})."
+                        )
+                    break
                 pos = max(stop, at + 1)
                 continue
             if _is_call_shaped(value):
