@@ -43,17 +43,36 @@ def _held(exc: BaseException | int) -> bool:
     return code in (errno.ENETUNREACH, errno.EHOSTUNREACH)
 
 
+@pytest.fixture
+def no_route_out():
+    """Run the test's thread inside the loopback-only namespace: the Python-level guard is what the test checks,
+    and on this machine the TEST-NET target can be the real default gateway, so a guard that regressed must hit
+    ENETUNREACH (a failed test), never send a packet. Skipped where no namespace can be made."""
+    ns = loopback_namespace()
+    if ns is None:
+        pytest.skip("no network namespace: the Python-level guard tests would risk real traffic if it regressed")
+    ns.enter()
+    try:
+        yield
+    finally:
+        ns.leave()
+
+
+
+@pytest.mark.usefixtures("no_route_out")
 def test_python_socket_connect_is_blocked_with_a_message() -> None:
     with block_network(isolate=True) as guard, pytest.raises(NetworkBlockedError, match="192.0.2.1:80"):
         socket.socket().connect((TARGET, PORT))
     assert [str(a) for a in guard.blocked] == ["connect 192.0.2.1:80"]
 
 
+@pytest.mark.usefixtures("no_route_out")
 def test_create_connection_is_blocked() -> None:
     with block_network(isolate=True), pytest.raises(NetworkBlockedError):
         socket.create_connection((TARGET, PORT), timeout=1)
 
 
+@pytest.mark.usefixtures("no_route_out")
 def test_raw_socket_module_connect_is_blocked_by_the_audit_hook() -> None:
     s = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
     try:
@@ -64,6 +83,7 @@ def test_raw_socket_module_connect_is_blocked_by_the_audit_hook() -> None:
     assert guard.blocked and guard.blocked[0].operation == "connect"
 
 
+@pytest.mark.usefixtures("no_route_out")
 def test_udp_sendmsg_is_blocked() -> None:
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         with block_network(isolate=True) as guard, pytest.raises(NetworkBlockedError):
@@ -71,6 +91,7 @@ def test_udp_sendmsg_is_blocked() -> None:
     assert guard.blocked[0].operation == "sendmsg"
 
 
+@pytest.mark.usefixtures("no_route_out")
 def test_reverse_dns_is_blocked() -> None:
     with block_network(isolate=True), pytest.raises(NetworkBlockedError, match="gethostbyaddr"):
         socket.gethostbyaddr(TARGET)
