@@ -120,7 +120,7 @@ def test_golds_are_derived_for_structured_file_and_command_tasks() -> None:
     assert any("running field 'solution' as a command" in n for n in names)
     kinds = {p.kind for p in gold_positives({"fields": {"a": 1}, "items": [1, 2]}, [])}
     assert {"dict", "list"} <= kinds
-    assert derivable({"fields": {"a": 1}}) and not derivable({"task": "write code", "tests": "a\nb"})
+    assert derivable({"expected": {"a": 1}}) and not derivable({"task": "write code", "tests": "a\nb"})
 
 
 @pytest.mark.slow
