@@ -138,3 +138,16 @@ def test_the_hash_seed_workers_score_in_other_interpreters(tmp_path: Path) -> No
     scores = hashseed.collect(hashseed.start_workers(path, "ListEnv", [case], tmp_path))
     assert sorted(scores) == list(hashseed.SEEDS)
     assert all(isinstance(v[0], float) for v in scores.values())
+
+
+def test_a_check_id_taken_twice_is_refused_by_the_shared_registry() -> None:
+    from hermes_envs.conformance import CHECK_REGISTRY, CHECKS, check
+    from hermes_envs.conformance.registry import CheckIdError
+
+    before = len(CHECKS)
+    with CHECK_REGISTRY.isolated():
+        check("HC999", "scratch", "a scratch check")(lambda s: [])
+        assert "HC999" in CHECKS
+        with pytest.raises(CheckIdError, match="HC101"):
+            check("HC101", "again", "a second owner")(lambda s: [])
+    assert len(CHECKS) == before and "HC999" not in CHECKS
