@@ -277,12 +277,16 @@ def _finding(s: EnvSession, found: Any, item: Any, gold: dict[str, Any], best: f
             "item's answer; give nothing for format words, tool calls or length.",
             subject="fuzz: no answer, full credit",
         )
-    about = {
-        "refuses": f"a transcript ending on the correct answer {gold['template'].format(v=gold['value'])!r} "
-        f"should score as the correct answer does ({best:g}); this one scored {detail:g}",
-        "raises": f"compute_reward should score any transcript; on this one it raised {detail}",
-        "slow": f"compute_reward should score a transcript quickly; this one took {detail}",
-    }[kind]
+    if kind == "refuses":
+        correct = gold["template"].format(v=gold["value"])
+        about = (
+            f"a transcript ending on the correct answer {correct!r} should score as the correct answer does "
+            f"({best:g}); this one scored {detail:g}"
+        )
+    elif kind == "raises":
+        about = f"compute_reward should score any transcript; on this one it raised {detail}"
+    else:
+        about = f"compute_reward should score a transcript quickly; this one took {detail}"
     return Finding(
         "HC412",
         f"{about}, {where}: {transcript}.",
