@@ -16,6 +16,7 @@ _LAZY: dict[str, str] = {
     "Severity": "hermes_envs.conformance.findings",
     "Status": "hermes_envs.conformance.findings",
     "CHECKS": "hermes_envs.conformance.registry",
+    "CHECK_REGISTRY": "hermes_envs.conformance.registry",
     "CheckInfo": "hermes_envs.conformance.registry",
     "all_checks": "hermes_envs.conformance.registry",
     "check": "hermes_envs.conformance.registry",
@@ -27,7 +28,7 @@ _LAZY: dict[str, str] = {
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ below imports on first use
     from hermes_envs.conformance.findings import Finding, Outcome, Severity, Status
-    from hermes_envs.conformance.registry import CHECKS, CheckInfo, all_checks, check
+    from hermes_envs.conformance.registry import CHECK_REGISTRY, CHECKS, CheckInfo, all_checks, check
     from hermes_envs.conformance.runner import ConformanceReport, run_conformance
     from hermes_envs.conformance.session import EnvSession, Settings
 

@@ -44,6 +44,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "unhealthy and the run waits.",
         "server_type='openai' and health_check=False for external APIs.",
     ),
+    "HC109": (
+        "__init__ runs before anything else in every trainer process; if it raises with the env's own config, "
+        "nothing runs, and every later symptom (setup, the parser) is the same one cause.",
+        "Make __init__ succeed offline with the config from config_init(); read services lazily.",
+    ),
     "HC201": (
         "setup() runs on every trainer start; if it needs the network, offline nodes and CI crash.",
         "Wrap downloads in try/except with a built-in sample (or ship the data).",
@@ -114,6 +119,21 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Every judge call costs money and latency per rollout; two verdicts on one answer can disagree.",
         "Call the judge once per rollout and reuse its verdict (also in evaluate).",
     ),
+    "HC410": (
+        "Models write a correct answer many ways (1,234 / 5000 vs 5000.0 / paris / **42**); a reward that "
+        "scores only one spelling trains formatting, not the task, and punishes correct rollouts.",
+        "Normalise before comparing: strip markup, numbers as numbers with a tolerance, words case-insensitively.",
+    ),
+    "HC411": (
+        "When the agent runs out of turns the last message is a tool result; grading messages[-1] credits a "
+        "tool's output (an echo of the answer) as the model's answer, so the policy learns to echo.",
+        "Grade the last assistant message with content (hermes_envs.final_response(result)).",
+    ),
+    "HC412": (
+        "A fixed list of probes catches the mistakes someone listed; a search over transcripts built from the "
+        "env's own items and tools finds the rest: credit for format words, refusals of a correct answer, crashes.",
+        "Credit only the answer itself, read from the last assistant message; see the smallest counterexample.",
+    ),
     "HC501": (
         "atroposlib needs group_size aligned tokens/masks/scores; misalignment crashes or corrupts batches.",
         "Build masks from the same tokenization as tokens.",
@@ -126,6 +146,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "HC503": (
         "The first real `process` run is where CLI wiring, config overrides and group writing meet.",
         "Run `python env.py process` against `hermes-envs fake-server` and fix what breaks.",
+    ),
+    "HC504": (
+        "atroposlib drops a group whose scores are all equal (ensure_scores_are_not_same) or with a rollout "
+        "reaching max_token_length: under such settings every group is dropped and the run trains on nothing.",
+        "group_size >= 2, and a max_token_length that fits the prompt and the agent's turns.",
     ),
     "HC601": (
         "Rollouts of different items run concurrently; state on self makes them score against each "
@@ -141,6 +166,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Leftover sandboxes fill the disk and keep processes running for the whole run; a reused task id would be "
         "credited for old files.",
         "Create each ToolContext in try/finally and call ctx.cleanup() in the finally block.",
+    ),
+    "HC604": (
+        "Under upstream's local backend concurrent rollouts share the host's filesystem: one absolute path for "
+        "every task (/tmp/answer.txt) grades each rollout on whichever wrote last.",
+        "Relative paths in the task's working directory (or the task id in the path); containers isolate.",
     ),
     "HC701": (
         "Eval without tools (or single-turn) measures a different task from training.",
@@ -172,6 +202,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "An unknown parser crashes rollouts; one that cannot round-trip the env's tools loses tool calls "
         "in Phase 2 (vLLM/SGLang).",
         "Set tool_call_parser to your model's format (hermes, qwen, ...).",
+    ),
+    "HC802": (
+        "The tool schemas go to the model server with every request; an invalid one is refused by the server or "
+        "misread by the model, and a toolset that cannot be resolved stops every rollout.",
+        "Object parameters with JSON Schema type names and required names that exist; enable known toolsets.",
     ),
     "HC901": (
         "Secrets in an env repo leak with it (and with its cassettes).",

@@ -35,6 +35,16 @@ fake model server on 127.0.0.1 whose answers are *probes* played through the rea
 a refusal, an echo of the prompt, tool calls, broken tool calls, tool spam until max turns, unicode, a 200 KB answer,
 and gold-answer probes (each string/number field of the item written as an answer in common shapes, and — when a
 tool's parameters share names with item fields — a call to that tool with those values).
+Gold answers are derived for more task shapes: dict and list fields written as JSON (and a list as "a, b, c"), a
+path field and a text field written with the env's file tool, a command-like answer field run with its terminal
+tool. When no gold can be derived and the env ships no `conformance_transcripts()`, HC407 is *not applicable*
+(with a note), never an error: "every probe scored 0" then says the probes found no answer, not that the reward
+is wrong. Structured golds bring their own negative control: the empty object / list of the answer's shape.
+
+One cause gives one finding: when the env cannot be constructed (HC109) or its tools cannot be resolved (HC802,
+e.g. a toolset hermes-envs lacks), the checks that need them are *skipped* with a note naming the cause
+("needs the env's tools, but ..."). Ignoring a check silences its findings only: the checks built on it still run,
+so an ignored HC401 never turns a reward that always raises green (HC402 then reports the raise).
 
 ### Shipping your own example transcripts
 
@@ -86,6 +96,9 @@ def _thresholds() -> str:
         "slow": "run HC503 (a `process` run in a subprocess)",
         "group_size": "rollouts per group in HC501/HC601",
         "probe_items": "training items the probes run on",
+        "fuzz_seconds": "HC412: seconds the hypothesis search of the reward may take",
+        "fuzz_examples": "HC412: transcripts tried per gold and direction",
+        "fuzz_seed": "HC412: the search's seed (named in findings, to reproduce one)",
     }
     lines = []
     for name, note in notes.items():

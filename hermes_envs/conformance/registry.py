@@ -1,17 +1,20 @@
 """The check registry: ``@check(id, title, ...)`` registers one function per check under a stable id.
 
-Ids are stable and never reused. A duplicate id is a loud error at import time, so two checks can never answer to
-the same id in a report or an ``ignore`` list.
+Ids are stable and never reused. A duplicate id is a loud error at import time (the package's one duplicate-name
+rule, :class:`hermes_envs._registry.Registry`), so two checks can never answer to the same id in a report or an
+``ignore`` list; the same check module imported again replaces its own entries.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hermes_envs._definitions import definition_site
+from hermes_envs._registry import Registry
 from hermes_envs.conformance.findings import Finding, Severity
-from hermes_envs.errors import HermesEnvsError
+from hermes_envs.errors import RegistryError
 
 if TYPE_CHECKING:
     from hermes_envs.conformance.session import EnvSession
@@ -48,7 +51,34 @@ _AREAS = {
     "HC9": "security",
 }
 
-CHECKS: dict[str, CheckInfo] = {}
+
+class CheckIdError(RegistryError):
+    """Two checks registered under one id."""
+
+
+#: Every registered check by id (the shared Registry: one duplicate rule, ``CHECK_REGISTRY.isolated()`` in tests).
+CHECK_REGISTRY: Registry[CheckInfo] = Registry(
+    "check id", error=CheckIdError, unknown_fix="see docs/checks.md for the ids."
+)
+
+
+class _CheckTable(Mapping[str, CheckInfo]):
+    """A read-only ``{id: CheckInfo}`` view of :data:`CHECK_REGISTRY` (what reports and the plugin index)."""
+
+    def __getitem__(self, check_id: str) -> CheckInfo:
+        found = CHECK_REGISTRY.find(check_id)
+        if found is None:
+            raise KeyError(check_id)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(CHECK_REGISTRY)
+
+    def __len__(self) -> int:
+        return len(CHECK_REGISTRY)
+
+
+CHECKS: Mapping[str, CheckInfo] = _CheckTable()
 
 
 def check(
@@ -62,12 +92,7 @@ def check(
     """Register ``fn`` as check ``check_id``; its docstring says which bug it catches."""
 
     def register(fn: CheckFn) -> CheckFn:
-        if check_id in CHECKS:
-            raise HermesEnvsError(
-                f"check id {check_id} is registered twice ({CHECKS[check_id].fn.__qualname__} and "
-                f"{fn.__qualname__}). Check ids are stable and unique: pick a new id."
-            )
-        CHECKS[check_id] = CheckInfo(
+        info = CheckInfo(
             id=check_id,
             slug=slug,
             title=title,
@@ -75,6 +100,13 @@ def check(
             severity=severity,
             requires=requires,
             fn=fn,
+        )
+        CHECK_REGISTRY.register(
+            check_id,
+            info,
+            site=definition_site(fn),
+            describe=lambda owner, _site: owner.fn.__qualname__,
+            fix="check ids are stable and unique: pick a new id.",
         )
         return fn
 

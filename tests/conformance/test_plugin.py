@@ -172,7 +172,7 @@ def test_folder_and_class_selection(pytester: pytest.Pytester, run) -> None:
     out = result.stdout.str()
     assert "a_env.py::ArithmeticTerminalEnv::HC101-imports-offline" in out and "notes.py" not in out
     result = run("--hermes-conformance", "envs/a_env.py::ArithmeticTerminalEnv", "--hermes-select", "HC1")
-    result.assert_outcomes(passed=8)
+    result.assert_outcomes(passed=9)
 
 
 def test_select_ignore_and_json_report(pytester: pytest.Pytester, run) -> None:
@@ -181,7 +181,7 @@ def test_select_ignore_and_json_report(pytester: pytest.Pytester, run) -> None:
     result = run(
         "--hermes-conformance", "good_env.py", "--hermes-select", "HC1", "--hermes-report", "out/r.json"
     )
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=7)
     report = json.loads((pytester.path / "out" / "r.json").read_text())
     assert not report["failed"] and [c["id"] for c in report["envs"][0]["checks"]] == [
         "HC101",

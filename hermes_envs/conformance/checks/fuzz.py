@@ -104,8 +104,13 @@ def _free_of(
     return True
 
 
+#: The search looks for mistakes nobody listed: when a listed check already failed on the reward, HC412 is
+#: skipped naming it (one cause, one finding).
+_LISTED = (*_STATS, "HC404", "HC406", "HC407", "HC410", "HC411")
+
+
 @check(
-    "HC412", "reward-fuzz", "a hypothesis search finds no transcript the reward misjudges", requires=_STATS
+    "HC412", "reward-fuzz", "a hypothesis search finds no transcript the reward misjudges", requires=_LISTED
 )
 def reward_fuzz(s: EnvSession) -> list[Finding]:
     """Rewards that a fixed list of probes does not trip: a transcript with no correct answer in it that scores as
@@ -137,10 +142,13 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
         ctx = ToolContext(f"fuzz-{calls}")
         start = time.perf_counter()
         try:
-            value = s.run_env(
-                lambda _env: env.compute_reward(item, AgentResult(messages=messages, turns_used=2), ctx),
-                phase="fuzz",
+            last = messages[-1] if messages else {}
+            result = AgentResult(
+                messages=messages,
+                turns_used=sum(1 for m in messages if m.get("role") == "assistant"),
+                finished_naturally=last.get("role") == "assistant" and not last.get("tool_calls"),
             )
+            value = s.run_env(lambda _env: env.compute_reward(item, result, ctx), phase="fuzz")
             return value, time.perf_counter() - start, None
         except Exception as exc:
             return None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}"
@@ -154,6 +162,9 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
         answer = gold["template"].format(v=gold["value"])
         forbidden = [gold["value"], *(v for _k, v in _scalar_fields(item) if len(v) >= 2)]
         numeric = any(c.isdigit() for c in gold["value"])
+        calibration, _seconds, _error = score(item, [dict(m) for m in gold["result"].messages])
+        if not (_numeric(calibration) and abs(float(calibration) - best) <= 1e-9):
+            continue  # the reward needs more than the transcript (state from the rollout): a search would mislead
         stop_at = min(deadline, time.perf_counter() + per_gold)
         for mode in ("without", "with"):
             seen = _search(
@@ -266,12 +277,16 @@ def _finding(s: EnvSession, found: Any, item: Any, gold: dict[str, Any], best: f
             "item's answer; give nothing for format words, tool calls or length.",
             subject="fuzz: no answer, full credit",
         )
-    about = {
-        "refuses": f"a transcript ending on the correct answer {gold['template'].format(v=gold['value'])!r} "
-        f"should score as the correct answer does ({best:g}); this one scored {detail:g}",
-        "raises": f"compute_reward should score any transcript; on this one it raised {detail}",
-        "slow": f"compute_reward should score a transcript quickly; this one took {detail}",
-    }[kind]
+    if kind == "refuses":
+        correct = gold["template"].format(v=gold["value"])
+        about = (
+            f"a transcript ending on the correct answer {correct!r} should score as the correct answer does "
+            f"({best:g}); this one scored {detail:g}"
+        )
+    elif kind == "raises":
+        about = f"compute_reward should score any transcript; on this one it raised {detail}"
+    else:
+        about = f"compute_reward should score a transcript quickly; this one took {detail}"
     return Finding(
         "HC412",
         f"{about}, {where}: {transcript}.",

@@ -32,7 +32,9 @@ def _reward_site(exc: BaseException) -> str:
     return ""
 
 
-def _score(s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "rewards") -> dict[str, Any]:
+def _score(
+    s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "rewards", trace: bool = False
+) -> dict[str, Any]:
     """Call compute_reward on strict copies of ``result`` (twice, for HC404) in the rollout's sandbox.
 
     Returns ``{"score", "score2", "error", "exc", "violations", "mutated", "accesses"}``; the sandbox is cleaned up
@@ -67,19 +69,20 @@ def _score(s: EnvSession, item: Any, result: Any, task_id: str, phase: str = "re
         for key in ("score", "score2"):
             strict = StrictAgentResult.of(result)
             requests_before = len(s.server.calls)
-            trace = RaisedInAuthorCode() if key == "score" else contextlib.nullcontext()
+            tracer = RaisedInAuthorCode() if trace and key == "score" else contextlib.nullcontext()
             try:
-                with audit.watching("compute_reward"), trace:
+                with audit.watching("compute_reward"), tracer:
                     entry[key] = s.run_env(
                         lambda _env, strict=strict: env.compute_reward(item, strict, ctx), phase=phase
                     )
             except Exception as exc:
                 entry["exc"] = exc
                 entry["error"] = f"{type(exc).__name__}: {exc}"
-            if isinstance(trace, RaisedInAuthorCode):
+            if isinstance(tracer, RaisedInAuthorCode):
+                entry["traced"] = True
                 entry["swallowed"] = [
                     (e, where)
-                    for e, where in trace.swallowed(entry["exc"])
+                    for e, where in tracer.swallowed(entry["exc"])
                     if not isinstance(e, ContractViolation)
                 ]
             if key == "score":  # model requests the reward itself made (a judge)
@@ -131,7 +134,10 @@ def scored_probes(s: EnvSession) -> list[dict[str, Any]]:
         raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
     out = []
     for probe in s.probe_transcripts():
-        out.append(dict(probe, **_score(s, probe["item"], probe["result"], probe["task_id"])))
+        # Traced for exceptions the reward swallows (HC402); not the 200 KB answer, whose cost the tracer would
+        # multiply into a stall HC408 blames on the env.
+        traced = probe["probe"] != "huge_output"
+        out.append(dict(probe, **_score(s, probe["item"], probe["result"], probe["task_id"], trace=traced)))
     s.facts["scored"] = out
     return out
 
@@ -372,7 +378,7 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
 def _swallowed_everywhere(s: EnvSession, seen: set[str]) -> list[Finding]:
     """A bug-type exception the reward raised and caught itself on EVERY probe transcript: the reward can never
     score anything but its fallback (a parse failure on some replies is normal; on all of them it is a bug)."""
-    entries = [e for e in scored_probes(s) if e["exc"] is None]
+    entries = [e for e in scored_probes(s) if e["exc"] is None and e.get("traced")]
     if not entries:
         return []
     common: dict[str, tuple[BaseException, int]] = {}
