@@ -1,0 +1,57 @@
+"""Fixes found by running the real upstream env files unchanged on this framework (issue 17's acceptance run).
+
+Each test uses our own env (tests/compat/envs) configured the way the upstream file that exposed the gap is.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hermes_envs.testing.fake_server import FakeOpenAIServer
+
+from .conftest import build, load_env_module
+
+JUDGE = "- the joints absorb thermal growth (https://example.org/joints)\nCONFIDENCE: 90%\nDISSENT: false"
+
+
+async def test_council_toolset_is_offered_and_asks_the_envs_own_server(tmp_path: Path) -> None:
+    # upstream's research env enables ["web", "file", "terminal", "council"] and lets the agent call the council
+    mod = load_env_module("council_reward_env")
+    script = {
+        "scripts": {
+            "^Research this question": {
+                "turns": [
+                    {
+                        "tool_calls": [
+                            {"name": "council_gate", "arguments": {"action": "publish", "risk_level": "high"}}
+                        ]
+                    },
+                    {
+                        "content": "Published after review: steel expands with heat (https://example.org/joints)."
+                    },
+                ]
+            },
+            "SAFETY REVIEW|=== COUNCIL OPINIONS|Evaluate this content": {"turns": [{"content": JUDGE}]},
+        }
+    }
+    with FakeOpenAIServer(script=script, strict=True) as server:
+        env = build(
+            mod.CouncilRewardEnv,
+            server.base_url,
+            tmp_path,
+            enabled_toolsets=["web", "file", "terminal", "council"],
+        )
+        await env.setup()
+        tools, names = env._resolve_tools_for_group()
+        assert {"council_query", "council_evaluate", "council_gate"} <= set(names)
+        group, _ = await env.collect_trajectories(mod.QUESTIONS[0])
+        server.assert_no_failures()
+    tool_messages = [m for m in group["messages"][0] if m["role"] == "tool"]
+    verdict = json.loads(tool_messages[0]["content"])
+    assert (
+        verdict["success"]
+        and verdict["allowed"]
+        and verdict["confidence"] == 90
+        and verdict["threshold"] == 70
+    )
