@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from hermes_envs.testing.fake_server import FakeOpenAIServer
 
 from .conftest import build, load_env_module
@@ -15,6 +17,7 @@ from .conftest import build, load_env_module
 JUDGE = "- the joints absorb thermal growth (https://example.org/joints)\nCONFIDENCE: 90%\nDISSENT: false"
 
 
+@pytest.mark.slow
 async def test_council_toolset_is_offered_and_asks_the_envs_own_server(tmp_path: Path) -> None:
     # upstream's research env enables ["web", "file", "terminal", "council"] and lets the agent call the council
     mod = load_env_module("council_reward_env")
