@@ -6,13 +6,23 @@ Each test uses our own env (tests/compat/envs) configured the way the upstream f
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from hermes_envs.testing.fake_server import FakeOpenAIServer
+from hermes_envs.tools.sandbox import configure_sandboxes
 
 from .conftest import build, load_env_module
+
+
+@pytest.fixture(autouse=True)
+def _default_sandboxes() -> Iterator[None]:
+    """Envs built here configure the process's sandboxes (a stand-in backend): put the defaults back after."""
+    yield
+    configure_sandboxes()
+
 
 JUDGE = "- the joints absorb thermal growth (https://example.org/joints)\nCONFIDENCE: 90%\nDISSENT: false"
 
@@ -58,3 +68,35 @@ async def test_council_toolset_is_offered_and_asks_the_envs_own_server(tmp_path:
         and verdict["confidence"] == 90
         and verdict["threshold"] == 70
     )
+
+
+@pytest.mark.slow
+async def test_mounted_host_folder_is_the_tasks_cwd_in_a_container_style_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # upstream's fine-tune bench: docker backend, TERMINAL_DOCKER_VOLUMES mounting the host scratch folder, a seeded
+    # per-case host folder as cwd, relative file-tool paths. Before: FileNotFoundError from the cwd override.
+    monkeypatch.setenv("TERMINAL_DOCKER_VOLUMES", "")  # restored after the test (the env's setup sets it)
+    mod = load_env_module("mounted_cases_env")
+    script = {
+        "turns": [
+            {
+                "tool_calls": [
+                    {"name": "write_file", "arguments": {"path": "hello.py", "content": "print('hello')\n"}}
+                ]
+            },
+            {"content": "hello.py is next to the README."},
+        ]
+    }
+    scratch = tmp_path / "cases"
+    with FakeOpenAIServer(script=script, strict=True) as server:
+        # "modal" is always the container-style stand-in (real Docker, where a daemon answers, mounts only /workspace)
+        env = build(
+            mod.MountedCasesEnv, server.base_url, tmp_path, terminal_backend="modal", scratch_dir=str(scratch)
+        )
+        await env.setup()
+        await env.evaluate()
+        server.assert_no_failures()
+    [record] = env.records
+    assert record["reward"] == 1.0  # the seeded README and the model's hello.py are both in the task's cwd
+    assert record["pwd"] == str(scratch / "hello-script")
