@@ -5,18 +5,24 @@ Upstream keys terminal state by ``task_id``; so do our sandboxes. What each call
 * ``register_task_env_overrides(task_id, overrides)`` keeps the overrides for the task (read them back with
   :func:`task_env_overrides`; a container backend reads ``docker_image`` / ``modal_image`` ... from there) and
   applies the one our sandbox has a meaning for: ``cwd``, the folder the task's commands start in. An existing
-  host folder is used as is (upstream's local backend does the same); any other absolute path (``/app``) is a
-  folder inside the task's own tree when the sandbox maps container-style paths, and is otherwise reported once.
+  host folder is used as is on ``local`` (upstream's local backend does the same); any other absolute path
+  (``/app``) is a folder inside the task's own tree when the sandbox maps container-style paths, and is otherwise
+  reported once. In a container-style sandbox a host folder that the env mounts the way upstream's Docker backend
+  is told to (``TERMINAL_DOCKER_VOLUMES``, a JSON list of ``"host:container"``) is copied into the task's tree at
+  its container path when the task starts in it, so the files the env seeded there are the task's; a host folder
+  not mounted that way starts empty (said once).
 * ``clear_task_env_overrides(task_id)`` forgets them; ``cleanup_vm(task_id)`` ends the task's sandbox
   (processes killed, files removed); ``cleanup_all_environments()`` ends every sandbox.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shlex
 import threading
+from pathlib import Path
 from typing import Any
 
 from hermes_envs.errors import ConfigError, SandboxError
@@ -59,12 +65,15 @@ def register_task_env_overrides(task_id: str, overrides: dict[str, Any]) -> None
 def _start_in(task_id: str, cwd: str) -> None:
     box = get_sandbox(task_id)
     assert box is not None
-    if os.path.isabs(cwd) and os.path.isdir(cwd) and box.config.backend == "local":
+    host_folder = os.path.isabs(cwd) and os.path.isdir(cwd)
+    if host_folder and box.config.backend == "local":
         target = cwd  # a host folder the env prepared (upstream's local backend honours it the same way)
     else:
+        if host_folder and box.backend_class.container_paths:
+            cwd = _seed_from_volume(box, cwd)
         try:
-            path = box.resolve_path(cwd)
-        except (SandboxError, PermissionError, ValueError) as exc:
+            parts = box.files.mkdir(cwd)  # parents made inside the task's tree
+        except (SandboxError, OSError, ValueError) as exc:
             if cwd not in _warned:
                 _warned.add(cwd)
                 logger.warning(
@@ -75,9 +84,55 @@ def _start_in(task_id: str, cwd: str) -> None:
                     exc,
                 )
             return
-        path.mkdir(parents=True, exist_ok=True)
-        target = str(path)
+        path = box.files.host_path(parts)
+        if box.backend_class.container_paths:
+            box.files.wd_parts = list(
+                parts
+            )  # relative file-tool paths start where commands do, as upstream's
+        # a container-style shell sees the task's tree as its "/" (unless bubblewrap is missing: then the host path)
+        native = box.backend_class.container_paths and getattr(box.backend, "isolated", True)
+        target = cwd if native else str(path)
     box.run(f"cd {shlex.quote(target)}", timeout=30)
+
+
+def _docker_volumes() -> list[tuple[str, str]]:
+    """``(host, container)`` pairs of ``TERMINAL_DOCKER_VOLUMES`` (upstream's JSON list of ``"host:container"``)."""
+    try:
+        specs = json.loads(os.environ.get("TERMINAL_DOCKER_VOLUMES") or "[]")
+    except json.JSONDecodeError:
+        return []
+    pairs = []
+    for spec in specs if isinstance(specs, list) else []:
+        host, _, container = str(spec).partition(":")
+        if host and container.startswith("/"):
+            pairs.append((os.path.normpath(host), os.path.normpath(container.split(":")[0])))
+    return pairs
+
+
+def _seed_from_volume(box: Any, cwd: str) -> str:
+    """Copy the host folder ``cwd`` into the task's tree when a volume mounts it; the container path to start in."""
+    folder = os.path.normpath(cwd)
+    for host, container in _docker_volumes():
+        if folder == host or folder.startswith(host + os.sep):
+            inside = container + folder[len(host) :]
+            for path in sorted(Path(folder).rglob("*")):
+                if path.is_file() and not path.is_symlink():
+                    box.write_bytes(inside + "/" + path.relative_to(folder).as_posix(), path.read_bytes())
+            return inside
+    if folder not in _warned:
+        _warned.add(folder)
+        logger.warning(
+            "cwd override %r of task %s is a host folder; terminal_backend %r gives each task its own root, so the "
+            "task starts in an empty %r of its own. Fix: list it in TERMINAL_DOCKER_VOLUMES as '%s:%s' (as upstream's "
+            "Docker backend needs) to have its files copied in, or use terminal_backend 'local'.",
+            cwd,
+            box.task_id,
+            box.config.backend,
+            folder,
+            folder,
+            folder,
+        )
+    return folder
 
 
 def task_env_overrides(task_id: str) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 Importing this package registers, on the default registry: ``web`` (web_search, web_extract), ``search``,
 ``browser`` (ten browser tools, plus web_search), ``vision``, ``image_gen``, ``code_execution``, ``process`` (terminal's
-background processes), ``todo``, ``memory``, ``clarify``, ``delegation``, ``skills``, ``moa``, and upstream's scenario
+background processes), ``todo``, ``memory``, ``clarify``, ``delegation``, ``skills``, ``moa``, ``council``, and upstream's scenario
 toolsets ``debugging`` and ``safe``. No web or browser client is imported until a backend is first used.
 """
 
@@ -15,6 +15,7 @@ from .browser import browser_session, close_browser, register_browser_tools
 from .clarify import register_clarify_tools
 from .code_execution import register_code_execution_tools
 from .corpus import Corpus, Page, load_corpus
+from .council import register_council_tools
 from .delegation import register_delegation_tools
 from .image_gen import register_image_gen_tools
 from .memory import memory_entries, register_memory_tools
@@ -73,6 +74,7 @@ def register_toolsets(target: ToolRegistry) -> None:
     register_vision_tools(target)
     register_image_gen_tools(target)
     register_moa_tools(target)
+    register_council_tools(target)
     register_skills_tools(target)
     register_todo_tools(target)
     register_memory_tools(target)

@@ -43,6 +43,7 @@ DEFAULT_TIMEOUTS: dict[str, float] = {
     "delegation": 900.0,
     "skills": 30.0,
     "moa": 300.0,
+    "council": 300.0,
 }
 MARKER = "[... truncated by hermes-envs: {kept} of {total} characters kept ...]"
 

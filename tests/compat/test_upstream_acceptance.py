@@ -1,0 +1,102 @@
+"""Fixes found by running the real upstream env files unchanged on this framework (issue 17's acceptance run).
+
+Each test uses our own env (tests/compat/envs) configured the way the upstream file that exposed the gap is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hermes_envs.testing.fake_server import FakeOpenAIServer
+from hermes_envs.tools.sandbox import configure_sandboxes
+
+from .conftest import build, load_env_module
+
+
+@pytest.fixture(autouse=True)
+def _default_sandboxes() -> Iterator[None]:
+    """Envs built here configure the process's sandboxes (a stand-in backend): put the defaults back after."""
+    yield
+    configure_sandboxes()
+
+
+JUDGE = "- the joints absorb thermal growth (https://example.org/joints)\nCONFIDENCE: 90%\nDISSENT: false"
+
+
+@pytest.mark.slow
+async def test_council_toolset_is_offered_and_asks_the_envs_own_server(tmp_path: Path) -> None:
+    # upstream's research env enables ["web", "file", "terminal", "council"] and lets the agent call the council
+    mod = load_env_module("council_reward_env")
+    script = {
+        "scripts": {
+            "^Research this question": {
+                "turns": [
+                    {
+                        "tool_calls": [
+                            {"name": "council_gate", "arguments": {"action": "publish", "risk_level": "high"}}
+                        ]
+                    },
+                    {
+                        "content": "Published after review: steel expands with heat (https://example.org/joints)."
+                    },
+                ]
+            },
+            "SAFETY REVIEW|=== COUNCIL OPINIONS|Evaluate this content": {"turns": [{"content": JUDGE}]},
+        }
+    }
+    with FakeOpenAIServer(script=script, strict=True) as server:
+        env = build(
+            mod.CouncilRewardEnv,
+            server.base_url,
+            tmp_path,
+            enabled_toolsets=["web", "file", "terminal", "council"],
+        )
+        await env.setup()
+        tools, names = env._resolve_tools_for_group()
+        assert {"council_query", "council_evaluate", "council_gate"} <= set(names)
+        group, _ = await env.collect_trajectories(mod.QUESTIONS[0])
+        server.assert_no_failures()
+    tool_messages = [m for m in group["messages"][0] if m["role"] == "tool"]
+    verdict = json.loads(tool_messages[0]["content"])
+    assert (
+        verdict["success"]
+        and verdict["allowed"]
+        and verdict["confidence"] == 90
+        and verdict["threshold"] == 70
+    )
+
+
+@pytest.mark.slow
+async def test_mounted_host_folder_is_the_tasks_cwd_in_a_container_style_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # upstream's fine-tune bench: docker backend, TERMINAL_DOCKER_VOLUMES mounting the host scratch folder, a seeded
+    # per-case host folder as cwd, relative file-tool paths. Before: FileNotFoundError from the cwd override.
+    monkeypatch.setenv("TERMINAL_DOCKER_VOLUMES", "")  # restored after the test (the env's setup sets it)
+    mod = load_env_module("mounted_cases_env")
+    script = {
+        "turns": [
+            {
+                "tool_calls": [
+                    {"name": "write_file", "arguments": {"path": "hello.py", "content": "print('hello')\n"}}
+                ]
+            },
+            {"content": "hello.py is next to the README."},
+        ]
+    }
+    scratch = tmp_path / "cases"
+    with FakeOpenAIServer(script=script, strict=True) as server:
+        # "modal" is always the container-style stand-in (real Docker, where a daemon answers, mounts only /workspace)
+        env = build(
+            mod.MountedCasesEnv, server.base_url, tmp_path, terminal_backend="modal", scratch_dir=str(scratch)
+        )
+        await env.setup()
+        await env.evaluate()
+        server.assert_no_failures()
+    [record] = env.records
+    assert record["reward"] == 1.0  # the seeded README and the model's hello.py are both in the task's cwd
+    assert record["pwd"] == str(scratch / "hello-script")
