@@ -229,18 +229,21 @@ def gold_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
                         kind=kind,
                     )
                 )
-    for name, text, answer in gold_answers(item):
-        template = answer.replace(text, "{v}", 1) if text in answer else None
-        positives.append(
-            Positive(
-                f"field {name!r} answered as {answer[:80]!r}",
-                say(answer),
-                "field",
-                field=name,
-                value=text,
-                template=template,
+    for name, text in _scalar_fields(item):
+        # The shape's own template, not the answer with the value replaced back: a one-letter gold ("A") also
+        # occurs in the shape's words ("Answer: A"), so replacing its first occurrence misplaces it.
+        for _shape, template in ANSWER_FORMATS:
+            answer = template.format(v=text)
+            positives.append(
+                Positive(
+                    f"field {name!r} answered as {answer[:80]!r}",
+                    say(answer),
+                    "field",
+                    field=name,
+                    value=text,
+                    template=template,
+                )
             )
-        )
     return positives
 
 

@@ -105,7 +105,8 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
                 "on every eval item in evaluate().",
             )
         )
-    if training["items"] and asked:
+    if training["items"] and asked and not _eval_only(s):
+        # An eval-only env (upstream's benchmarks) never trains: get_next_item serves the eval items by design.
         eval_prompts = set(observed["prompts"])
         raw_prompts = observed.get("raw_prompts") or []
         shared: list[str] = []
@@ -132,6 +133,12 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
                 )
             )
     return findings
+
+
+def _eval_only(s: EnvSession) -> bool:
+    from hermes_envs.conformance.checks.trajectory import eval_only
+
+    return eval_only(s) is not None
 
 
 @check("HC203", "next-item-cycles", "get_next_item cycles past the end of the data", requires=("HC201",))

@@ -7,7 +7,7 @@ import math
 import subprocess
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, Skip
+from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
 from hermes_envs.conformance.golds import varied_answers
 from hermes_envs.conformance.probes import call_each_tool_then
 from hermes_envs.conformance.registry import check
@@ -54,6 +54,19 @@ def collected_group(s: EnvSession) -> dict[str, Any]:
     return s.facts["group"]
 
 
+def eval_only(s: EnvSession) -> str | None:
+    """Why the env is eval-only, or None: its collect_trajectories returned no group, raised nothing and never
+    asked the model, also when asked again (upstream's benchmarks stub it as ``return None, []`` and do all their
+    work in evaluate()). Such an env has no training group to check."""
+    observed = collected_group(s)
+    if observed["group"] is not None or observed["error"] or observed["requests"]:
+        return None
+    return (
+        "the env collects no training rollouts: collect_trajectories(item) returned None without asking the "
+        "model (an eval-only env, like upstream's benchmarks); if it should train, return a scored group"
+    )
+
+
 @check(
     "HC501",
     "smoke-group",
@@ -63,6 +76,9 @@ def collected_group(s: EnvSession) -> dict[str, Any]:
 def smoke_group(s: EnvSession) -> list[Finding]:
     """A rollout group that crashes, is empty, has the wrong size, or tokens and masks of different lengths."""
     observed = collected_group(s)
+    note = eval_only(s)
+    if note:
+        raise NotApplicable(note)
     env = s.env()
     group_size = env.config.group_size
     if observed["error"]:
@@ -151,6 +167,9 @@ def smoke_group(s: EnvSession) -> list[Finding]:
 def trainable_group(s: EnvSession) -> list[Finding]:
     """Masks that train on the prompt (or on nothing), and groups that drop the tool-role messages."""
     observed = collected_group(s)
+    note = eval_only(s)
+    if note:
+        raise NotApplicable(note)
     group = observed["group"] or {}
     findings = []
     for i, (_tok, mask) in enumerate(zip(group.get("tokens") or [], group.get("masks") or [])):
@@ -212,6 +231,9 @@ def process_run(s: EnvSession) -> list[Finding]:
             "slow check (a `process` run in a subprocess, a few seconds); enable it with --hermes-slow "
             "or `slow = true` under [tool.hermes-conformance]"
         )
+    note = eval_only(s)
+    if note:
+        raise NotApplicable(note)
     from hermes_envs.testing.process_run import run_process
 
     out = s.tmp / f"process-{s.path.stem}.jsonl"

@@ -1,0 +1,103 @@
+"""An eval-only benchmark in the shape of upstream's (terminalbench, yc-bench): the training hooks are stubs
+(compute_reward 0.0, collect_trajectories returns None) and get_next_item serves the benchmark's own tasks; all the
+work is in evaluate(), which checks each task's sandbox with a shell test.
+
+Regression guard for HC202/HC501-HC503: an env that never trains has no training group to check and no split to
+keep; the kit says "not applicable", it does not fail the benchmark.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from atroposlib.envs.server_handling.server_manager import APIServerConfig
+
+from environments.agent_loop import HermesAgentLoop
+from environments.hermes_base_env import HermesAgentBaseEnv, HermesAgentEnvConfig
+from environments.tool_context import ToolContext
+
+TASKS = [
+    {"id": "mkdir", "instruction": "Create a directory named build.", "check": "test -d build"},
+    {"id": "greet", "instruction": "Create hello.txt holding the word hi.", "check": "grep -qx hi hello.txt"},
+    {"id": "count", "instruction": "Write the number 3 into n.txt.", "check": "grep -qx 3 n.txt"},
+]
+
+
+class MiniShellBench(HermesAgentBaseEnv):
+    name = "good-mini-shell-bench"
+    env_config_cls = HermesAgentEnvConfig
+
+    @classmethod
+    def config_init(cls):
+        config = HermesAgentEnvConfig(
+            enabled_toolsets=["terminal"],
+            max_agent_turns=6,
+            agent_temperature=0.0,
+            group_size=1,
+            total_steps=1,
+            steps_per_eval=1,
+            ensure_scores_are_not_same=False,
+            tokenizer_name="NousResearch/Hermes-3-Llama-3.1-8B",
+        )
+        return config, [
+            APIServerConfig(
+                base_url="http://localhost:9001/v1",
+                model_name="m",
+                api_key="x",
+                server_type="openai",
+                health_check=False,
+            )
+        ]
+
+    async def setup(self):
+        self.tasks = list(TASKS)
+        self.pos = 0
+
+    # Training stubs: this env only evaluates.
+    async def get_next_item(self):
+        item = self.tasks[self.pos % len(self.tasks)]
+        self.pos += 1
+        return item
+
+    def format_prompt(self, item):
+        return item["instruction"]
+
+    async def compute_reward(self, item, result, ctx):
+        return 0.0
+
+    async def collect_trajectories(self, item):
+        return None, []
+
+    async def run_task(self, item: dict) -> dict:
+        task_id = f"{item['id']}-{uuid.uuid4().hex[:8]}"
+        tools, names = self._resolve_tools_for_group()
+        loop = HermesAgentLoop(
+            server=self.server,
+            tool_schemas=tools,
+            valid_tool_names=names,
+            max_turns=self.config.max_agent_turns,
+            task_id=task_id,
+            temperature=0.0,
+        )
+        result = await loop.run([{"role": "user", "content": self.format_prompt(item)}])
+        ctx = ToolContext(task_id)
+        try:
+            run = await ctx.aterminal(item["check"], timeout=30)
+        finally:
+            ctx.cleanup()
+        return {"id": item["id"], "passed": run.get("exit_code") == 0, "turns": result.turns_used}
+
+    async def evaluate(self, *args, **kwargs):
+        start = time.time()
+        rows = [await self.run_task(item) for item in self.tasks]
+        await self.evaluate_log(
+            metrics={"eval/pass_rate": sum(r["passed"] for r in rows) / len(rows)},
+            samples=rows,
+            start_time=start,
+            end_time=time.time(),
+        )
+
+
+if __name__ == "__main__":
+    MiniShellBench.cli()
