@@ -64,11 +64,20 @@ def test_upstreams_distributions_are_built_in_and_sample_registered_toolsets() -
             assert set(sample_toolsets(name, random.Random(_))) <= set(toolsets), name
 
 
+def test_terminal_offers_the_background_process_tool_as_upstream() -> None:
+    assert registry.toolsets()["terminal"] == ["terminal", "process"]
+    schemas, names = registry.resolve(["terminal"])
+    assert names == {"terminal", "process"}
+    assert [s["function"]["name"] for s in schemas] == ["terminal", "process"]
+
+
 def test_every_upstream_toolset_name_resolves() -> None:
-    for name in ("web", "search", "browser", "vision", "image_gen", "terminal", "file", "code_execution", "process",
+    for name in ("web", "search", "browser", "vision", "image_gen", "terminal", "file", "code_execution",
                  "todo", "memory", "clarify", "delegation", "skills", "moa", "debugging", "safe"):  # fmt: skip
         schemas, names = registry.resolve([name])
         assert names, name
+    # upstream has no `process` toolset: the tool is in `terminal`
+    assert "process" not in registry.toolsets()
     _, names = registry.resolve(["browser", "terminal"], ["web"])
     assert "web_search" not in names  # disabled toolsets are subtracted last, as upstream
 

@@ -1,6 +1,6 @@
-"""``terminal``'s background-process tool (``process``, in its own ``process`` toolset: upstream lists it in
-``terminal``, but adding it there would change the tools every existing terminal env offers): start a command
-in the task's sandbox without waiting, then list, poll, read the log, wait, kill, or write to its stdin.
+"""``terminal``'s background-process tool (``process``, in the ``terminal`` toolset beside ``terminal`` itself, as
+upstream lists it): start a command in the task's sandbox without waiting, then list, poll, read the log, wait,
+kill, or write to its stdin.
 
 Upstream starts background commands with ``terminal(background=true)``; our ``terminal`` has no such flag, so
 ``process(action="start", command=...)`` does it. Each process logs to ``.hermes_proc/<id>.log`` in the sandbox and
@@ -170,4 +170,4 @@ PARAMS = schema(
 
 
 def register_process_tools(target: ToolRegistry) -> None:
-    register_family(target, "process", "process", [("process", DESCRIPTION, PARAMS, process)])
+    register_family(target, "terminal", "process", [("process", DESCRIPTION, PARAMS, process)])
