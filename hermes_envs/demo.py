@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_envs._quiet import captured
+from hermes_envs.errors import MissingFileError
 from hermes_envs.testing.process_run import run_process
 
 EXAMPLES = ("environments.arithmetic_env", "environments.file_task_env", "environments.judge_env")
@@ -36,8 +37,9 @@ def example_paths() -> list[Path]:
     for name in EXAMPLES:
         spec = importlib.util.find_spec(name)
         if spec is None or spec.origin is None:
-            raise FileNotFoundError(
-                f"example environment {name} is not installed. Fix: pip install -e . in the repo."
+            raise MissingFileError(
+                f"example environment {name} should be importable; got no module file for it. "
+                "Fix: pip install -e . in the repo."
             )
         paths.append(Path(spec.origin))
     return paths
