@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from hermes_envs._text import exception_text
 from hermes_envs.agent.budget import DEFAULT_BUDGET, BudgetConfig, fit_result, fit_turn
 from hermes_envs.agent.result import AgentResult, ToolError
 from hermes_envs.errors import HermesEnvsError
@@ -29,6 +30,8 @@ class ChatServer(Protocol):
 #: Seconds a tool call may run before the loop stops waiting for it (``tool_timeout``): generous, because the
 #: terminal tool has its own per-command timeout; this bound only catches a custom tool that never returns.
 DEFAULT_TOOL_TIMEOUT = 1800.0
+#: Characters of an exception message kept in a tool error, so one huge message cannot flood the transcript.
+_EXC_CHARS = 2000
 
 
 class ToolAbort(HermesEnvsError):
@@ -291,7 +294,7 @@ class HermesAgentLoop:
             output = await _bounded(self._dispatch(name, args), self.tool_timeout, expired)
         except (SystemExit, KeyboardInterrupt) as exc:
             raise ToolAbort(
-                f"tool {name!r} raised {type(exc).__name__}({_short(exc)}); the rollout was stopped so the "
+                f"tool {name!r} raised {type(exc).__name__}({exception_text(exc, _EXC_CHARS)}); the rollout was stopped so the "
                 "other rollouts of the group could finish. Fix: return an error string from the tool instead "
                 "of exiting."
             ) from None
@@ -302,7 +305,7 @@ class HermesAgentLoop:
                     "tool %r of task %s did not return within %ss", name, self.task_id, self.tool_timeout
                 )
                 return None, f"Tool '{name}' did not finish within {self.tool_timeout:g} s and was abandoned."
-            return None, f"Tool execution failed: {type(exc).__name__}: {_short(exc)}"
+            return None, f"Tool execution failed: {type(exc).__name__}: {exception_text(exc, _EXC_CHARS)}"
         try:
             text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
         except (TypeError, ValueError, RecursionError) as exc:
@@ -391,15 +394,6 @@ def _reported_failure(text: str) -> str | None:
     if data.get("error") and isinstance(code, int) and not isinstance(code, bool) and code < 0:
         return str(data["error"])
     return None
-
-
-def _short(exc: BaseException, limit: int = 2000) -> str:
-    """``str(exc)`` capped, so one huge exception message cannot flood the transcript."""
-    try:
-        text = str(exc)
-    except Exception:  # a broken __str__
-        text = repr(type(exc))
-    return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit:,} more characters]"
 
 
 def _as_budget(value: Any) -> BudgetConfig:
