@@ -82,7 +82,7 @@ def same_file(a: Any, b: Any) -> bool:
 
 
 def where(obj: Any) -> str:
-    """``module.qualname`` of ``obj``, for messages."""
-    module = getattr(obj, "__module__", "?")
-    qual = getattr(obj, "__qualname__", None) or repr(obj)
-    return f"{module}.{qual}"
+    """``module.qualname`` of ``obj``, for messages; ``repr(obj)`` when it has no module or qualified name."""
+    module = getattr(obj, "__module__", None)
+    qual = getattr(obj, "__qualname__", None)
+    return f"{module}.{qual}" if module and qual else repr(obj)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Generic, TypeVar
 
-from hermes_envs._definitions import Site
+from hermes_envs._definitions import Site, where
 from hermes_envs.errors import HermesEnvsError, RegistryError
 
 __all__ = ["Registry"]
@@ -168,6 +168,4 @@ class Registry(Generic[T]):
 def _describe(obj: object, site: Site | None) -> str:
     if site is not None:
         return f"{site[1]} in {site[0]}"
-    module = getattr(obj, "__module__", None)
-    qual = getattr(obj, "__qualname__", None)
-    return f"{module}.{qual}" if module and qual else repr(obj)
+    return where(obj)

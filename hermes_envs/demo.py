@@ -23,7 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hermes_envs._chat import assistant_turns, offered_tool_names
 from hermes_envs._quiet import captured
+from hermes_envs.errors import MissingFileError
 from hermes_envs.testing.process_run import run_process
 
 EXAMPLES = ("environments.arithmetic_env", "environments.file_task_env", "environments.judge_env")
@@ -36,8 +38,9 @@ def example_paths() -> list[Path]:
     for name in EXAMPLES:
         spec = importlib.util.find_spec(name)
         if spec is None or spec.origin is None:
-            raise FileNotFoundError(
-                f"example environment {name} is not installed. Fix: pip install -e . in the repo."
+            raise MissingFileError(
+                f"example environment {name} should be importable; got no module file for it. "
+                "Fix: pip install -e . in the repo."
             )
         paths.append(Path(spec.origin))
     return paths
@@ -58,7 +61,7 @@ def arithmetic_policy(body: dict[str, Any]) -> dict[str, Any]:
         }
     prompt = next((m.get("content", "") for m in messages if m.get("role") == "user"), "")
     match = _EXPRESSION.search(prompt if isinstance(prompt, str) else "")
-    if not match or not body.get("tools"):
+    if not match or not offered_tool_names(body):
         return {"content": "Answer: 0"}
     return {
         "tool_calls": [
@@ -80,10 +83,6 @@ def _first_user(body: dict[str, Any]) -> str:
     return content if isinstance(content, str) else ""
 
 
-def _assistant_turns(body: dict[str, Any]) -> int:
-    return sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
-
-
 def file_task_policy() -> Callable[[dict[str, Any]], dict[str, Any]]:
     """A fake model that fixes the script of ``environments.file_task_env``: write the fix, run it, summarise."""
     fixes = {item["buggy"]: item["solution"] for item in _example_items("environments.file_task_env")}
@@ -91,8 +90,8 @@ def file_task_policy() -> Callable[[dict[str, Any]], dict[str, Any]]:
     def respond(body: dict[str, Any]) -> dict[str, Any]:
         prompt = _first_user(body)
         solution = next((fix for buggy, fix in fixes.items() if buggy in prompt), None)
-        turn = _assistant_turns(body)
-        if solution is None or not body.get("tools"):
+        turn = assistant_turns(body.get("messages"))
+        if solution is None or not offered_tool_names(body):
             return {"content": "I could not find the script."}
         if turn == 0:
             return {
@@ -117,7 +116,7 @@ def judge_policy() -> Callable[[dict[str, Any]], dict[str, Any]]:
         snippet = next((s for s in references if f"```python\n{s}\n```" in prompt), None)
         if snippet is None:
             return {"content": "I don't know."}
-        if _assistant_turns(body) == 0 and body.get("tools"):
+        if assistant_turns(body.get("messages")) == 0 and offered_tool_names(body):
             command = f"python3 - <<'EOF'\n{snippet}\nEOF"
             return {"tool_calls": [{"name": "terminal", "arguments": {"command": command}}]}
         return {"content": references[snippet]}
@@ -137,7 +136,7 @@ def file_task_mixed_policy() -> Callable[[dict[str, Any]], dict[str, Any]]:
         turn = solve(body)
         prompt = _first_user(body)
         item = next((i for i in items if i["buggy"] in prompt), None)
-        if item is None or _assistant_turns(body) != 0 or "tool_calls" not in turn:
+        if item is None or assistant_turns(body.get("messages")) != 0 or "tool_calls" not in turn:
             return turn
         with lock:
             started[0] += 1

@@ -45,3 +45,15 @@ class ToolRegistryError(RegistryError):
 
 class EnvLoadError(HermesEnvsError, ImportError):
     """An environment file could not be imported or holds no usable environment class."""
+
+
+class UsageError(HermesEnvsError, RuntimeError):
+    """An API was called in a state that does not allow it (a guard entered twice, sync dispatch inside a loop)."""
+
+
+class ArgumentTypeError(HermesEnvsError, TypeError):
+    """An argument or data value has a type we cannot use; the message names the type expected."""
+
+
+class MissingFileError(HermesEnvsError, FileNotFoundError):
+    """A file or folder the user named does not exist."""

@@ -19,6 +19,9 @@ LAYERS = {
     "_registry": 0,
     "_http_client": 0,
     "_lazy": 0,
+    "_text": 0,
+    "_chat": 0,
+    "_quiet": 0,  # stdlib-only output capture for the demo and CLI
     "errors": 0,
     "parsers": 1,
     "tools": 2,

@@ -13,7 +13,13 @@ import uuid
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from hermes_envs._text import exception_text
 from hermes_envs.agent.budget import DEFAULT_BUDGET, BudgetConfig, fit_result, fit_turn
+from hermes_envs.agent.response import (
+    _extract_reasoning,
+    _tool_call_dict,
+    describe_api_error,
+)
 from hermes_envs.agent.result import AgentResult, ToolError
 from hermes_envs.errors import HermesEnvsError
 
@@ -29,76 +35,12 @@ class ChatServer(Protocol):
 #: Seconds a tool call may run before the loop stops waiting for it (``tool_timeout``): generous, because the
 #: terminal tool has its own per-command timeout; this bound only catches a custom tool that never returns.
 DEFAULT_TOOL_TIMEOUT = 1800.0
+#: Characters of an exception message kept in a tool error, so one huge message cannot flood the transcript.
+_EXC_CHARS = 2000
 
 
 class ToolAbort(HermesEnvsError):
     """A tool raised SystemExit or KeyboardInterrupt: the rollout stops, the event loop and the group go on."""
-
-
-def _extract_reasoning(message: Any) -> str | None:
-    """Reasoning text of a response message: ``reasoning_content``, else ``reasoning``, else ``reasoning_details``."""
-    for attr in ("reasoning_content", "reasoning"):
-        value = _field(message, attr)
-        if isinstance(value, str) and value:
-            return value
-    details = _field(message, "reasoning_details")
-    if isinstance(details, list) and details:
-        parts = []
-        for entry in details:
-            text = entry.get("text") if isinstance(entry, dict) else getattr(entry, "text", None)
-            if isinstance(text, str) and text:
-                parts.append(text)
-        if parts:
-            return "\n".join(parts)
-    return None
-
-
-def _field(obj: Any, name: str) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(name)
-    value = getattr(obj, name, None)
-    if value is None:
-        extra = getattr(obj, "model_extra", None) or {}
-        value = extra.get(name)
-    return value
-
-
-def _tool_call_dict(tc: Any) -> dict[str, Any]:
-    """An OpenAI tool call (object or dict) as the plain dict that goes into ``messages``."""
-    fn = _field(tc, "function") or {}
-    name = _field(fn, "name") or ""
-    arguments = _field(fn, "arguments")
-    if arguments is None:
-        arguments = "{}"
-    elif not isinstance(arguments, str):
-        arguments = json.dumps(arguments, ensure_ascii=False)
-    call_id = _field(tc, "id") or f"call_{uuid.uuid4().hex[:24]}"
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-
-
-def describe_api_error(exc: BaseException) -> str:
-    """``Type: message`` of a failed model call, looking through atroposlib's tenacity ``RetryError`` wrappers
-    (whose own text is only ``RetryError[<Future ...>]``) to the last real error, with the HTTP status and body
-    of an openai ``APIStatusError`` (e.g. the fake server's 409 naming the unmatched request)."""
-    seen: set[int] = set()
-    while id(exc) not in seen:
-        seen.add(id(exc))
-        attempt = getattr(exc, "last_attempt", None)  # tenacity.RetryError
-        inner = attempt.exception() if attempt is not None and hasattr(attempt, "exception") else None
-        if not isinstance(inner, BaseException):
-            break
-        exc = inner
-    text = f"{type(exc).__name__}: {exc}"
-    status = getattr(exc, "status_code", None)
-    response = getattr(exc, "response", None)
-    if status is not None and response is not None:
-        try:
-            body = response.text
-        except Exception:  # a streamed or closed response: the message above is all there is
-            body = ""
-        if body and body[:200] not in text:
-            text += f" (HTTP {status}: {body[:2000]})"
-    return text
 
 
 class _ServerParser(str):
@@ -291,7 +233,7 @@ class HermesAgentLoop:
             output = await _bounded(self._dispatch(name, args), self.tool_timeout, expired)
         except (SystemExit, KeyboardInterrupt) as exc:
             raise ToolAbort(
-                f"tool {name!r} raised {type(exc).__name__}({_short(exc)}); the rollout was stopped so the "
+                f"tool {name!r} raised {type(exc).__name__}({exception_text(exc, _EXC_CHARS)}); the rollout was stopped so the "
                 "other rollouts of the group could finish. Fix: return an error string from the tool instead "
                 "of exiting."
             ) from None
@@ -302,7 +244,7 @@ class HermesAgentLoop:
                     "tool %r of task %s did not return within %ss", name, self.task_id, self.tool_timeout
                 )
                 return None, f"Tool '{name}' did not finish within {self.tool_timeout:g} s and was abandoned."
-            return None, f"Tool execution failed: {type(exc).__name__}: {_short(exc)}"
+            return None, f"Tool execution failed: {type(exc).__name__}: {exception_text(exc, _EXC_CHARS)}"
         try:
             text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
         except (TypeError, ValueError, RecursionError) as exc:
@@ -391,15 +333,6 @@ def _reported_failure(text: str) -> str | None:
     if data.get("error") and isinstance(code, int) and not isinstance(code, bool) and code < 0:
         return str(data["error"])
     return None
-
-
-def _short(exc: BaseException, limit: int = 2000) -> str:
-    """``str(exc)`` capped, so one huge exception message cannot flood the transcript."""
-    try:
-        text = str(exc)
-    except Exception:  # a broken __str__
-        text = repr(type(exc))
-    return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit:,} more characters]"
 
 
 def _as_budget(value: Any) -> BudgetConfig:

@@ -22,6 +22,7 @@ from typing import Any
 from atroposlib.envs.base import BaseEnv, ScoredDataGroup, ScoredDataItem
 from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
+from hermes_envs._chat import assistant_turns
 from hermes_envs.agent import AgentResult, HermesAgentLoop
 from hermes_envs.env.config import HermesAgentEnvConfig
 from hermes_envs.env.display import format_trajectory
@@ -183,7 +184,7 @@ class HermesAgentBaseEnv(BaseEnv):
         from hermes_envs.tools import ToolContext, cleanup_sandbox
 
         try:
-            has_assistant = any(m.get("role") == "assistant" for m in result.messages)
+            has_assistant = assistant_turns(result.messages) > 0
             if result.turns_used == 0 or not has_assistant:
                 return 0.0  # nothing happened (e.g. API error on the first turn): nothing to reward
             ctx = ToolContext(task_id)

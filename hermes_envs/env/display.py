@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_envs._text import clip
+
 #: Characters kept of each part, so one huge tool result does not fill the table cell.
 REASONING_CHARS = 300
 ARGUMENTS_CHARS = 200
 RESULT_CHARS = 500
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _text(content: Any) -> str:
@@ -31,16 +29,16 @@ def format_trajectory(messages: list[dict[str, Any]]) -> str:
         elif role == "assistant":
             reasoning = msg.get("reasoning_content")
             if reasoning:
-                parts.append(f"[ASSISTANT thinking]\n{_cut(str(reasoning), REASONING_CHARS)}")
+                parts.append(f"[ASSISTANT thinking]\n{clip(str(reasoning), REASONING_CHARS)}")
             if content:
                 parts.append(f"[ASSISTANT]\n{content}")
             for call in msg.get("tool_calls") or []:
                 fn = call.get("function", {}) if isinstance(call, dict) else {}
                 arguments = fn.get("arguments", "{}")
                 arguments = arguments if isinstance(arguments, str) else str(arguments)
-                parts.append(f"[TOOL CALL] {fn.get('name', '?')}({_cut(arguments, ARGUMENTS_CHARS)})")
+                parts.append(f"[TOOL CALL] {fn.get('name', '?')}({clip(arguments, ARGUMENTS_CHARS)})")
         elif role == "tool":
-            parts.append(f"[TOOL RESULT] {_cut(content, RESULT_CHARS)}")
+            parts.append(f"[TOOL RESULT] {clip(content, RESULT_CHARS)}")
         else:
             parts.append(f"[{str(role).upper()}]\n{content}")
     return "\n\n".join(parts)

@@ -55,6 +55,7 @@ _LAZY: dict[str, str] = {
 }
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ below imports on first use
+    from hermes_envs.testing.cassette_writing import same_recording
     from hermes_envs.testing.cassettes import (
         CassetteError,
         CassetteMissError,
@@ -77,8 +78,10 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ be
         parse_fault,
         register_policy,
     )
+    from hermes_envs.testing.netns import loopback_namespace
     from hermes_envs.testing.offline import (
         NetworkBlockedError,
+        NetworkGuardPartialWarning,
         block_network,
         load_offline_tokenizer,
         offline_environ,
@@ -86,8 +89,10 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ be
         offline_tokenizer_path,
     )
     from hermes_envs.testing.recording import RolloutRun, run_rollouts
+    from hermes_envs.testing.replay_fixtures import SnapshotKeptWarning
     from hermes_envs.testing.retries import disable_client_retries, fast_retries
-    from hermes_envs.testing.secret_lint import lint_paths
+    from hermes_envs.testing.secret_lint import lint_paths, lint_text
+    from hermes_envs.testing.secret_rules import redact_secrets, scan_secrets
     from hermes_envs.testing.snapshots import RewardSnapshotExtension, TranscriptSnapshotExtension
 
 __all__ = sorted(_LAZY)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_envs.errors import HermesEnvsError
+from hermes_envs.errors import HermesEnvsError, UsageError
 from hermes_envs.testing.network_audit import (
     _ACTIVE,
     _ACTIVE_LOCK,
@@ -283,7 +283,10 @@ class NetworkGuard:
 
     def __enter__(self) -> NetworkGuard:
         if self._saved is not None:
-            raise RuntimeError("this NetworkGuard is already active; create a new one to nest guards")
+            raise UsageError(
+                "this NetworkGuard should be entered once at a time; got a second `with` while it is active. "
+                "Fix: create a new NetworkGuard to nest guards."
+            )
         if self.isolate and self.isolation == "partial":
             _warn_partial()
         _install_hook()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hermes_envs.errors import MissingFileError
 from hermes_envs.testing.secret_rules import scan
 
 __all__ = [
@@ -218,7 +219,7 @@ def _files(paths: Iterable[str | Path], missing: list[Path] | None = None) -> li
         elif missing is not None:
             missing.append(p)
         else:
-            raise FileNotFoundError(
+            raise MissingFileError(
                 f"{p} should be a cassette file or folder; it does not exist. Fix: check the path."
             )
     return out

@@ -27,6 +27,8 @@ from syrupy.data import Snapshot, SnapshotCollection
 from syrupy.extensions.json import JSONSnapshotExtension
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
+from hermes_envs.errors import ArgumentTypeError
+
 __all__ = [
     "RewardSnapshotExtension",
     "TranscriptSnapshotExtension",
@@ -56,8 +58,9 @@ def _rows(data: Any) -> list[tuple[str, list[float]]]:
     elif isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
         items = [(f"item {i}", v) for i, v in enumerate(data)]
     else:
-        raise TypeError(
-            f"rewards should be a list (per item) or a mapping of floats or lists of floats; got {type(data).__name__}"
+        raise ArgumentTypeError(
+            f"rewards should be a list (per item) or a mapping of floats or lists of floats; got {type(data).__name__}. "
+            "Fix: pass the list of scores (or the ScoredDataGroup) instead."
         )
     rows = []
     for label, value in items:

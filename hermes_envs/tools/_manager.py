@@ -133,7 +133,9 @@ class SandboxManager:
     def get(self, task_id: str, *, create: bool = True) -> Sandbox | None:
         """The sandbox of ``task_id``; created on first use unless ``create`` is False (then None if none)."""
         if not isinstance(task_id, str) or not task_id:
-            raise ValueError(f"task_id should be a non-empty str; got {task_id!r}.")
+            raise ConfigError(
+                f"task_id should be a non-empty str; got {task_id!r}. Fix: pass the rollout's task id."
+            )
         with self._lock:
             box = self._sandboxes.get(task_id)
             if box is not None and not box.closed:

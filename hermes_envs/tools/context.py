@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from hermes_envs.errors import PathEscapeError, SandboxError
+from hermes_envs.errors import ConfigError, PathEscapeError, SandboxError
 
 from .builtin import search_sandbox
 from .context_web import WebBrowserContextMixin
@@ -27,7 +27,10 @@ class ToolContext(WebBrowserContextMixin):
 
     def __init__(self, task_id: str, *, registry: ToolRegistry | None = None):
         if not isinstance(task_id, str) or not task_id:
-            raise ValueError(f"ToolContext needs the rollout's task_id (a non-empty str); got {task_id!r}.")
+            raise ConfigError(
+                f"ToolContext's task_id should be a non-empty str; got {task_id!r}. "
+                "Fix: pass the rollout's task_id (the one its tools ran under)."
+            )
         self.task_id = task_id
         self.registry = registry if registry is not None else default_registry
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from hermes_envs._definitions import same_definition, same_file, where
 from hermes_envs._registry import Registry
-from hermes_envs.errors import ToolRegistryError
+from hermes_envs.errors import ToolRegistryError, UnknownNameError, UsageError
 from hermes_envs.tools.schema import TASK_ID, schema_from_function, signature_of
 
 __all__ = ["Tool", "ToolRegistry", "registry", "schema_from_function", "tool"]
@@ -175,7 +175,7 @@ class ToolRegistry:
     def unregister(self, name: str) -> Tool:
         """Remove and return tool ``name``; an unknown name raises KeyError listing the registered tools."""
         if name not in self._entries:
-            raise KeyError(self._unknown(name))
+            raise UnknownNameError(self._unknown(name))
         return self._entries.unregister(name)
 
     @typing.overload
@@ -230,7 +230,7 @@ class ToolRegistry:
         """The tool registered as ``name``; an unknown name raises KeyError listing the registered tools."""
         tool = self._entries.find(name)
         if tool is None:
-            raise KeyError(self._unknown(name))
+            raise UnknownNameError(self._unknown(name))
         return tool
 
     def names(self) -> list[str]:
@@ -305,7 +305,10 @@ class ToolRegistry:
         return await run_off_loop(self.dispatch, name, arguments, task_id)
 
     def _unknown(self, name: str) -> str:
-        return f"unknown tool {name!r}; registered tools: {self._entries.names()}"
+        return (
+            f"unknown tool {name!r}; registered tools: {self._entries.names()}. "
+            "Fix: register it (@tool) or check the spelling."
+        )
 
 
 def _to_text(result: Any) -> str:
@@ -321,8 +324,8 @@ def _run_coroutine(awaitable: Any, name: str) -> Any:
         return asyncio.run(_await(awaitable))
     if inspect.iscoroutine(awaitable):
         awaitable.close()
-    raise RuntimeError(
-        f"tool {name!r} is async and was dispatched synchronously from a running event loop. "
+    raise UsageError(
+        f"tool {name!r} is async and should be awaited inside a running event loop; got a synchronous dispatch. "
         "Fix: use `await registry.adispatch(...)` (or dispatch from a worker thread)."
     )
 
