@@ -66,6 +66,7 @@ PINNED: dict[str, list[str]] = {
     ],
     "hermes_envs.conformance": [
         "CHECKS",
+        "CHECK_REGISTRY",
         "CheckInfo",
         "ConformanceReport",
         "EnvSession",

@@ -50,13 +50,14 @@ def no_route_out():
     ENETUNREACH (a failed test), never send a packet. Skipped where no namespace can be made."""
     ns = loopback_namespace()
     if ns is None:
-        pytest.skip("no network namespace: the Python-level guard tests would risk real traffic if it regressed")
+        pytest.skip(
+            "no network namespace: the Python-level guard tests would risk real traffic if it regressed"
+        )
     ns.enter()
     try:
         yield
     finally:
         ns.leave()
-
 
 
 @pytest.mark.usefixtures("no_route_out")
