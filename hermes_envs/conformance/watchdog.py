@@ -67,6 +67,19 @@ class Stall:
     sync_tool_calls: tuple[str, ...] = ()
 
 
+def _runqueue_seconds(native_id: int) -> float | None:
+    """Seconds the thread spent runnable but waiting for a CPU (Linux ``/proc/.../schedstat``, field 2), or None.
+
+    On a loaded machine (CI shares two cores) a loop can go 0.5 s without a tick because the OS ran other
+    processes: that wait is the machine's, not the env's, and is subtracted from a stall like a GC pause.
+    """
+    try:
+        with open(f"/proc/self/task/{native_id}/schedstat", "rb") as fh:
+            return int(fh.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def is_library_file(filename: str) -> bool:
     """True for the standard library, installed packages and hermes-envs itself (not the env author's code)."""
     if filename.startswith("<"):
@@ -119,6 +132,8 @@ class LoopWatchdog:
         self._sample: tuple[str, str] | None = None
         self._stop = threading.Event()
         self._thread_id = 0
+        self._native_id = 0
+        self._waited = 0.0  # runqueue seconds of the loop thread at the last tick
         self._gc_started = 0.0
         self._gc_seconds = (
             0.0  # time the collector ran since the last tick: a GC pause is not the env's doing
@@ -152,6 +167,9 @@ class LoopWatchdog:
         start = self._last
         gap = now - start - _TICK
         gap, self._gc_seconds = gap - self._gc_seconds, 0.0
+        waited = _runqueue_seconds(self._native_id)
+        if waited is not None:
+            gap, self._waited = gap - max(0.0, waited - self._waited), waited
         calls, self._sync_calls = self._sync_calls, []
         if gap > self.threshold:
             where, inner = self._sample or ("", "")
@@ -194,6 +212,8 @@ class LoopWatchdog:
     async def watch(self, phase: str, coro: object) -> object:
         """Await ``coro`` while measuring the loop's stalls."""
         self._thread_id = threading.get_ident()
+        self._native_id = threading.get_native_id()
+        self._waited = _runqueue_seconds(self._native_id) or 0.0
         self._last = time.perf_counter()
         self._gc_seconds = 0.0
         gc.callbacks.append(self._on_gc)
