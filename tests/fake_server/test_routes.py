@@ -135,7 +135,10 @@ def test_usage_counts_tokenize_each_message_once_across_a_growing_conversation()
         client = srv.client()
         for turn in range(3):
             r = client.chat.completions.create(model="f", messages=history)
-            history += [{"role": "assistant", "content": "done"}, {"role": "user", "content": f"again {turn}"}]
+            history += [
+                {"role": "assistant", "content": "done"},
+                {"role": "user", "content": f"again {turn}"},
+            ]
         assert r.usage.prompt_tokens == sum(len(m["content"]) for m in history[:-2])
         srv.assert_no_failures()
     assert tok.seen.count(history[0]["content"]) == 1 and tok.seen.count("done") == 1
