@@ -6,6 +6,7 @@ import asyncio
 import json
 import threading
 
+import httpx
 import openai
 import pytest
 
@@ -315,3 +316,23 @@ def test_models_and_health():
     assert "stopped" in repr(srv)
     with pytest.raises(RuntimeError, match="not running"):
         _ = srv.base_url
+
+
+def test_recorded_calls_keep_few_objects_for_the_garbage_collector():
+    """Records are kept for the server's life; parsed bodies and responses would make every collection slower."""
+    import gc
+
+    body = {"model": "m", "messages": [USER, {"role": "assistant", "content": "a"}, USER], "tools": []}
+    with FakeOpenAIServer(policy="answer:text=ok") as srv:
+        client = httpx.Client(transport=srv.transport(httpx), base_url="http://x")
+        client.post("/v1/chat/completions", json=body)
+        gc.collect()
+        before = len(gc.get_objects())
+        for _ in range(300):
+            client.post("/v1/chat/completions", json=body)
+        gc.collect()
+        grown = len(gc.get_objects()) - before
+        assert (
+            srv.calls[-1].body == body and srv.calls[-1].response["choices"][0]["message"]["content"] == "ok"
+        )
+    assert grown / 300 < 3, grown

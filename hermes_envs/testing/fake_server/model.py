@@ -93,7 +93,9 @@ class FakeModel:
                 )
             body = decode_body(raw, f"{method} {path}") if method == "POST" else None
             call.body = body
-            return route(self, call, body)
+            reply = route(self, call, body)
+            call.seal(raw)
+            return reply
         except BadRequest as b:
             return self._refuse(call, Miss(b.message, 400, b.code))
         except Miss as m:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from .model import FakeModel
 from .policies import Policy, resolve_policy
 from .process import ServerProcess, encode_setting
 from .records import Call
-from .replies import Reply
+from .transport import transport_class
 from .turns import Script
 from .view import tool_names
 
@@ -376,7 +375,7 @@ class FakeOpenAIServer:
             from hermes_envs._http_client import sdk_http_module
 
             module = sdk_http_module()
-        return _transport_class(module)(self._model)
+        return transport_class(module)(self._model)
 
     def async_client(self, *, in_process: bool = False, max_retries: int = 0, **kwargs: Any) -> Any:
         """An ``openai.AsyncOpenAI`` pointed at this server (over HTTP, or in-process with ``in_process=True``)."""
@@ -405,65 +404,3 @@ class FakeOpenAIServer:
             out["base_url"] = self.base_url
         out.update(kw)
         return out
-
-
-_TRANSPORTS: dict[Any, type] = {}
-
-
-def _transport_class(module: Any) -> type:
-    cls = _TRANSPORTS.get(module)
-    if cls is not None:
-        return cls
-
-    def _response(reply: Reply, request: Any, stream_error: Any) -> Any:
-        headers = {"content-type": reply.content_type, **reply.headers}
-        if reply.sse is not None:
-            content = b"".join(reply.sse)
-        else:
-            content = reply.body
-        if reply.cut:
-            return module.Response(
-                reply.status, headers=headers, stream=stream_error(content), request=request
-            )
-        return module.Response(reply.status, headers=headers, content=content, request=request)
-
-    class _CutStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
-        def __init__(self, data: bytes) -> None:
-            self.data = data
-
-        def __iter__(self) -> Any:
-            yield self.data
-            raise module.RemoteProtocolError("peer closed connection without sending complete message body")
-
-        async def __aiter__(self) -> Any:
-            yield self.data
-            raise module.RemoteProtocolError("peer closed connection without sending complete message body")
-
-    class InProcessTransport(module.BaseTransport, module.AsyncBaseTransport):  # type: ignore[misc, name-defined]
-        """Answers requests with the fake model directly, in the caller's thread / event loop."""
-
-        def __init__(self, model: FakeModel) -> None:
-            self.model = model
-
-        def handle_request(self, request: Any) -> Any:
-            reply = self.model.handle(request.method, request.url.path, request.read())
-            if reply.delay:
-                time.sleep(reply.delay)
-            if reply.drop:
-                raise module.RemoteProtocolError(
-                    "Server disconnected without sending a response.", request=request
-                )
-            return _response(reply, request, _CutStream)
-
-        async def handle_async_request(self, request: Any) -> Any:
-            reply = self.model.handle(request.method, request.url.path, await request.aread())
-            if reply.delay:
-                await asyncio.sleep(reply.delay)
-            if reply.drop:
-                raise module.RemoteProtocolError(
-                    "Server disconnected without sending a response.", request=request
-                )
-            return _response(reply, request, _CutStream)
-
-    _TRANSPORTS[module] = InProcessTransport
-    return InProcessTransport
