@@ -7,6 +7,7 @@ in a result. The model is the fake server, whose policy calls ``web_search`` and
 
 from __future__ import annotations
 
+import importlib
 import json
 import secrets
 import threading
@@ -24,6 +25,13 @@ from hermes_envs.testing.fake_server import FakeOpenAIServer
 from hermes_envs.testing.recording import Provider, run_rollouts
 from hermes_envs.testing.tool_cassette import ToolCassetteMissError
 from hermes_envs.tools import registry
+
+pytest_plugins = ["pytester"]
+# pytester drops modules first imported during a test; the stack the inner run uses is imported at collection (as
+# in test_pytest_flow.py: atroposlib's native dependencies cannot be imported twice per process).
+for _name in ("atroposlib.envs.base", "hermes_envs.env.base", "environments.agent_loop", "vcr", "openai"):
+    importlib.import_module(_name)
+importlib.import_module("hermes_envs.testing.offline").load_offline_tokenizer()
 
 TITLE = "Tern Island Lighthouse (1874)"
 PLANTED = "sk-or-v1-" + "3f9a1c7e5b2d4086" * 4  # an OpenRouter-shaped key inside a search result
@@ -246,3 +254,55 @@ def test_a_failed_tool_call_fails_the_recording_and_keeps_the_old_cassette(
     assert any("tool call web_search (web.search)" in f and "HTTP 500" in f for f in failed.cassette.failures)
     assert "failed" in failed.cassette.failure_message()
     assert cassette.read_bytes() == before
+
+
+PYTEST_FILE = """
+def test_lighthouse(recorded_rollouts):
+    run = recorded_rollouts("lighthouse_env.py", items=1, group_size=1)
+    assert run.rewards == [[1.0]]
+"""
+
+
+@pytest.mark.slow  # three inner pytest runs through the real agent loop: about 10 s
+def test_pytest_hermes_record_keeps_the_web_search_and_replays_it_offline(
+    pytester: pytest.Pytester, backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (pytester.path / "lighthouse_env.py").write_text(ENV_SOURCE, encoding="utf-8")
+    pytester.makepyfile(test_lighthouse=PYTEST_FILE)
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    with FakeOpenAIServer(policy=search_then_answer) as model:
+        result = pytester.runpytest(
+            "-p",
+            "no:cacheprovider",
+            "--hermes-record",
+            "--hermes-base-url",
+            model.base_url,
+            "--hermes-model",
+            "fake",
+        )
+    result.assert_outcomes(passed=1)
+    cassette = pytester.path / "cassettes" / "test_lighthouse" / "test_lighthouse.yaml"
+    text = cassette.read_text(encoding="utf-8")
+    assert "tool_calls:" in text and "tool: web_search" in text and backend.key not in text
+    assert len(backend.requests) == 1
+
+    # replay: no model server, no backend key, the backend's URL unreachable
+    monkeypatch.delenv("FIRECRAWL_API_KEY")
+    monkeypatch.setenv("FIRECRAWL_API_URL", "https://api.firecrawl.invalid")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert len(backend.requests) == 1
+
+    # a tool call the cassette does not hold fails the test, naming the tool call and how to record it
+    cassette.write_text(
+        text.replace("query: Tern Island Lighthouse", "query: Port Halden ferry"), encoding="utf-8"
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            '*tool call web_search (web.search) with arguments {"query": "Tern Island Lighthouse"*',
+            "*--hermes-record*",
+        ]
+    )
+    assert len(backend.requests) == 1
