@@ -171,6 +171,7 @@ def test_a_real_web_search_is_recorded_beside_the_model_traffic_redacted(
     assert [path for path, _, _ in backend.requests] == ["/v1/search"]  # the real backend was called once
     assert backend.requests[0][1] == f"Bearer {backend.key}"
     assert run.cassette.tool_calls_recorded == 1
+    assert any("recorded 2 request(s) and 1 real tool call(s)" in line for line in run.summary_lines())
 
     text = cassette.read_text(encoding="utf-8")
     assert backend.key not in text and PLANTED not in text  # neither the header's key nor the planted one
@@ -281,6 +282,7 @@ def test_pytest_hermes_record_keeps_the_web_search_and_replays_it_offline(
             "fake",
         )
     result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*test_lighthouse.yaml (rewrite, 2 request(s)) + 1 tool call(s)*"])
     cassette = pytester.path / "cassettes" / "test_lighthouse" / "test_lighthouse.yaml"
     text = cassette.read_text(encoding="utf-8")
     assert "tool_calls:" in text and "tool: web_search" in text and backend.key not in text
