@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import hermes_envs.testing.cassette_matching as matching
+from hermes_envs.tools.toolsets.recording import in_backend_call
 
 __all__ = ["same_recording", "watch_failures"]
 
@@ -53,12 +54,21 @@ def _comparable(text: str) -> Any:
                 json.dumps(_stable((resp.get("body") or {}).get("string")), sort_keys=True, default=str),
             )
         )
-    return hermes, out
+    tools = sorted(
+        json.dumps(
+            [it.get("family"), it.get("operation"), _stable(it.get("request")), _stable(it.get("response"))],
+            sort_keys=True,
+            default=str,
+        )
+        for it in data.get("tool_calls") or []
+    )
+    return hermes, out, tools
 
 
 def same_recording(old_text: str, new_text: str) -> bool:
-    """True when two cassette texts hold the same requests and replies, ignoring what changes on every recording:
-    host and port, dates, request headers, response ids and ``created``, tool-call ids, UUIDs."""
+    """True when two cassette texts hold the same requests and replies (and the same real tool-backend calls),
+    ignoring what changes on every recording: host and port, dates, request headers, response ids and ``created``,
+    tool-call ids, UUIDs, the order of concurrent calls."""
     try:
         return bool(_comparable(old_text) == _comparable(new_text))
     except Exception:  # an unreadable file is not "the same": the new recording replaces it
@@ -72,7 +82,7 @@ def watch_failures(cassette: Any, session: Any, redactor: Any) -> None:
 
     def counting_can_play(request: Any) -> Any:
         ok = can_play(request)
-        if not ok:
+        if not ok and not in_backend_call():  # a tool backend's own HTTP is counted as a tool call
             session.attempted += 1
         return ok
 

@@ -14,6 +14,8 @@
   when every request got a successful answer. A request answered with HTTP >= 400, or one that never got an answer
   (connection refused, timeout), fails the recording (:attr:`CassetteSession.failures`) and leaves the previous
   cassette untouched.
+* Real tool-backend calls (web_search on Tavily, ...) made in the block are kept in the same file, in its
+  ``tool_calls:`` section, and answered from it on replay (:mod:`hermes_envs.testing.tool_cassette`).
 * :func:`cassette_responder` — a recorded cassette as a fake-server policy ``(request_body) -> turn``, so the
   conformance probes (and :class:`FakeOpenAIServer`) can answer with a real model's replies.
 
@@ -134,13 +136,22 @@ def _set_length(headers: dict[str, Any], body: Any) -> None:
 
 
 class HermesYamlSerializer:
-    """vcrpy serializer: YAML with JSON bodies as structures and SSE bodies as a list of events."""
+    """vcrpy serializer: YAML with JSON bodies as structures and SSE bodies as a list of events; the recorded tool
+    calls (kept by vcrpy in the metadata) as a top-level ``tool_calls:`` section, in a stable order."""
 
     @staticmethod
     def serialize(cassette_dict: dict[str, Any]) -> str:
         import yaml
 
+        from hermes_envs.testing.tool_cassette import TOOL_CALLS_KEY, sort_entries
+
         data = json.loads(json.dumps(cassette_dict, default=str))  # plain containers, own copy
+        meta = data.pop("metadata", None) or {}
+        tool_calls = meta.pop(TOOL_CALLS_KEY, None)
+        if tool_calls:
+            data[TOOL_CALLS_KEY] = sort_entries(tool_calls)
+        if meta:
+            data["metadata"] = meta  # last in the file, as before
         for it in data.get("interactions", []):
             req, resp = it["request"], it["response"]
             req["body"] = _readable_body(req.get("body"))
@@ -166,7 +177,11 @@ class HermesYamlSerializer:
                 _set_length(resp["headers"], body["string"])
             resp["body"] = body
             interactions.append({"request": req, "response": resp})
-        return {**parsed, "interactions": interactions}
+        out = {**parsed, "interactions": interactions}
+        tool_calls = out.pop("tool_calls", None)
+        if tool_calls:  # vcrpy keeps it with the metadata (saved again on the next recording)
+            out["metadata"] = {**(out.get("metadata") or {}), "tool_calls": list(tool_calls)}
+        return out
 
 
 @functools.lru_cache(maxsize=16)
@@ -437,6 +452,10 @@ class CassetteSession:
     attempted: int = 0
     #: A re-recording that only differed in volatile values (ports, dates, ids, ``created``): the file was kept.
     unchanged: bool = False
+    #: Real tool-backend calls answered from the cassette / recorded into it / that raised while recording.
+    tool_calls_played: int = 0
+    tool_calls_recorded: int = 0
+    tool_calls_failed: int = 0
 
     @property
     def recording(self) -> bool:
@@ -472,11 +491,17 @@ class CassetteSession:
 def _build_vcr(record_mode: str, redactor: Any) -> Any:
     import vcr
 
+    from hermes_envs.tools.toolsets.recording import in_backend_call
+
+    def before_record_request(request: Any) -> Any:
+        # A real tool backend's own HTTP exchange is kept as a tool call (tool_calls:), not as an interaction.
+        return None if in_backend_call() else redactor.request(request)
+
     v = vcr.VCR(
         serializer=_SERIALIZER,
         record_mode=record_mode,
         match_on=("llm_endpoint", "llm_body"),
-        before_record_request=redactor.request,
+        before_record_request=before_record_request,
         before_record_response=redactor.response,
         decode_compressed_response=True,
     )
@@ -571,6 +596,8 @@ def use_cassette(
 
         guard = _block()
     from hermes_envs.testing.cassette_writing import watch_failures
+    from hermes_envs.testing.tool_cassette import TOOL_CALLS_KEY, CassetteToolRecorder
+    from hermes_envs.tools.toolsets.recording import set_tool_recorder
 
     completed = False
     try:
@@ -581,11 +608,26 @@ def use_cassette(
                 watch_failures(cassette, session, redactor)
             if metadata and vcr_mode != "none":
                 cassette.get_metadata("hermes", metadata)
+            tools = CassetteToolRecorder(
+                session,
+                redactor,
+                replay=vcr_mode != "all",
+                record=not cassette.write_protected,
+                record_flag=RECORD_FLAG,
+            )
+            if cassette.write_protected:
+                if p.exists():
+                    tools.load(list(parse_yaml(p.read_text(encoding="utf-8")).get(TOOL_CALLS_KEY) or []))
+            else:  # the list vcrpy saves with the cassette (the calls already in it, on a new-episodes run)
+                tools.load(cassette.get_metadata(TOOL_CALLS_KEY, []))
+            previous = set_tool_recorder(tools)
             try:
                 yield session
             finally:
+                set_tool_recorder(previous)
                 session.played = cassette.play_count
                 session.recorded = len(cassette.data) - cassette._loaded_count if vcr_mode != "none" else 0
+                session.tool_calls_played, session.tool_calls_recorded = tools.played, tools.recorded
         completed = True
     finally:
         if session.recording:
@@ -599,7 +641,7 @@ def _finish_recording(
     from hermes_envs.testing.cassette_writing import same_recording
     from hermes_envs.testing.secret_lint import lint_text
 
-    unanswered = session.attempted - session.recorded
+    unanswered = session.attempted - session.recorded - session.tool_calls_failed
     if unanswered > 0:
         session.failures.append(
             f"{unanswered} request(s) got no answer (connection refused, reset or timed out)"
@@ -615,6 +657,13 @@ def _finish_recording(
         session.new = load_cassette(target)[0]
         if session.old:
             session.drift = drift_summary(session.old, session.new)
+        if session.path.exists():
+            from hermes_envs.testing.tool_cassette import TOOL_CALLS_KEY, tool_call_drift
+
+            session.drift += tool_call_drift(
+                parse_yaml(session.path.read_text(encoding="utf-8")).get(TOOL_CALLS_KEY) or [],
+                parse_yaml(text).get(TOOL_CALLS_KEY) or [],
+            )
         if session.path.exists() and same_recording(session.path.read_text(encoding="utf-8"), text):
             session.unchanged = True  # keep the file byte for byte: a re-record without drift is a no-op diff
             return

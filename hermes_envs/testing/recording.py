@@ -93,7 +93,9 @@ class RolloutRun:
         if c is not None:
             verb = f"recorded {c.recorded}" if c.recording else f"replayed {c.played}"
             kept = "; no change beyond ports, dates and ids: file kept as it was" if c.unchanged else ""
-            lines.append(f"cassette {c.path} ({c.record_mode}): {verb} request(s){kept}")
+            tools = c.tool_calls_recorded if c.recording else c.tool_calls_played
+            tools_note = f" and {tools} real tool call(s)" if tools else ""
+            lines.append(f"cassette {c.path} ({c.record_mode}): {verb} request(s){tools_note}{kept}")
             if c.recording and c.old:
                 lines.extend(["drift since the last recording:"] + [f"  {d}" for d in c.drift or ["(none)"]])
             if c.failures:

@@ -104,6 +104,10 @@ class Redactor:
             return self._body_text(body)
         return body
 
+    def value(self, value: Any) -> Any:
+        """A JSON value (a tool call's request or response) with every string redacted, as in JSON bodies."""
+        return self._json_value(json.loads(json.dumps(value, default=str)))
+
     def _body_text(self, text: str) -> str:
         if text.lstrip().startswith("data:"):
             return self.text(

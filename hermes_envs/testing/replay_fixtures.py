@@ -331,7 +331,10 @@ def terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
             )
             continue
         kept = "; no change beyond ports, dates and ids: file kept as it was" if s.unchanged else ""
-        terminalreporter.write_line(f"{s.path} ({s.record_mode}, {s.recorded} request(s)){kept} — {nodeid}")
+        tools = f" + {s.tool_calls_recorded} tool call(s)" if s.tool_calls_recorded else ""
+        terminalreporter.write_line(
+            f"{s.path} ({s.record_mode}, {s.recorded} request(s)){tools}{kept} — {nodeid}"
+        )
         if s.old and not s.unchanged:
             for line in s.drift or ["no drift"]:
                 terminalreporter.write_line(f"    {line}")

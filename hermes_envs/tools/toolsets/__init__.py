@@ -27,6 +27,7 @@ from .recording import (
     MemoryToolRecorder,
     ReplayMissError,
     ToolRecorder,
+    recorded_call,
     set_tool_recorder,
     tool_recorder,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "load_corpus",
     "memory_entries",
     "offline_requested",
+    "recorded_call",
     "register_toolsets",
     "set_limits",
     "set_tool_recorder",

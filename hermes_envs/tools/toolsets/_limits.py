@@ -7,6 +7,7 @@ returns megabytes must not flood the model's context. Both limits are settings (
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 import threading
@@ -182,7 +183,7 @@ def run_with_timeout(name: str, family: str, fn: Callable[[], Any], timeout: flo
     abandoned; backends also get the timeout themselves and should stop on their own.
     """
     seconds = timeout if timeout is not None else timeout_for(family)
-    future = _executor().submit(fn)
+    future = _executor().submit(contextvars.copy_context().run, fn)  # current_tool() etc. carry over
     try:
         return future.result(timeout=seconds)
     except FutureTimeout:

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..registry import Tool, ToolRegistry
 from ._limits import bound_result, run_with_timeout
+from .recording import calling_tool
 
 __all__ = ["FamilyTool", "register_family", "schema"]
 
@@ -40,7 +41,8 @@ class FamilyTool:
                 f"tool {self.name!r} got {' and '.join(problems)}; its parameters are {sorted(props)} "
                 f"(required: {sorted(self.parameters.get('required', ()))})."
             )
-        result = run_with_timeout(self.name, self.family, lambda: self.impl(arguments, task_id))
+        with calling_tool(self.name):
+            result = run_with_timeout(self.name, self.family, lambda: self.impl(arguments, task_id))
         if isinstance(result, str):
             try:
                 json.loads(result)

@@ -1,13 +1,18 @@
 """The record/replay hook of real tool backends: every call a real backend makes can go through a recorder.
 
 A recorder has two methods: ``lookup(family, operation, request) -> dict | None`` (a recorded response, or None to
-make the real call) and ``record(family, operation, request, response)``. ``request`` never holds credentials (the
-backends add keys as headers outside it), so a cassette can store it after its usual redaction. Install one with
-:func:`set_tool_recorder`; the cassette code plugs in the same way (see docs/toolsets.md, "Recording").
+make the real call) and ``record(family, operation, request, response)``; it may also have
+``failed(family, operation, request, error)``, told when the real call raised (a recording that lost a call should
+fail). ``request`` never holds credentials (the backends add keys as headers outside it), so a cassette can store it
+after its usual redaction. Install one with :func:`set_tool_recorder`; ``hermes_envs.testing`` installs one that
+keeps the calls in the test's cassette (see docs/toolsets.md, "Recording"). While the real call runs,
+:func:`in_backend_call` is true in its thread (an HTTP recorder can leave the raw exchange out), and
+:func:`current_tool` names the tool being run (for messages).
 """
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import json
 import threading
@@ -23,7 +28,10 @@ __all__ = [
     "MemoryToolRecorder",
     "ReplayMissError",
     "ToolRecorder",
+    "calling_tool",
+    "current_tool",
     "get_tool_recorder",
+    "in_backend_call",
     "recorded_call",
     "request_key",
     "set_tool_recorder",
@@ -48,6 +56,28 @@ class ReplayMissError(HermesEnvsError, LookupError):
 
 _lock = threading.Lock()
 _recorder: ToolRecorder | None = None
+_in_call: contextvars.ContextVar[bool] = contextvars.ContextVar("hermes_backend_call", default=False)
+_tool: contextvars.ContextVar[str | None] = contextvars.ContextVar("hermes_current_tool", default=None)
+
+
+def in_backend_call() -> bool:
+    """True while a real backend call made through :func:`recorded_call` runs (in that call's thread)."""
+    return _in_call.get()
+
+
+def current_tool() -> str | None:
+    """The name of the tool whose handler is running (set by the family tools), or None outside one."""
+    return _tool.get()
+
+
+@contextmanager
+def calling_tool(name: str) -> Iterator[None]:
+    """Within the block, :func:`current_tool` returns ``name``."""
+    token = _tool.set(name)
+    try:
+        yield
+    finally:
+        _tool.reset(token)
 
 
 def set_tool_recorder(recorder: ToolRecorder | None) -> ToolRecorder | None:
@@ -90,7 +120,16 @@ def recorded_call(
         hit = recorder.lookup(family, operation, request)
         if hit is not None:
             return copy.deepcopy(hit)
-    response = call()
+    token = _in_call.set(True)
+    try:
+        response = call()
+    except Exception as exc:
+        failed = getattr(recorder, "failed", None)
+        if callable(failed):
+            failed(family, operation, copy.deepcopy(request), exc)
+        raise
+    finally:
+        _in_call.reset(token)
     if recorder is not None:
         recorder.record(family, operation, copy.deepcopy(request), copy.deepcopy(response))
     return response
