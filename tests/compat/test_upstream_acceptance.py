@@ -130,3 +130,19 @@ def test_a_ctx_terminal_stall_is_blamed_on_the_tool_context_when_its_paths_are_r
     assert stall.sync_tool_calls == ("terminal",)
     assert stall.seconds - stall.sync_tool_seconds < 0.1
     assert seen == [("terminal", "/tmp/acceptance-missing")]  # the paths are still recorded
+
+
+@pytest.mark.slow
+def test_no_training_items_names_what_setup_logged() -> None:
+    # upstream's fine-tune bench logs "Prompt bank not found: ..." and has no cases: HC202 said only "it returned
+    # none"; the finding now names the logged cause (and not our own backend notices).
+    from hermes_envs.conformance import EnvSession, Settings
+
+    from .conftest import ENVS
+
+    with EnvSession(ENVS / "prompt_bank_env.py", settings=Settings()) as session:
+        outcome = session.run("HC202")
+    first = outcome.findings[0]
+    assert "returned none" in first.message
+    assert "setup() logged" in first.message and "Prompt bank not found" in first.message
+    assert "prompt_bank_missing.yaml" in first.message
