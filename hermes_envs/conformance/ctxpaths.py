@@ -44,14 +44,18 @@ def record_paths(ctx: Any, seen: list[tuple[str, str]]) -> None:
     appended to ``seen`` as ``(method, path)``; the calls themselves are unchanged."""
 
     def wrap(name: str, fn: Any, is_command: bool) -> Any:
+        # The class's method is looked up at call time, not bound now: the event-loop watchdog (HC408) times
+        # ToolContext's methods by patching the class while a hook runs, and a method bound here would bypass that.
+        on_class = name in dir(type(ctx)) and fn == getattr(type(ctx), name).__get__(ctx)
+
         @functools.wraps(fn)
         def recorder(*args: Any, **kwargs: Any) -> Any:
             texts = [a for a in (*args, *kwargs.values()) if isinstance(a, str)]
             for text in texts[:1] if is_command else texts:
                 candidates = absolute_paths(text) if is_command else ([text] if text.startswith("/") else [])
                 seen.extend((name, path) for path in candidates if absolute_paths(path))
-            # Looked up at call time: the HC408 watchdog times ToolContext's methods by patching the class.
-            return getattr(type(ctx), name)(ctx, *args, **kwargs)
+            call = getattr(type(ctx), name).__get__(ctx) if on_class else fn
+            return call(*args, **kwargs)
 
         return recorder
 

@@ -421,7 +421,9 @@ class EnvSession:
         if "setup_seconds" not in self.facts:
             start = time.perf_counter()
             try:
-                self.run_env(lambda env: env.setup(), timeout=self.settings.setup_timeout, phase="setup")
+                # its warnings are kept: a check that finds no data can then name what setup() said (HC202)
+                with _captured_log() as self.facts["setup_log"]:
+                    self.run_env(lambda env: env.setup(), timeout=self.settings.setup_timeout, phase="setup")
             except (asyncio.TimeoutError, TimeoutError):
                 raise TimeoutError(
                     f"setup() did not finish within {self.settings.setup_timeout:g} s (setup_timeout)"

@@ -100,3 +100,49 @@ async def test_mounted_host_folder_is_the_tasks_cwd_in_a_container_style_sandbox
     [record] = env.records
     assert record["reward"] == 1.0  # the seeded README and the model's hello.py are both in the task's cwd
     assert record["pwd"] == str(scratch / "hello-script")
+
+
+def test_a_ctx_terminal_stall_is_blamed_on_the_tool_context_when_its_paths_are_recorded() -> None:
+    # upstream's agentic OPD reward runs `ctx.terminal("python test_solution.py ...")`; in the gold-answer phase the
+    # kit records the ctx's paths (HC604) by wrapping its methods before the watchdog times the class (HC408), and
+    # the stall was an error "inside PersistentShell._collect" instead of the warning naming ctx.terminal().
+    import asyncio
+
+    from hermes_envs.conformance.ctxpaths import record_paths
+    from hermes_envs.conformance.watchdog import LoopWatchdog
+    from hermes_envs.tools import ToolContext, cleanup_all_sandboxes
+
+    ctx = ToolContext("acceptance-watchdog")
+    seen: list[tuple[str, str]] = []
+    record_paths(ctx, seen)
+
+    async def reward() -> float:
+        ctx.terminal("sleep 0.4; cat /tmp/acceptance-missing 2>&1")
+        return 0.0
+
+    dog = LoopWatchdog(threshold=0.2)
+    try:
+        asyncio.run(dog.watch("gold", reward()))
+    finally:
+        ctx.cleanup()
+        cleanup_all_sandboxes()
+    (stall,) = dog.stalls
+    assert stall.sync_tool_calls == ("terminal",)
+    assert stall.seconds - stall.sync_tool_seconds < 0.1
+    assert seen == [("terminal", "/tmp/acceptance-missing")]  # the paths are still recorded
+
+
+@pytest.mark.slow
+def test_no_training_items_names_what_setup_logged() -> None:
+    # upstream's fine-tune bench logs "Prompt bank not found: ..." and has no cases: HC202 said only "it returned
+    # none"; the finding now names the logged cause (and not our own backend notices).
+    from hermes_envs.conformance import EnvSession, Settings
+
+    from .conftest import ENVS
+
+    with EnvSession(ENVS / "prompt_bank_env.py", settings=Settings()) as session:
+        outcome = session.run("HC202")
+    first = outcome.findings[0]
+    assert "returned none" in first.message
+    assert "setup() logged" in first.message and "Prompt bank not found" in first.message
+    assert "prompt_bank_missing.yaml" in first.message

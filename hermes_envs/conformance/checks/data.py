@@ -58,13 +58,20 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
     training = s.training_items()
     findings = []
     if not training["items"]:
+        # the env's own warnings (ours, such as a backend stand-in notice, are not the cause)
+        logged = [
+            r for r in s.facts.get("setup_log") or [] if not r.split(" ", 2)[1].startswith("hermes_envs")
+        ]
         findings.append(
             Finding(
                 "HC202",
                 "get_next_item() should return training items; it returned none"
                 + (f" and raised {training['error']}" if training["error"] else "")
+                + (f", and setup() logged {logged[0]!r}" if logged else "")
                 + ".",
-                "fill the training list in setup() and return items from it in get_next_item().",
+                "make the data setup() loads available (the logged line above names it)."
+                if logged
+                else "fill the training list in setup() and return items from it in get_next_item().",
             )
         )
     observed = s.eval_observation()
