@@ -49,49 +49,32 @@ KNOWN: dict[str, list[tuple[str, int, str]]] = {
         ("IsADirectoryError", 3, "model-facing: a folder where a file was asked"),
         ("NotADirectoryError", 2, "model-facing: a file where a folder was asked"),
     ],
-    # Left to other areas (being reshaped by other helpers while this list was written).
-    "conformance/checks/fuzz.py": [("AssertionError", 1, "conformance area")],
-    "conformance/probes.py": [
+    # Left to other areas (being reshaped by other helpers while this list was written). Pooled per folder or
+    # file prefix, so moving a raise between modules of one area (a split) keeps this green.
+    "conformance/": [
+        ("AssertionError", 1, "conformance area"),
         ("ValueError", 1, "conformance area"),
         ("TypeError", 1, "conformance area"),
-        ("AttributeError", 5, "conformance area"),
+        ("AttributeError", 5, "conformance area: probe objects that break an env's contract on purpose"),
+        ("TimeoutError", 1, "conformance area"),
     ],
-    "conformance/session.py": [("TimeoutError", 1, "conformance area")],
-    "parsers/_base.py": [("NotImplementedError", 2, "parsers area: abstract methods")],
-    "parsers/_json.py": [("ValueError", 7, "parsers area: internal decode signals")],
-    "parsers/_sections.py": [("NotImplementedError", 1, "parsers area"), ("ValueError", 2, "parsers area")],
-    "parsers/deepseek.py": [("ValueError", 3, "parsers area")],
-    "parsers/deepseek_v4.py": [("ValueError", 1, "parsers area")],
-    "parsers/kimi.py": [("ValueError", 2, "parsers area")],
-    "testing/cassette_matching.py": [("AssertionError", 3, "cassettes area: pytest assertion failures")],
-    "testing/fake_server/fault_effects.py": [("ValueError", 1, "fake-server area")],
-    "testing/fake_server/faults.py": [
-        ("TypeError", 2, "fake-server area"),
-        ("ValueError", 5, "fake-server area"),
+    "parsers/": [
+        ("NotImplementedError", 3, "parsers area: abstract methods"),
+        ("ValueError", 15, "parsers area: internal decode signals, caught and reported as parse errors"),
     ],
-    "testing/fake_server/policies.py": [
-        ("TypeError", 2, "fake-server area"),
-        ("ValueError", 1, "fake-server area"),
-    ],
-    "testing/fake_server/process.py": [
-        ("EOFError", 1, "fake-server area"),
-        ("ValueError", 1, "fake-server area"),
-        ("RuntimeError", 4, "fake-server area"),
-    ],
-    "testing/fake_server/process_child.py": [
-        ("RuntimeError", 2, "fake-server area"),
-        ("ValueError", 1, "fake-server area"),
-    ],
-    "testing/fake_server/requests.py": [("ValueError", 3, "fake-server area")],
-    "testing/fake_server/server.py": [
-        ("RuntimeError", 3, "fake-server area"),
+    "testing/cassette": [("AssertionError", 3, "cassettes area: pytest assertion failures")],
+    "testing/fake_server/": [
+        ("TypeError", 4, "fake-server area"),
+        ("ValueError", 13, "fake-server area"),
+        ("RuntimeError", 9, "fake-server area"),
         ("AssertionError", 1, "fake-server area"),
-        ("ValueError", 1, "fake-server area"),
+        ("EOFError", 1, "fake-server area"),
     ],
-    "tools/toolsets/_tooling.py": [("TypeError", 1, "toolsets area")],
-    "tools/toolsets/delegation.py": [("KeyError", 1, "toolsets area"), ("TypeError", 1, "toolsets area")],
-    "tools/toolsets/recording.py": [("TypeError", 1, "toolsets area")],
-    "tools/toolsets/vision.py": [("ValueError", 1, "toolsets area")],
+    "tools/toolsets/": [
+        ("TypeError", 3, "toolsets area"),
+        ("KeyError", 1, "toolsets area"),
+        ("ValueError", 1, "toolsets area"),
+    ],
 }
 
 
@@ -108,12 +91,21 @@ def bare_raises() -> dict[str, Counter[str]]:
     return found
 
 
+def _pool(path: str) -> str:
+    """The KNOWN key a file's raises count against: its own path, else the longest prefix listed."""
+    keys = [k for k in KNOWN if path == k or (not k.endswith(".py") and path.startswith(k))]
+    return max(keys, key=len) if keys else path
+
+
 def test_no_new_bare_builtin_raise():
-    allowed = {path: Counter({name: n for name, n, _ in rows}) for path, rows in KNOWN.items()}
+    allowed = {key: Counter({name: n for name, n, _ in rows}) for key, rows in KNOWN.items()}
+    pooled: dict[str, Counter[str]] = {}
+    for path, counts in bare_raises().items():
+        pooled.setdefault(_pool(path), Counter()).update(counts)
     extra = {
-        path: dict(counts - allowed.get(path, Counter()))
-        for path, counts in bare_raises().items()
-        if counts - allowed.get(path, Counter())
+        key: dict(counts - allowed.get(key, Counter()))
+        for key, counts in pooled.items()
+        if counts - allowed.get(key, Counter())
     }
     assert not extra, (
         f"bare builtin raises should be HermesEnvsError subclasses; got new ones {extra}. Fix: raise a class from "

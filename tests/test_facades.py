@@ -153,3 +153,34 @@ def test_lazy_facade_is_visible_to_type_checkers(package: str) -> None:
         f"{package}'s TYPE_CHECKING block should import every lazy name; got {missing} missing. "
         "Fix: add them to the block."
     )
+
+
+@pytest.mark.parametrize(
+    "package",
+    [
+        "hermes_envs",
+        "hermes_envs.agent",
+        "hermes_envs.env",
+        "hermes_envs.tools",
+        "hermes_envs.tools.backends",
+        "hermes_envs.viewer",
+        "hermes_envs.compat",
+    ],
+)
+def test_facade_names_are_the_home_objects(package: str) -> None:
+    """``from package import X`` gives the very object X's defining module holds (not None, not a stale copy)."""
+    module = importlib.import_module(package)
+    for name in module.__all__:
+        obj = getattr(module, name)
+        assert obj is not None, name
+        home, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", "")
+        if (
+            isinstance(home, str)
+            and home.startswith("hermes_envs")
+            and isinstance(qual, str)
+            and qual
+            and "." not in qual
+        ):
+            assert getattr(importlib.import_module(home), qual, None) is obj, (
+                f"{package}.{name} vs {home}.{qual}"
+            )
