@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tool-call parsers, {ns.size_mb:g} MB per corpus, best of {ns.repeat}, {gc_note}\n")
     print(f"{'format':<14}{'msgs MB/s':>10}{'1MB MB/s':>10}{'worst adversarial':>26}{'ratio':>8}")
     worst_overall = 0.0
-    for name in FORMATS:
+    for name in [n for n in FORMATS if not ns.formats or n in ns.formats.split(",")]:
         parser = get_parser(name)
         messages = ordinary_messages(name, size)
         mb = sum(len(m) for m in messages) / 1e6
