@@ -172,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     opts = argparse.ArgumentParser()
     opts.add_argument("--size-mb", type=float, default=1.0)
     opts.add_argument("--repeat", type=int, default=3)
+    opts.add_argument("--formats", default="", help="comma-separated formats to run (default: all)")
     opts.add_argument("--with-gc", action="store_true", help="time with the garbage collector running")
     opts.add_argument(
         "--wall", action="store_true", help="time wall-clock instead of this process's CPU time"
