@@ -172,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     opts = argparse.ArgumentParser()
     opts.add_argument("--size-mb", type=float, default=1.0)
     opts.add_argument("--repeat", type=int, default=3)
+    opts.add_argument("--formats", default="", help="comma-separated formats to run (default: all)")
     opts.add_argument("--with-gc", action="store_true", help="time with the garbage collector running")
     opts.add_argument(
         "--wall", action="store_true", help="time wall-clock instead of this process's CPU time"
@@ -187,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tool-call parsers, {ns.size_mb:g} MB per corpus, best of {ns.repeat}, {gc_note}\n")
     print(f"{'format':<14}{'msgs MB/s':>10}{'1MB MB/s':>10}{'worst adversarial':>26}{'ratio':>8}")
     worst_overall = 0.0
-    for name in FORMATS:
+    for name in [n for n in FORMATS if not ns.formats or n in ns.formats.split(",")]:
         parser = get_parser(name)
         messages = ordinary_messages(name, size)
         mb = sum(len(m) for m in messages) / 1e6

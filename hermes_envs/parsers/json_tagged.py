@@ -59,8 +59,7 @@ class JsonTaggedParser(ToolCallParser):
         pos = first
         n = len(text)
         tag_len = len(start_tag)
-        # no fences or reasoning blocks: whether a marker counts depends only on the character before it
-        plain = not any(m in text for m in _CONTEXT_MARKERS)
+        plain: bool | None = None  # no fences or reasoning blocks (checked once, when first needed)
         while pos != -1:
             index += 1
             body = pos + tag_len
@@ -83,11 +82,16 @@ class JsonTaggedParser(ToolCallParser):
                 if stop != -1 and (nxt == -1 or stop < nxt):
                     nxt = starts.next(stop + len(end_tag))
                 elif (
-                    plain
-                    and nxt != -1
+                    nxt != -1
                     and len(errors) >= MAX_ERRORS
                     and reason.startswith(("Expecting", "Invalid"))  # the decoder read nothing past the error
+                    and (
+                        plain
+                        if plain is not None
+                        else (plain := not any(m in text for m in _CONTEXT_MARKERS))
+                    )
                 ):
+                    # no fences or reasoning blocks: whether a marker counts depends only on the character before it
                     # A looping model repeats the same broken call: when the text this failure depended on (up
                     # to the decoder's error and the next marker) recurs right after it, the copy fails the same
                     # way one period later, so the run of copies is counted without decoding each.

@@ -59,7 +59,7 @@ __all__ = ["Glm45Parser", "Glm47Parser", "Qwen3CoderParser", "XmlParamsParser"]
 TOOL_CALL = "<tool_call>"
 TOOL_CALL_END = "</tool_call>"
 # A function name holding these is a chat template that was printed instead of rendered (`{{ tc.name }}`)
-_TEMPLATE_MARKS = ("{{", "}}", "{%", "%}")
+_TEMPLATE = re.compile(r"\{\{|\}\}|\{%|%\}")
 
 
 def _json_or_text(raw: str) -> Any:
@@ -220,24 +220,24 @@ class XmlParamsParser(ToolCallParser):
         head = self.head.match(text, pos)
         if head is None:
             raise _Broken(
-                lambda: f"expected the function name; got {excerpt(text, pos)}",
+                lambda t=text, at=pos: f"expected the function name; got {excerpt(t, at)}",
                 self._recover(text, pos, scan),
             )
         name = head.group(1).strip()
         pos = head.end()
         # SGLang's raw GLM form: a literal backslash-n after the name, and between the tags of this call
         scan.raw = self.literal_newlines and text.startswith("\\n", pos)
-        if any(mark in name for mark in _TEMPLATE_MARKS):
+        if _TEMPLATE.search(name) is not None:
             raise _Broken(
-                lambda: (
-                    f"the function name {name!r} is an unrendered chat-template placeholder, not a call (skipped)"
+                lambda n=name: (
+                    f"the function name {n!r} is an unrendered chat-template placeholder, not a call (skipped)"
                 ),
                 self._recover(text, pos, scan),
             )
         if self.separator_required and text.startswith(self.call_close, pos):
             raise _Broken(
-                lambda: (
-                    f"{self.name} writes a newline between the function name {name!r} and {self.call_close} "
+                lambda me=self, n=name: (
+                    f"{me.name} writes a newline between the function name {n!r} and {me.call_close} "
                     f"(as SGLang's GLM-4.5 reader requires; the glm47 parser reads the compact form)"
                 ),
                 self._after_call_close(text, pos),
@@ -245,10 +245,13 @@ class XmlParamsParser(ToolCallParser):
         props = schemas.properties(name)
         args: dict[str, Any] = {}
         while True:
-            pos = self._skip(text, pos, scan)
+            pos = skip_ws(text, pos)
+            if scan.raw:
+                pos = self._skip(text, pos, scan)
             if pos >= len(text):
                 raise _Broken(
-                    lambda: f"{name!r} was cut off before {self.call_close} (end of text)", len(text)
+                    lambda me=self, n=name: f"{n!r} was cut off before {me.call_close} (end of text)",
+                    len(text),
                 )
             opening = self.param_open.match(text, pos)
             if opening is not None:
@@ -257,7 +260,9 @@ class XmlParamsParser(ToolCallParser):
                 close, resume = self._value_end(text, start, args, key, props, scan)
                 if close == -1:
                     raise _Broken(
-                        lambda k=key: f"the value of {name}.{k} was cut off (no {self.value_close})",
+                        lambda me=self, n=name, k=key: (
+                            f"the value of {n}.{k} was cut off (no {me.value_close})"
+                        ),
                         len(text),
                     )
                 if resume == close and errors.room():
@@ -285,8 +290,8 @@ class XmlParamsParser(ToolCallParser):
             if not args and text[pos] == "{":
                 return self._json_body(text, pos, name, scan)
             raise _Broken(
-                lambda at=pos: (
-                    f"expected a parameter or {self.call_close} in {name!r}; got {excerpt(text, at)}"
+                lambda me=self, n=name, t=text, at=pos: (
+                    f"expected a parameter or {me.call_close} in {n!r}; got {excerpt(t, at)}"
                 ),
                 self._recover(text, pos, scan),
             )
