@@ -725,8 +725,8 @@ def controls_low(s: EnvSession) -> list[Finding]:
                         "HC406",
                         f"a negative control should score at most {ceiling:g} (control_ceiling); {name!r} ({about}) "
                         f"got a mean of {mean:.3g} because the prompt itself holds the answer ({in_prompt}), and "
-                        "the reward takes the answer from anywhere in the reply (a warning: an echo earns credit "
-                        "only by chance here).",
+                        "the reward takes the answer from anywhere in the reply (a warning: with the answer in the "
+                        "prompt, an echo is no pure negative control; HC302 says whether it leaked).",
                         "read the answer from a marked place (the last 'Answer:' line, a <answer> tag) so that "
                         "repeating the question or the options earns nothing.",
                         Severity.WARNING,
