@@ -33,18 +33,22 @@ _FRACTION = re.compile(r"^(-?\d+)/(\d+)$")
 _WORDS = re.compile(r"^[A-Za-z][A-Za-z' -]{2,}$")
 
 
-def renderings(value: str) -> list[tuple[str, str, bool]]:
-    """``(what, text, strict)`` for the other usual renderings of the gold ``value``.
+_YEAR_FIELD = re.compile(r"(^|_)(year|yr)s?($|_)|date", re.I)
+
+
+def renderings(value: str, field: str = "") -> list[tuple[str, str, bool]]:
+    """``(what, text, strict)`` for the other usual renderings of the gold ``value`` (of item field ``field``).
 
     ``strict`` renderings are the same value by any reading (5000 for 5000.0, a thousands separator, case of a word,
     bold markup): scoring them as wrong is an error. The others (a fraction as a decimal) are a warning."""
     out: list[tuple[str, str, bool]] = []
     if _INT.match(value):
         # An integer gold written "42.0" is left out: models rarely write counts that way, and a reward taking
-        # the last run of digits is right to read it as 0. Thousands separators they do write.
+        # the last run of digits is right to read it as 0. Thousands separators they do write, but never in a
+        # year ("1,989"): none for a field named like a year, and only a warning for a number that could be one.
         number = int(value)
-        if abs(number) >= 1000:
-            out.append(("with thousands separators", f"{number:,}", True))
+        if abs(number) >= 1000 and not _YEAR_FIELD.search(field):
+            out.append(("with thousands separators", f"{number:,}", not 1000 <= number <= 2100))
     elif _FLOAT.match(value):
         number = float(value)
         if number.is_integer():
@@ -74,7 +78,7 @@ def rendering_scores(s: EnvSession) -> list[dict[str, Any]]:
     for gold in positive_scores(s)["gold"]:
         if gold.get("source") != "field" or gold.get("kind") != "scalar" or not gold.get("template"):
             continue
-        for what, text, strict in renderings(gold["value"]):
+        for what, text, strict in renderings(gold["value"], str(gold.get("field") or "")):
             answer = gold["template"].format(v=text)
             result, task_id = s.run_probe(gold["item"], say(answer), 3, "rendering", "gold")
             out.append(

@@ -54,17 +54,20 @@ ANSWER_MARKERS = ("answer", "final", "Answer:", "\\boxed{}", "<answer></answer>"
 SLOW_SECONDS = 2.0
 
 
-def _transcripts(prompt_messages: list[dict[str, Any]], tools: list[str], answer: str | None) -> Any:
+def _transcripts(
+    prompt_messages: list[dict[str, Any]], tools: list[str], answer: str | None, prefix: bool = True
+) -> Any:
     """A hypothesis strategy of message lists: the prompt, 0-2 tool turns, then a final reply (filler, or filler
-    around ``answer`` when it is given)."""
+    around ``answer`` when it is given; with ``prefix=False`` the reply is ``answer`` itself, up to punctuation)."""
     from hypothesis import strategies as st
 
     words = FILLER if answer is None else tuple(w for w in FILLER if w not in ANSWER_MARKERS)
     filler = st.lists(st.sampled_from(words), max_size=8).map(" ".join)
+    before = filler if prefix else st.just("")
     call = st.tuples(st.sampled_from(tools), filler) if tools else st.nothing()
     turns = st.lists(call, max_size=2 if tools else 0)
     final = (
-        st.tuples(filler, st.sampled_from(["", ".", "\n", " "])).map(
+        st.tuples(before, st.sampled_from(["", ".", "\n", " "])).map(
             lambda p: f"{p[0]} {answer}{p[1]}".strip()
         )
         if answer is not None
@@ -166,10 +169,13 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
         if not (_numeric(calibration) and abs(float(calibration) - best) <= 1e-9):
             continue  # the reward needs more than the transcript (state from the rollout): a search would mislead
         stop_at = min(deadline, time.perf_counter() + per_gold)
+        prefix = gold["template"] != "{v}" or _reads_inside_text(score, item, prompt, gold["value"], best)
         for mode in ("without", "with"):
             seen = _search(
                 s,
-                _transcripts(prompt, tools, answer if mode == "with" else None),
+                # A gold proven only as the bare reply ("silent") may be all the task accepts ("reply with the
+                # word only"): words before it ("let silent") make another answer, so none are added there.
+                _transcripts(prompt, tools, answer if mode == "with" else None, prefix=prefix),
                 _Judge(
                     score,
                     item,
@@ -188,6 +194,13 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
         if findings or time.perf_counter() > deadline:
             break
     return findings
+
+
+def _reads_inside_text(score: Any, item: Any, prompt: list[dict[str, Any]], value: str, best: float) -> bool:
+    """Whether the reward finds a bare-proven gold inside a sentence ("The answer is silent."): if not, the task
+    wants the reply to be the answer alone, and words before it are another answer, not a rendering of it."""
+    got, _seconds, error = score(item, [*prompt, {"role": "assistant", "content": f"The answer is {value}."}])
+    return error is None and _numeric(got) and got >= best - 1e-9
 
 
 class _Judge:
