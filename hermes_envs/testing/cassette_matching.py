@@ -27,6 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from hermes_envs._text import short_repr
+
 __all__ = [
     "VOLATILE_FIELDS",
     "diff_bodies",
@@ -146,8 +148,7 @@ def body_key(body: Any) -> str:
 
 # ----------------------------------------------------------------------------------------------- diffs
 def _short(value: Any, n: int = 90) -> str:
-    text = repr(value)
-    return text if len(text) <= n else text[: n - 3] + "..."
+    return short_repr(value, n)
 
 
 def _diff(a: Any, b: Any, path: str, out: list[str], limit: int) -> None:

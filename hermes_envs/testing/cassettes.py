@@ -42,6 +42,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import hermes_envs.testing.cassette_matching as matching
+from hermes_envs._chat import assistant_turns
 from hermes_envs.errors import HermesEnvsError
 
 __all__ = [
@@ -361,7 +362,7 @@ def _conversation_key(body: Any) -> tuple[str, int]:
     first_user = next(
         (m.get("content") for m in messages if isinstance(m, dict) and m.get("role") == "user"), ""
     )
-    turn = 1 + sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+    turn = 1 + assistant_turns(messages)
     return (str(first_user)[:60], turn)
 
 

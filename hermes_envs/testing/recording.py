@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_envs._chat import assistant_turns
 from hermes_envs.errors import ConfigError
 
 __all__ = [
@@ -280,7 +281,7 @@ async def arun_rollouts(
                         run.rewards.append([float(s) for s in (group or {}).get("scores") or []])
                         run.transcripts.append(messages)
                         run.tool_errors += sum(env.tool_error_buffer) - errors_before
-                        run.turns += sum(1 for conv in messages for m in conv if m.get("role") == "assistant")
+                        run.turns += sum(assistant_turns(conv) for conv in messages)
                         tally.update()
                         run.tokens, run.failed_requests = tally.tokens, tally.failed
                         bar.advance(run)

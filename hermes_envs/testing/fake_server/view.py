@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hermes_envs._chat import assistant_turns, tool_names
+from hermes_envs._text import quoted
+
 __all__ = ["RequestView", "short", "text_of", "tool_names"]
 
 
@@ -25,7 +28,7 @@ class RequestView:
 
     @property
     def assistant_count(self) -> int:
-        return sum(1 for m in self.messages if isinstance(m, Mapping) and m.get("role") == "assistant")
+        return assistant_turns(self.messages)
 
     def _texts(self, role: str) -> list[str]:
         return [
@@ -103,21 +106,6 @@ def text_of(content: Any) -> str:
     return str(content)
 
 
-def tool_names(tools: Any) -> list[str]:
-    """Names of the tools in an OpenAI ``tools`` list."""
-    out: list[str] = []
-    for t in tools or []:
-        if isinstance(t, Mapping):
-            fn = t.get("function") if isinstance(t.get("function"), Mapping) else t
-            name = fn.get("name")
-            if isinstance(name, str):
-                out.append(name)
-    return out
-
-
 def short(s: Any, n: int = 120) -> str:
-    """``repr`` of ``s`` cut to ``n`` characters, for messages."""
-    if s is None:
-        return "None"
-    s = str(s)
-    return repr(s if len(s) <= n else s[: n - 3] + "...")
+    """``repr`` of ``str(s)`` cut to ``n`` characters, for messages (``None`` as ``None``)."""
+    return "None" if s is None else quoted(str(s), n)
