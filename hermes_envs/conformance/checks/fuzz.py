@@ -60,7 +60,8 @@ def _transcripts(prompt_messages: list[dict[str, Any]], tools: list[str], answer
     from hypothesis import strategies as st
 
     words = FILLER if answer is None else tuple(w for w in FILLER if w not in ANSWER_MARKERS)
-    filler = st.lists(st.sampled_from(words), max_size=8).map(" ".join)
+    # At least one word: an empty reply is already a fixed control (HC406); the search spends its budget elsewhere.
+    filler = st.lists(st.sampled_from(words), min_size=1, max_size=8).map(" ".join)
     call = st.tuples(st.sampled_from(tools), filler) if tools else st.nothing()
     turns = st.lists(call, max_size=2 if tools else 0)
     final = (
