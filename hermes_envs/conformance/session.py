@@ -62,7 +62,7 @@ class Settings:
     #: HC412: seconds the hypothesis search of the reward may take per env, how many transcripts it tries per
     #: gold and direction, and its seed (the report names it, so a finding can be reproduced).
     fuzz_seconds: float = 3.0
-    fuzz_examples: int = 60
+    fuzz_examples: int = 40
     fuzz_seed: int = 0
     #: Ids named on the command line (--hermes-select / --select): they run even if the env ignores them.
     forced: list[str] = field(default_factory=list)

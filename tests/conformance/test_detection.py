@@ -73,7 +73,7 @@ def test_hc407_is_not_applicable_when_no_gold_can_be_derived() -> None:
 def test_the_fuzz_finding_names_its_seed_and_a_small_counterexample() -> None:
     (finding,) = _status(BY_NAME["reward_credits_filler.py"])["HC412"].findings
     assert "hypothesis seed 0" in finding.message
-    assert "'content': 'step'" in finding.message
+    assert "'step'" in finding.message and "no '" in finding.message
 
 
 @pytest.mark.parametrize(

@@ -190,6 +190,7 @@ def test_select_ignore_and_json_report(pytester: pytest.Pytester, run) -> None:
         "HC104",
         "HC107",
         "HC108",
+        "HC109",
     ]
 
 

@@ -317,8 +317,8 @@ def groups_survive_send_filters(s: EnvSession) -> list[Finding]:
             Finding(
                 "HC504",
                 f"rollouts should fit max_token_length; config_init() sets max_token_length={limit}, and every "
-                f"rollout of a collected group reached it (shortest {min(lengths)} tokens, for a reply of a few "
-                "words), so handle_send_to_api skips every group as too long.",
+                f"rollout of a collected group reached it (with a reply of a few words: the prompt alone is "
+                "longer), so handle_send_to_api skips every group as too long.",
                 "raise max_token_length to fit the system prompt, the task and the agent's turns (e.g. 4096 or "
                 "more for tool use), or shorten the prompt.",
                 subject="config_init",
