@@ -33,12 +33,36 @@ def expected_findings(path: Path) -> set[str]:
     raise AssertionError(f"{path.name} should declare EXPECTED_FINDINGS = [...]")
 
 
-@functools.cache
-def outcomes(path: Path) -> tuple[Outcome, ...]:
-    """Every check's outcome on ``path`` (cached: each env runs once per test session)."""
+#: Set by conftest.py to a folder every xdist worker of the session shares: each env then runs once per session,
+#: not once per worker that happens to get one of its tests (test_corpus, test_messages, test_detection ...).
+SHARED_CACHE: Path | None = None
+
+
+def _run(path: Path) -> tuple[Outcome, ...]:
     settings = Settings(**CORPUS_SETTINGS, slow=path.name in SLOW)
     with EnvSession(path, settings=settings) as session:
         return tuple(session.run_all())
+
+
+@functools.cache
+def outcomes(path: Path) -> tuple[Outcome, ...]:
+    """Every check's outcome on ``path``: run once per test session (across xdist workers), then cached."""
+    if SHARED_CACHE is None:
+        return _run(path)
+    import fcntl
+    import hashlib
+    import pickle
+
+    key = hashlib.sha256(path.read_bytes() + repr(sorted(CORPUS_SETTINGS.items())).encode()).hexdigest()[:16]
+    stored = SHARED_CACHE / f"{path.stem}-{key}.pickle"
+    SHARED_CACHE.mkdir(parents=True, exist_ok=True)
+    with open(SHARED_CACHE / f"{path.stem}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker waits for the first run instead of repeating it
+        if stored.exists():
+            return pickle.loads(stored.read_bytes())
+        result = _run(path)
+        stored.write_bytes(pickle.dumps(result))
+        return result
 
 
 def fired(path: Path) -> dict[str, Outcome]:
