@@ -96,7 +96,7 @@ def _thresholds() -> str:
         "slow": "run HC503 (a `process` run in a subprocess)",
         "group_size": "rollouts per group in HC501/HC601",
         "probe_items": "training items the probes run on",
-        "fuzz_seconds": "HC412: seconds the hypothesis search of the reward may take",
+        "fuzz_seconds": "HC412: safety cap in seconds for the search (fuzz_examples is the real bound)",
         "fuzz_examples": "HC412: transcripts tried per gold and direction",
         "fuzz_seed": "HC412: the search's seed (named in findings, to reproduce one)",
     }

@@ -3,7 +3,7 @@ a reward that credits a reply with no correct answer, refuses one with the corre
 
 Starts from a gold the kit proved (HC407): for that item, transcripts are drawn from the env's prompt, its tools
 and word fillers; "without a correct answer" means none of the item's answer text (and, for a number, no digit at
-all) appears anywhere in the transcript. Time-boxed (``fuzz_seconds``) and reproducible (``fuzz_seed``); the
+all) appears anywhere in the transcript. Bounded by a count (``fuzz_examples``, with ``fuzz_seconds`` only as a safety cap) and reproducible (``fuzz_seed``); the
 smallest counterexample hypothesis finds is the finding.
 """
 
