@@ -57,6 +57,7 @@ KNOWN: dict[str, list[tuple[str, int, str]]] = {
         ("TypeError", 1, "conformance area"),
         ("AttributeError", 5, "conformance area: probe objects that break an env's contract on purpose"),
         ("TimeoutError", 1, "conformance area"),
+        ("KeyError", 1, "the Mapping protocol of the read-only CHECKS view (CHECKS[unknown id])"),
     ],
     "parsers/": [
         ("NotImplementedError", 3, "parsers area: abstract methods"),

@@ -105,6 +105,7 @@ PINNED: dict[str, list[str]] = {
         "load_corpus",
         "memory_entries",
         "offline_requested",
+        "recorded_call",
         "register_toolsets",
         "set_limits",
         "set_tool_recorder",

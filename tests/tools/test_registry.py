@@ -258,7 +258,7 @@ def test_sync_dispatch_of_an_async_tool_outside_a_loop():
 
 
 def test_default_registry_holds_the_builtin_toolsets():
-    assert registry.toolsets()["terminal"] == ["terminal"]
+    assert registry.toolsets()["terminal"] == ["terminal", "process"]  # upstream's terminal toolset
     assert registry.toolsets()["file"] == ["read_file", "write_file", "search_files", "patch"]
     schemas, names = registry.resolve(["terminal", "file"])
     assert {"terminal", "read_file", "write_file", "search_files", "patch"} <= names
