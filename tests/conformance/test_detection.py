@@ -98,7 +98,9 @@ def test_a_valid_tool_schema_has_no_problem() -> None:
 
 
 def test_renderings_cover_the_usual_spellings_of_a_gold() -> None:
-    assert ("with thousands separators", "1,189", True) in renderings("1189")
+    assert ("with thousands separators", "35,736", True) in renderings("35736")
+    # A number that could be a year (1000-2100) is only a warning: "1,989" is not how a year is written.
+    assert ("with thousands separators", "1,189", False) in renderings("1189")
     assert ("as an integer", "5000", True) in renderings("5000.0")
     assert {text for _w, text, _s in renderings("Paris")} >= {"paris", "PARIS", "**Paris**"}
     assert ("as a decimal", "0.75", False) in renderings("3/4")
