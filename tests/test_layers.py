@@ -121,3 +121,45 @@ def test_no_cycle_between_packages() -> None:
         if c[0] == min(c[:-1])
     }
     assert not described, "packages should not import each other in a cycle:\n" + "\n".join(sorted(described))
+
+
+def test_no_import_cycle_between_modules() -> None:
+    """A cycle between two modules (even inside one package, even through a lazy import) means neither can be
+    understood or tested alone; the fix is usually to move the shared piece into a module both import."""
+    modules = _modules()
+    graph: dict[str, set[str]] = defaultdict(set)
+    for a, b, _line in _imports(modules):
+        graph[a].add(b)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in sorted(modules):
+        if module not in index:
+            visit(module)
+    assert not cycles, "modules should not import each other in a cycle:\n" + "\n".join(
+        " <-> ".join(c) for c in cycles
+    )

@@ -6,7 +6,7 @@ start, which must not pull in the session, the probes and the fake server when n
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hermes_envs._lazy import lazy_attributes
 
@@ -35,4 +35,13 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ be
 __all__ = sorted(_LAZY)
 
 
-__getattr__, __dir__ = lazy_attributes(__name__, _LAZY, globals())
+_lazy_getattr, __dir__ = lazy_attributes(__name__, _LAZY, globals())
+
+
+def __getattr__(name: str) -> Any:
+    value = _lazy_getattr(name)
+    # Whoever reaches the kit through the facade gets the whole catalogue registered (the check modules import the
+    # registry and the session, never the reverse).
+    import hermes_envs.conformance.checks
+
+    return value

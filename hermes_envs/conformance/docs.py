@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import hermes_envs.conformance.checks  # noqa: F401  (registers the catalogue of checks)
 from hermes_envs.conformance.catalogue import CATALOGUE
 from hermes_envs.conformance.registry import all_checks
 from hermes_envs.conformance.session import Settings

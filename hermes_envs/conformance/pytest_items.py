@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+import hermes_envs.conformance.checks  # noqa: F401  (registers the catalogue of checks)
 from hermes_envs.conformance.findings import Outcome, Status
 from hermes_envs.conformance.registry import CHECKS, all_checks
 from hermes_envs.conformance.session import EnvSession

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 from hermes_envs._definitions import definition_site
 from hermes_envs._registry import Registry
 from hermes_envs.conformance.findings import Finding, Severity
 from hermes_envs.errors import RegistryError
 
-if TYPE_CHECKING:
-    from hermes_envs.conformance.session import EnvSession
-
-CheckFn = Callable[["EnvSession"], "list[Finding]"]
+#: A check takes the EnvSession (typed loosely here: the session imports this registry, not the reverse).
+CheckFn = Callable[[Any], "list[Finding]"]
 
 
 @dataclass(frozen=True)
@@ -114,7 +112,15 @@ def check(
 
 
 def all_checks() -> list[CheckInfo]:
-    """Every registered check, in id order (importing the check modules first)."""
-    import hermes_envs.conformance.checks  # noqa: F401  (registers the checks)
+    """Every registered check, in id order.
 
+    The catalogue registers itself when :mod:`hermes_envs.conformance.checks` is imported, which the package
+    facade, the runner, the pytest collection and the docs generator do; this module never imports it, so the
+    check modules (which import the registry and the session) sit above both and the imports run one way.
+    """
+    if not len(CHECK_REGISTRY):
+        raise RegistryError(
+            "the conformance checks should be registered before they are listed; got none. "
+            "Fix: import hermes_envs.conformance.checks (or use hermes_envs.conformance, which does)."
+        )
     return [CHECKS[k] for k in sorted(CHECKS)]

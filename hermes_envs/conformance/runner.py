@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import hermes_envs.conformance.checks  # noqa: F401  (registers the catalogue of checks)
 from hermes_envs.conformance.findings import Outcome, Status
 from hermes_envs.conformance.registry import CHECKS, all_checks
 from hermes_envs.conformance.session import EnvSession, Settings

@@ -770,7 +770,6 @@ class EnvSession:
         """Run one check (its prerequisites first), caching the outcome."""
         if check_id in self.outcomes:
             return self.outcomes[check_id]
-        all_checks()  # registers the catalogue on first use
         info = CHECKS[check_id]
         ignored = self.env_ignores().get(check_id)
         if ignored is not None and not any(check_id.startswith(f) for f in self.settings.forced):
