@@ -153,6 +153,16 @@ class SandboxManager:
                 spawn_later(self._refill, self._generation)
             return box
 
+    def discard_spares(self) -> None:
+        """Drop the pre-started sandboxes (and any being prepared): their shells were started in the process's
+        network namespace of that moment, so a guard that confines tools to loopback from now on (or stops doing
+        so) must not hand them to tasks. New spares are made on demand."""
+        with self._lock:
+            self._generation += 1
+            spares, self._spares = self._spares, []
+        for box in spares:
+            box.cleanup()
+
     def prepared(self) -> int:
         """How many pre-started sandboxes wait for a task now."""
         with self._lock:

@@ -163,6 +163,37 @@ def test_a_terminal_tool_cannot_leave() -> None:
 
 
 @needs_namespace
+@pytest.mark.skipif(shutil.which("curl") is None, reason="no curl")
+def test_a_shell_prestarted_before_the_guard_is_not_handed_to_a_task_inside_it() -> None:
+    """Sandboxes keep pre-started shells for new tasks; one started before the guard lives in the host's network
+    namespace. Before, a task inside the guard got it and its curl left the namespace (rc=99 from the gate)."""
+    import time
+
+    from hermes_envs.tools import ToolContext
+    from hermes_envs.tools.sandbox import default_manager, get_sandbox
+
+    warm = get_sandbox("netns-warm")  # starts the spares off the critical path
+    for _ in range(200):
+        if default_manager.prepared():
+            break
+        time.sleep(0.05)
+    else:
+        pytest.skip("no shell was pre-started (prestart=0)")
+    warm.cleanup()
+
+    async def run() -> dict:
+        ctx = ToolContext("netns-after-warm")
+        try:
+            return await ctx.aterminal(f"sh -c '{GATE}curl -sS --max-time 5 http://{TARGET}/'; echo rc=$?")
+        finally:
+            ctx.cleanup()
+
+    with block_network(isolate=True):
+        result = asyncio.run(run())
+    assert "rc=7" in str(result), result
+
+
+@needs_namespace
 def test_a_forked_child_cannot_leave() -> None:
     read, write = os.pipe()
     with block_network(isolate=True):
