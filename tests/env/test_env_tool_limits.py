@@ -17,6 +17,7 @@ LONG_OUTPUT = [
 
 
 async def test_a_long_terminal_result_is_saved_and_previewed_per_the_env_budget() -> None:
+    before = set(active_sandboxes())  # what other tests of this worker left is not this test's to judge
     with FakeOpenAIServer(script=LONG_OUTPUT) as server:
         env = build(FileEnv, server, default_result_size_chars=2_000, preview_size_chars=300, group_size=1)
         await env.setup()
@@ -30,7 +31,7 @@ async def test_a_long_terminal_result_is_saved_and_previewed_per_the_env_budget(
     )
     assert len(tool_message["content"]) < 1_000
     assert second_request[2]["content"] == tool_message["content"]  # the model saw the preview, not 100 KB
-    assert group["scores"] == [1.0] and active_sandboxes() == []
+    assert group["scores"] == [1.0] and set(active_sandboxes()) <= before
 
 
 async def test_overrides_for_one_tool_apply_only_to_it() -> None:

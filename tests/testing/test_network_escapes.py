@@ -144,22 +144,26 @@ def test_curl_in_a_subprocess_cannot_leave() -> None:
     assert done.returncode == 7, done.stderr  # curl: failed to connect (99: it ran in the host namespace)
 
 
-@needs_namespace
-@pytest.mark.skipif(shutil.which("curl") is None, reason="no curl")
-def test_a_terminal_tool_cannot_leave() -> None:
+def _curl_from_a_terminal_tool(task_id: str) -> str:
+    """What a rollout's terminal tool prints when it runs the gated curl inside an isolating guard."""
     from hermes_envs.tools import ToolContext
 
     async def run() -> dict:
-        ctx = ToolContext("netns-escape-test")
+        ctx = ToolContext(task_id)
         try:
             return await ctx.aterminal(f"sh -c '{GATE}curl -sS --max-time 5 http://{TARGET}/'; echo rc=$?")
         finally:
             ctx.cleanup()
 
     with block_network(isolate=True):
-        result = asyncio.run(run())
-    text = str(result)
-    assert "rc=7" in text, text
+        return str(asyncio.run(run()))
+
+
+@needs_namespace
+@pytest.mark.skipif(shutil.which("curl") is None, reason="no curl")
+def test_a_terminal_tool_cannot_leave() -> None:
+
+    assert "rc=7" in _curl_from_a_terminal_tool("netns-escape-test")
 
 
 @needs_namespace
@@ -169,7 +173,6 @@ def test_a_shell_prestarted_before_the_guard_is_not_handed_to_a_task_inside_it()
     namespace. Before, a task inside the guard got it and its curl left the namespace (rc=99 from the gate)."""
     import time
 
-    from hermes_envs.tools import ToolContext
     from hermes_envs.tools.sandbox import default_manager, get_sandbox
 
     warm = get_sandbox("netns-warm")  # starts the spares off the critical path
@@ -181,16 +184,7 @@ def test_a_shell_prestarted_before_the_guard_is_not_handed_to_a_task_inside_it()
         pytest.skip("no shell was pre-started (prestart=0)")
     warm.cleanup()
 
-    async def run() -> dict:
-        ctx = ToolContext("netns-after-warm")
-        try:
-            return await ctx.aterminal(f"sh -c '{GATE}curl -sS --max-time 5 http://{TARGET}/'; echo rc=$?")
-        finally:
-            ctx.cleanup()
-
-    with block_network(isolate=True):
-        result = asyncio.run(run())
-    assert "rc=7" in str(result), result
+    assert "rc=7" in _curl_from_a_terminal_tool("netns-after-warm")
 
 
 @needs_namespace

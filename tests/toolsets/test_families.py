@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hermes_envs.testing.fake_server import FakeOpenAIServer
-from hermes_envs.tools import get_sandbox, registry
+from hermes_envs.tools import cleanup_sandbox, get_sandbox, registry
 from hermes_envs.tools.toolsets import (
     ModelEndpoint,
     ToolBackendError,
@@ -27,7 +27,11 @@ def test_todo_writes_merges_and_reads_per_task(task_id: str) -> None:
     )
     assert [i["status"] for i in merged["todos"]] == ["completed", "pending"]
     assert call("todo", task_id)["todos"] == merged["todos"] == todo_list(task_id)
-    assert call("todo", task_id + "-x")["todos"] == []
+    other = task_id + "-x"
+    try:
+        assert call("todo", other)["todos"] == []  # another task's list is its own
+    finally:
+        cleanup_sandbox(other)
 
 
 def test_memory_adds_replaces_removes_within_its_limit(task_id: str) -> None:
