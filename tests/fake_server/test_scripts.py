@@ -38,8 +38,10 @@ def test_json_file_and_bare_list(tmp_path):
 
 def test_server_accepts_path_str_dict_list_and_script(tmp_path):
     p = _write(tmp_path, GOOD)
+    expected = {str(p): load_script(p).turns[0], "x": Turn(content="x")}
     for script in (p, str(p), {"turns": [{"content": "x"}]}, [{"content": "x"}], Script([Turn(content="x")])):
-        assert FakeOpenAIServer(script).script is not None
+        first = FakeOpenAIServer(script).script.turns[0]  # every form is read into the same first turn
+        assert first == expected[str(p) if script in (p, str(p)) else "x"]
 
 
 def test_round_trip_through_to_dict(tmp_path):

@@ -19,7 +19,11 @@ async def test_async_openai_in_process_without_starting_the_server():
     r = await client.chat.completions.create(model="f", messages=USER, tools=TOOLS)
     assert r.choices[0].message.tool_calls[0].function.name == "terminal"
     stream = await client.chat.completions.create(model="f", messages=USER, tools=TOOLS, stream=True)
-    assert [c async for c in stream]
+    chunks = [c async for c in stream]
+    streamed = [
+        tc.function.name for c in chunks for tc in (c.choices[0].delta.tool_calls or []) if tc.function.name
+    ]
+    assert streamed == ["terminal"] and chunks[-1].choices[0].finish_reason == "tool_calls"
     assert srv.call_count == 2 and not srv.running
     srv.assert_no_failures()
 
