@@ -69,7 +69,7 @@ def _fake_server(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
-    from hermes_envs.testing.recording import record_main
+    from hermes_envs.testing.record_command import record_main
 
     return record_main(args)
 
@@ -156,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
             )
     fake.set_defaults(func=_fake_server)
 
-    from hermes_envs.testing.recording import add_record_arguments
+    from hermes_envs.testing.record_command import add_record_arguments
 
     rec = sub.add_parser("record", help="run real rollouts of an env against a provider and write a cassette")
     add_record_arguments(rec)
