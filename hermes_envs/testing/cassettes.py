@@ -4,8 +4,8 @@
   aiohttp, requests ... whatever vcrpy patches). Replay by default (record mode ``none``): a request the cassette
   does not hold raises :class:`CassetteMissError` naming the host, the nearest recorded request's differing fields
   and the flag that records; it is also kept in :attr:`CassetteSession.misses` (clients often swallow errors).
-* Matching: method + endpoint + normalized JSON body (:mod:`hermes_envs.testing.cassette_matching`).
-* Secrets: :class:`~hermes_envs.testing.redaction.Redactor` scrubs what is written; the lint runs on what is
+* Matching: method + endpoint + normalized JSON body (:mod:`hermes_envs.testing._cassette_matching`).
+* Secrets: :class:`~hermes_envs.testing._redaction.Redactor` scrubs what is written; the lint runs on what is
   written and on what is read.
 * Readable files: JSON bodies are stored as YAML structures and SSE bodies as one entry per event (``sse:``), so a
   review shows the messages, tool calls and each streamed chunk; they are turned back into bytes on replay.
@@ -15,7 +15,7 @@
   (connection refused, timeout), fails the recording (:attr:`CassetteSession.failures`) and leaves the previous
   cassette untouched.
 * Real tool-backend calls (web_search on Tavily, ...) made in the block are kept in the same file, in its
-  ``tool_calls:`` section, and answered from it on replay (:mod:`hermes_envs.testing.tool_cassette`).
+  ``tool_calls:`` section, and answered from it on replay (:mod:`hermes_envs.testing._tool_cassette`).
 * :func:`cassette_responder` — a recorded cassette as a fake-server policy ``(request_body) -> turn``, so the
   conformance probes (and :class:`FakeOpenAIServer`) can answer with a real model's replies.
 
@@ -24,9 +24,9 @@ Record modes are vcrpy's (``none``, ``once``, ``new_episodes``, ``all``) plus py
 
 This module holds the session (:func:`use_cassette`, :class:`CassetteSession`, miss messages, the responder) and is
 where users import cassettes from; the parts live beside it: the file format and reading in
-:mod:`~hermes_envs.testing.cassette_format`, drift in :mod:`~hermes_envs.testing.cassette_drift`, matching in
-:mod:`~hermes_envs.testing.cassette_matching`, failure counting and no-op re-records in
-:mod:`~hermes_envs.testing.cassette_writing`, redaction, lint.
+:mod:`~hermes_envs.testing._cassette_format`, drift in :mod:`~hermes_envs.testing._cassette_drift`, matching in
+:mod:`~hermes_envs.testing._cassette_matching`, failure counting and no-op re-records in
+:mod:`~hermes_envs.testing._cassette_writing`, redaction, lint.
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import hermes_envs.testing.cassette_matching as matching
-from hermes_envs.testing.cassette_drift import drift_summary
-from hermes_envs.testing.cassette_format import (
+import hermes_envs.testing._cassette_matching as matching
+from hermes_envs.testing._cassette_drift import drift_summary
+from hermes_envs.testing._cassette_format import (
     RECORD_FLAG,
     CassetteError,
     CassetteMissError,
@@ -206,8 +206,8 @@ def use_cassette(
     cassette when recording (``hermes:`` section). ``block_network``: refuse connections beyond loopback (default:
     on when replaying). ``lint``: run the secret lint on the cassette after recording and before replay.
     """
-    from hermes_envs.testing.redaction import Redactor
-    from hermes_envs.testing.secret_lint import lint_paths
+    from hermes_envs.testing._redaction import Redactor
+    from hermes_envs.testing._secret_lint import lint_paths
 
     if record_mode not in RECORD_MODES:
         raise CassetteError(f"record mode should be one of {', '.join(RECORD_MODES)}; got {record_mode!r}.")
@@ -236,8 +236,8 @@ def use_cassette(
         from hermes_envs.testing.offline import block_network as _block
 
         guard = _block()
-    from hermes_envs.testing.cassette_writing import watch_failures
-    from hermes_envs.testing.tool_cassette import TOOL_CALLS_KEY, CassetteToolRecorder
+    from hermes_envs.testing._cassette_writing import watch_failures
+    from hermes_envs.testing._tool_cassette import TOOL_CALLS_KEY, CassetteToolRecorder
     from hermes_envs.tools.toolsets.recording import set_tool_recorder
 
     completed = False
@@ -279,8 +279,8 @@ def _finish_recording(
     session: CassetteSession, target: Path, completed: bool, secrets: list[str], lint: bool
 ) -> None:
     """Move a successful recording over the cassette; drop a failed one (the old cassette stays as it was)."""
-    from hermes_envs.testing.cassette_writing import same_recording
-    from hermes_envs.testing.secret_lint import lint_text
+    from hermes_envs.testing._cassette_writing import same_recording
+    from hermes_envs.testing._secret_lint import lint_text
 
     unanswered = session.attempted - session.recorded - session.tool_calls_failed
     if unanswered > 0:
@@ -299,7 +299,7 @@ def _finish_recording(
         if session.old:
             session.drift = drift_summary(session.old, session.new)
         if session.path.exists():
-            from hermes_envs.testing.tool_cassette import TOOL_CALLS_KEY, tool_call_drift
+            from hermes_envs.testing._tool_cassette import TOOL_CALLS_KEY, tool_call_drift
 
             session.drift += tool_call_drift(
                 parse_yaml(session.path.read_text(encoding="utf-8")).get(TOOL_CALLS_KEY) or [],

@@ -7,9 +7,9 @@
   :class:`NetworkBlockedError` immediately, before a packet leaves the machine. Python-level calls are caught by a
   patch of :mod:`socket` and by an audit hook (PEP 578), which also sees ``_socket`` calls, ``sendmsg`` and
   reverse lookups. With ``isolate=True`` child processes, forked children and native (ctypes) code run in a
-  loopback-only network namespace (:mod:`hermes_envs.testing.netns`) where one is available; without one the guard
+  loopback-only network namespace (:mod:`hermes_envs.testing._netns`) where one is available; without one the guard
   is partial (Python-level calls in this process only), and :attr:`NetworkGuard.isolation` says so. The guard
-  itself lives in :mod:`hermes_envs.testing.network_guard`; this module is where users import it from.
+  itself lives in :mod:`hermes_envs.testing._network_guard`; this module is where users import it from.
 
 This module imports only the standard library at import time; ``transformers`` is imported on first use.
 """
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_envs.errors import HermesEnvsError
-from hermes_envs.testing.network_audit import NetworkGuardPartialWarning
-from hermes_envs.testing.network_guard import (
+from hermes_envs.testing._network_audit import NetworkGuardPartialWarning
+from hermes_envs.testing._network_guard import (
     DEFAULT_ALLOW_HOSTS,
     BlockedAttempt,
     NetworkBlockedError,

@@ -1,6 +1,6 @@
 """Run an env's real rollouts (its own ``collect_trajectories`` and agent loop) while recording or replaying a cassette.
 
-:func:`run_rollouts` is shared by ``hermes-envs record`` (:mod:`hermes_envs.testing.record_command`), the
+:func:`run_rollouts` is shared by ``hermes-envs record`` (:mod:`hermes_envs.testing._record_command`), the
 ``recorded_rollouts`` fixture
 and ``bench/replay.py``. It loads the env file offline (shipped tokenizer, no wandb), points it at the provider
 (recording) or at the cassette (replay: the base URL and model come from the cassette's ``hermes:`` metadata and
@@ -105,7 +105,7 @@ def default_cassette_for_env(env_path: str | Path, name: str = "rollouts") -> Pa
 
 
 def _response_tokens(response: dict[str, Any]) -> int:
-    from hermes_envs.testing.cassette_format import content_type, readable_body, reply_of
+    from hermes_envs.testing._cassette_format import content_type, readable_body, reply_of
 
     body = (response.get("body") or {}).get("string")
     if isinstance(body, bytes):

@@ -2,8 +2,8 @@
 :class:`NetworkBlockedError` at once, before a packet leaves the machine.
 
 Python-level calls are caught by a patch of :mod:`socket` and backed up by the audit hook of
-:mod:`hermes_envs.testing.network_audit` (``_socket`` calls, ``sendmsg``, reverse lookups); with ``isolate=True``
-child processes, forks and native code run in the loopback-only namespace of :mod:`hermes_envs.testing.netns`.
+:mod:`hermes_envs.testing._network_audit` (``_socket`` calls, ``sendmsg``, reverse lookups); with ``isolate=True``
+child processes, forks and native code run in the loopback-only namespace of :mod:`hermes_envs.testing._netns`.
 Users reach it through :func:`hermes_envs.testing.offline.block_network` (or the ``hermes_envs.testing`` facade).
 Imports only the standard library.
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_envs.errors import HermesEnvsError, UsageError
-from hermes_envs.testing.network_audit import _ACTIVE, _ACTIVE_LOCK, _install_hook, _warn_partial
+from hermes_envs.testing._network_audit import _ACTIVE, _ACTIVE_LOCK, _install_hook, _warn_partial
 
 __all__ = ["DEFAULT_ALLOW_HOSTS", "BlockedAttempt", "NetworkBlockedError", "NetworkGuard", "block_network"]
 
@@ -165,7 +165,7 @@ class NetworkGuard:
         """``"namespace"``: child processes, forks and native code are confined to loopback too; ``"partial"``:
         only Python-level calls of this process are checked."""
         if self.isolate:
-            from hermes_envs.testing.netns import loopback_namespace
+            from hermes_envs.testing._netns import loopback_namespace
 
             if loopback_namespace() is not None:
                 return "namespace"

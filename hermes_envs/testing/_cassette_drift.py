@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hermes_envs._chat import assistant_turns
-from hermes_envs.testing.cassette_format import Interaction, reply_of, request_value
+from hermes_envs.testing._cassette_format import Interaction, reply_of, request_value
 
 __all__ = ["drift_summary"]
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import hermes_envs.testing.cassette_matching as matching
+import hermes_envs.testing._cassette_matching as matching
 from hermes_envs.errors import HermesEnvsError
 
 __all__ = [
@@ -110,7 +110,7 @@ class HermesYamlSerializer:
     def serialize(cassette_dict: dict[str, Any]) -> str:
         import yaml
 
-        from hermes_envs.testing.tool_cassette import TOOL_CALLS_KEY, sort_entries
+        from hermes_envs.testing._tool_cassette import TOOL_CALLS_KEY, sort_entries
 
         data = json.loads(json.dumps(cassette_dict, default=str))  # plain containers, own copy
         meta = data.pop("metadata", None) or {}
