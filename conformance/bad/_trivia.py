@@ -1,34 +1,18 @@
 """The trivia env the trivia mutants share (one correct env, each mutant overrides only its mistake): the good
 JSON-fields env (helper-heavy, on hermes_envs directly, an evaluate() that returns its metrics) asked trivia
-questions with the terminal and file toolsets, string golds compared case-insensitively through a grader object."""
+questions (the raw QA env's data and grading) with the terminal and file toolsets, string golds compared
+case-insensitively through a grader object."""
 
 from __future__ import annotations
 
 import itertools
-import re
 
+from _good import RAW_QA_DATA as ROWS
 from _good import PeopleEnv
+from _good import qa_grade as grade
+from _good import qa_norm as norm
 
 from hermes_envs import final_response
-
-ROWS = [
-    {"question": "What is the capital of France?", "answer": "Paris"},
-    {"question": "Which planet is known as the red planet?", "answer": "Mars"},
-    {"question": "What is the chemical symbol for gold?", "answer": "Au"},
-    {"question": "Who wrote Hamlet?", "answer": "Shakespeare"},
-    {"question": "What is the largest ocean?", "answer": "Pacific"},
-    {"question": "What gas do plants absorb?", "answer": "Carbon dioxide"},
-]
-
-
-def norm(s):
-    s = re.sub(r"[*_`#>\"'.,!?()\[\]]", " ", s.lower())
-    return " ".join(s.split())
-
-
-def grade(item, text):
-    got, want = norm(text), norm(item["answer"])
-    return 1.0 if want and (got == want or f" {want} " in f" {got} ") else 0.0
 
 
 class Grader:
