@@ -132,7 +132,7 @@ def test_error_classes_keep_the_builtin(cls, builtin):
 
 def test_fixed_raises_are_hermes_errors(tmp_path):
     """The user-triggerable raises converted from bare builtins: each still catchable as its old builtin."""
-    from hermes_envs.testing._secret_lint import lint_paths
+    from hermes_envs.testing import lint_paths
     from hermes_envs.testing.offline import NetworkGuard
     from hermes_envs.testing.snapshots import format_rewards
     from hermes_envs.tools.context import ToolContext

@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from hermes_envs.testing._netns import loopback_namespace
+from hermes_envs.testing import loopback_namespace
 from hermes_envs.testing.offline import NetworkBlockedError, block_network
 
 TARGET = "192.0.2.1"
