@@ -87,7 +87,7 @@ def loopback_only(s: EnvSession) -> list[Finding]:
 
     partial = ""
     if block_network(isolate=True).isolation == "partial":
-        from hermes_envs.testing.netns import unavailable_reason
+        from hermes_envs.testing._netns import unavailable_reason
 
         partial = (
             f" (The guard is partial here: {unavailable_reason()}; a subprocess, a forked child or native code "
