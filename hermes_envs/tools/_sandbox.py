@@ -22,6 +22,7 @@ from ._disk_quota import DiskQuota
 from ._sandbox_config import SandboxConfig, sandbox_environment
 from ._task_files import TaskFiles
 from .backends import CommandResult, SandboxBackend
+from .backends._workers import later
 
 __all__ = ["Sandbox", "SandboxOwner"]
 
@@ -237,7 +238,7 @@ class Sandbox:
             if backend is not None:
                 backend.close()
         finally:
-            _remove_tree(self.tree)
+            _discard_tree(self.tree)
             self.manager._forget(self)
 
     def __enter__(self) -> Sandbox:
@@ -245,6 +246,18 @@ class Sandbox:
 
     def __exit__(self, *exc: object) -> None:
         self.cleanup()
+
+
+def _discard_tree(path: Path) -> None:
+    """Take the task's folder out of sight now (one rename to a hidden name beside it) and remove it on the janitor
+    thread, so a cleanup does not walk the tree on the caller's thread; removed here when the rename fails."""
+    trash = path.with_name(f".trash-{path.name}")
+    try:
+        os.rename(path, trash)
+    except OSError:
+        _remove_tree(path)
+        return
+    later(lambda: _remove_tree(trash))
 
 
 def _remove_tree(path: Path) -> None:

@@ -7,8 +7,8 @@ signal the shell (a USR1 trap makes it abandon the rest of the command) and SIGK
 started after the command did: the command's processes die, the shell and earlier background jobs stay. "Of the
 task" means of its PID namespace when it has one (``setsid`` cannot leave that), else of its session.
 
-Shells are started from one long-lived thread: the parent-death signal that kills a sandbox with the trainer is tied
-to the thread that forked it, and a worker thread of a pool may exit.
+Shells are forked from the spawner thread and the slow half of a close (waiting for the wrappers, closing the
+pipes) runs on the janitor thread (:mod:`._workers`).
 
 Over 400 lines for one job: starting, collecting, the timeout and watch kills and the restart are one state machine
 over one set of descriptors.
@@ -26,38 +26,18 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import hermes_envs.tools.backends._procfs as procfs
 from hermes_envs.errors import SandboxError
 
 from ._output import CappedOutput
+from ._workers import later, spawn
 from .base import CommandResult
 
 _READ = 65536
 _GRACE = 2.0  # seconds the shell gets to come back after a timeout kill before it is replaced
 _WATCH_EVERY = 0.25  # seconds between two questions to the watch (the disk quota) while a command runs
-_spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hermes-shell-spawner")
-
-
-def spawn(fn, /, *args, **kwargs):
-    """Run ``fn`` (which forks) in the spawner thread and return its result."""
-    if threading.current_thread().name.startswith("hermes-shell-spawner"):
-        return fn(*args, **kwargs)
-    try:
-        future = _spawner.submit(fn, *args, **kwargs)
-    except RuntimeError:  # the interpreter is shutting down: fork from here
-        return fn(*args, **kwargs)
-    return future.result()
-
-
-def spawn_later(fn, /, *args, **kwargs) -> None:
-    """Queue ``fn`` on the spawner thread (pre-starting shells off the critical path); dropped at shutdown."""
-    try:
-        _spawner.submit(fn, *args, **kwargs)
-    except RuntimeError:
-        pass
 
 
 class PersistentShell:
@@ -150,33 +130,34 @@ class PersistentShell:
             raise SandboxError(
                 f"the task's shell did not start (argv {self.argv + ['bash']}); output: {output!r}"
             )
-        self.shell_pid = self._find_shell_pid()
-        members = procfs.session_members(self.proc.pid)
-        ns = procfs.pid_namespace(self.shell_pid)
-        if ns is not None and ns != procfs.pid_namespace(os.getpid()):
-            self.namespace = ns
-            self.namespace_init = procfs.namespace_init(ns, sorted(members))
-        # the shell and its wrappers (bwrap's processes): never killed by a command timeout
-        self._infra = set(members) | {self.proc.pid, self.shell_pid}
+        self._find_shell()
         startup_output = out.text()[0].strip()
         if startup_output:  # e.g. a ulimit the kernel refused: fail loudly rather than run without it
             self._terminate()
             raise SandboxError(f"the task's shell reported a problem while starting: {startup_output}")
 
-    def _find_shell_pid(self) -> int:
+    def _find_shell(self) -> None:
+        """Find the shell's pid, its PID namespace and that namespace's init, and the wrappers (bwrap, unshare)
+        between us and it: the wrappers and the shell are never killed by a command timeout."""
         assert self.proc is not None
         if not self.argv:
-            return self.proc.pid
-        # wrapped (bwrap, unshare): the shell is the newest process of the session named bash
-        members = procfs.session_members(self.proc.pid)
-        for pid in sorted(members, key=members.get, reverse=True):
-            try:
-                with open(f"/proc/{pid}/comm") as f:
-                    if f.read().strip() == "bash":
-                        return pid
-            except OSError:
-                continue
-        return self.proc.pid
+            chain: list[int] | None = [self.proc.pid]
+        else:  # wrapped: follow the wrappers' children down to bash (a few small reads, not a scan of /proc)
+            chain = procfs.descendants_until(self.proc.pid, "bash")
+        if chain is None:  # the kernel does not list children: the newest process of the session named bash
+            members = procfs.session_members(self.proc.pid)
+            chain = sorted(members)
+            shell = next(
+                (p for p in sorted(members, key=members.get, reverse=True) if procfs.comm(p) == "bash"),
+                self.proc.pid,
+            )
+            chain.append(shell)
+        self.shell_pid = chain[-1]
+        ns = procfs.pid_namespace(self.shell_pid)
+        if ns is not None and ns != procfs.pid_namespace(os.getpid()):
+            self.namespace = ns
+            self.namespace_init = procfs.namespace_init(ns, chain)
+        self._infra = {*chain, self.proc.pid}
 
     def _write(self, text: str) -> None:
         assert self.proc is not None and self.proc.stdin is not None
@@ -395,18 +376,26 @@ class PersistentShell:
             self._interrupted = True
             self.kill_command()
 
-    def _terminate(self) -> int:
-        """Kill the whole shell (namespace init, session, then stragglers); returns its exit code."""
+    def _kill(self) -> None:
+        """SIGKILL the whole shell: its namespace's init (the kernel then kills every process of the namespace,
+        none can leave it) and its session (the wrappers outside it); without a namespace, every member by name."""
         proc = self.proc
         if proc is None:
-            return 0
-        members = list(self.members())
+            return
+        members = [] if self.namespace_init is not None else list(self.members())
         if self.namespace_init is not None:
-            procfs.kill(self.namespace_init)  # the kernel then kills every process of the namespace
+            procfs.kill(self.namespace_init)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
         for pid in members:
             procfs.kill(pid)
+
+    def _terminate(self) -> int:
+        """Kill the whole shell and wait for it; returns its exit code."""
+        proc = self.proc
+        if proc is None:
+            return 0
+        self._kill()
         try:
             code = proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover
@@ -436,8 +425,11 @@ class PersistentShell:
                 return
             self.closed = True
             namespaced = self.namespace is not None
-            if self.proc is not None:
-                self._terminate()  # a run() in progress sees the shell die and returns
+            if self.proc is not None:  # a run() in progress sees the shell die and returns
+                if namespaced:
+                    self._kill()  # the janitor waits for the wrappers (_discard_closed)
+                else:
+                    self._terminate()
         if not namespaced:
             # without a namespace: processes that left the session (setsid) but kept the environment marker
             for _ in range(3):
@@ -448,5 +440,15 @@ class PersistentShell:
                     procfs.kill(pid)
                 time.sleep(0.01)
         with self._lock:
-            if not self._busy:  # else run() discards when it returns (its fds stay valid until then)
+            if self._busy:  # run() discards when it returns (its fds stay valid until then)
+                return
+            if not namespaced:
                 self._discard()
+                return
+        later(
+            self._discard_closed
+        )  # killed already: waiting for the wrappers to exit is not the caller's job
+
+    def _discard_closed(self) -> None:
+        with self._lock:
+            self._discard()
