@@ -150,15 +150,21 @@ class SandboxManager:
             box = self._take_spare()
             if box is not None:
                 box.adopt(task_id)
+                # the refill would compete with this task's first command for the CPU: it waits for it
+                box.after_first_command = self._request_refill
             else:
                 if self._config.prestart:  # a burst drained the spares: keep more of them from now on
                     self._target = min(max(self._target, self._config.prestart) + 1, self._max_spares())
                 box = Sandbox(task_id, self._config, manager=self)
+                self._request_refill()
             self._sandboxes[task_id] = box
             self._start_reaper()
+            return box
+
+    def _request_refill(self) -> None:
+        with self._lock:
             if self._config.prestart:
                 self._preparer().submit(self._refill, self._generation)
-            return box
 
     def discard_spares(self) -> None:
         """Drop the pre-started sandboxes (and any being prepared): their shells were started in the process's
@@ -260,6 +266,7 @@ class SandboxManager:
             box = self._sandboxes.get(task_id)
         if box is not None:
             box.cleanup()
+            box._first_done()  # a task that ran no command still has its spare replaced
 
     def active(self) -> list[str]:
         """Task ids that currently own a sandbox."""

@@ -87,6 +87,8 @@ class Sandbox:
         self._run_lock = threading.Lock()
         self._backend: SandboxBackend | None = None
         self._backend_lock = threading.Lock()
+        #: called once after the first command (or at cleanup if none ran): the manager's refill of its spares
+        self.after_first_command: Callable[[], None] | None = None
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
@@ -153,6 +155,14 @@ class Sandbox:
                 return self.backend.run(command, seconds)
             finally:
                 self.last_used = time.monotonic()
+                self._first_done()
+
+    def _first_done(self) -> None:
+        """Run the :attr:`after_first_command` hook once (the manager also runs it when a task ends without a
+        command)."""
+        hook, self.after_first_command = self.after_first_command, None
+        if hook is not None:
+            hook()
 
     def run(self, command: str, timeout: float | None = None) -> dict:
         """Run ``command``; returns ``{"exit_code": int, "output": str}`` (stdout and stderr merged, capped).
