@@ -10,8 +10,7 @@ task" means of its PID namespace when it has one (``setsid`` cannot leave that),
 Shells are forked from the spawner thread and the slow half of a close (waiting for the wrappers, closing the
 pipes) runs on the janitor thread (:mod:`._workers`).
 
-Over 400 lines for one job: starting, collecting, the timeout and watch kills and the restart are one state machine
-over one set of descriptors.
+Which processes are the task's and how they are killed lives in :mod:`._shell_procs` (the mixin ShellProcesses).
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ import os
 import secrets
 import select
 import shlex
-import signal
 import subprocess
 import threading
 import time
@@ -32,6 +30,7 @@ import hermes_envs.tools.backends._procfs as procfs
 from hermes_envs.errors import SandboxError
 
 from ._output import CappedOutput
+from ._shell_procs import ShellProcesses
 from ._workers import later, spawn
 from .base import CommandResult
 
@@ -40,7 +39,7 @@ _GRACE = 2.0  # seconds the shell gets to come back after a timeout kill before 
 _WATCH_EVERY = 0.25  # seconds between two questions to the watch (the disk quota) while a command runs
 
 
-class PersistentShell:
+class PersistentShell(ShellProcesses):
     """One long-lived bash per task; see the module docstring for the protocol."""
 
     def __init__(
@@ -135,29 +134,6 @@ class PersistentShell:
         if startup_output:  # e.g. a ulimit the kernel refused: fail loudly rather than run without it
             self._terminate()
             raise SandboxError(f"the task's shell reported a problem while starting: {startup_output}")
-
-    def _find_shell(self) -> None:
-        """Find the shell's pid, its PID namespace and that namespace's init, and the wrappers (bwrap, unshare)
-        between us and it: the wrappers and the shell are never killed by a command timeout."""
-        assert self.proc is not None
-        if not self.argv:
-            chain: list[int] | None = [self.proc.pid]
-        else:  # wrapped: follow the wrappers' children down to bash (a few small reads, not a scan of /proc)
-            chain = procfs.descendants_until(self.proc.pid, "bash")
-        if chain is None:  # the kernel does not list children: the newest process of the session named bash
-            members = procfs.session_members(self.proc.pid)
-            chain = sorted(members)
-            shell = next(
-                (p for p in sorted(members, key=members.get, reverse=True) if procfs.comm(p) == "bash"),
-                self.proc.pid,
-            )
-            chain.append(shell)
-        self.shell_pid = chain[-1]
-        ns = procfs.pid_namespace(self.shell_pid)
-        if ns is not None and ns != procfs.pid_namespace(os.getpid()):
-            self.namespace = ns
-            self.namespace_init = procfs.namespace_init(ns, chain)
-        self._infra = {*chain, self.proc.pid}
 
     def _write(self, text: str) -> None:
         assert self.proc is not None and self.proc.stdin is not None
@@ -338,57 +314,10 @@ class PersistentShell:
             duration=time.monotonic() - started,
         )
 
-    def members(self) -> dict[int, int]:
-        """pid -> start ticks of every process of this task (its PID namespace, else its session)."""
-        if self.namespace is not None:
-            return procfs.namespace_members(self.namespace)
-        return procfs.session_members(self.proc.pid) if self.proc is not None else {}
-
-    def kill_command(self, start_ticks: int | None = None) -> None:
-        """Stop the running command: USR1 to the shell (abandon the rest), SIGKILL its newer processes."""
-        start_ticks = self._cmd_start if start_ticks is None else start_ticks
-        proc, shell = self.proc, self.shell_pid
-        if proc is None or start_ticks is None:
-            return
-        if shell is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(shell, signal.SIGUSR1)
-        for _ in range(20):  # repeat: a dying parent may have forked meanwhile
-            members = self.members()
-            if (
-                self.namespace is None
-            ):  # no namespace: those that left the session keep our environment marker
-                for pid in procfs.pids_with_marker(self.marker):
-                    st = procfs.proc_stat(pid)
-                    if st is not None:
-                        members.setdefault(pid, st[2])
-            victims = [
-                pid for pid, started in members.items() if started >= start_ticks and pid not in self._infra
-            ]
-            if not victims:
-                return
-            for pid in victims:
-                procfs.kill(pid)
-            time.sleep(0.005)
-
     def interrupt(self) -> None:
         if self._cmd_start is not None:
             self._interrupted = True
             self.kill_command()
-
-    def _kill(self) -> None:
-        """SIGKILL the whole shell: its namespace's init (the kernel then kills every process of the namespace,
-        none can leave it) and its session (the wrappers outside it); without a namespace, every member by name."""
-        proc = self.proc
-        if proc is None:
-            return
-        members = [] if self.namespace_init is not None else list(self.members())
-        if self.namespace_init is not None:
-            procfs.kill(self.namespace_init)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        for pid in members:
-            procfs.kill(pid)
 
     def _terminate(self) -> int:
         """Kill the whole shell and wait for it; returns its exit code."""
