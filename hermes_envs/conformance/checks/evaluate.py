@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from hermes_envs._chat import offered_tool_names
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance.observations.evaluation import EVAL_ANSWER, EvalObservation
 from hermes_envs.conformance.observations.wandb_log import PROBE_METRIC, WandbObservation
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
+from hermes_envs.testing.wandb_spy import spy_base_wandb_log
 
 
 def _observed(s: EnvSession) -> EvalObservation:
@@ -28,7 +30,7 @@ def eval_agent_loop(s: EnvSession) -> list[Finding]:
         raise NotApplicable("the env offers no tools")
     observed = _observed(s)
     requests = observed.requests
-    with_tools = [c for c in requests if c.body.get("tools")]
+    with_tools = [c for c in requests if offered_tool_names(c.body)]
     if not with_tools:
         plain = sum(1 for c in requests if "chat/" not in c.route)
         route = (
@@ -178,17 +180,11 @@ def _metrics_around_evaluate(s: EnvSession) -> tuple[dict[str, Any], dict[str, A
     Buffers are flushed first, so the only activity between the two logs is the evaluate() run. Keys that change
     between two idle logs (a rate over the clock, say) are left out of both: evaluate() did not move them.
     """
-    from atroposlib.envs.base import BaseEnv
 
-    seen: list[dict[str, Any]] = []
-    original = BaseEnv.__dict__["wandb_log"]
+    def train_only(metrics: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in metrics.items() if str(k).startswith("train/")}
 
-    async def spy(env_self: Any, wandb_metrics: dict | None = None, *args: Any, **kwargs: Any) -> Any:
-        seen.append({k: v for k, v in (wandb_metrics or {}).items() if str(k).startswith("train/")})
-        return await original(env_self, wandb_metrics, *args, **kwargs)
-
-    BaseEnv.wandb_log = spy  # type: ignore[method-assign]
-    try:
+    with spy_base_wandb_log(train_only) as seen:
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # flush what training probes left
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # idle baseline
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # ... twice, to see what moves by itself
@@ -198,8 +194,6 @@ def _metrics_around_evaluate(s: EnvSession) -> tuple[dict[str, Any], dict[str, A
             s.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")
         after = seen[-1] if seen else {}
-    finally:
-        BaseEnv.wandb_log = original  # type: ignore[method-assign]
     idle = {k: v for k, v in idle.items() if k not in drifting}
     return idle, {k: v for k, v in after.items() if k not in drifting}
 

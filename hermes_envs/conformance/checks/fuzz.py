@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from hermes_envs._chat import assistant_turns
 from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
 from hermes_envs.conformance.observations.scoring import GoldProbes, _short
@@ -151,7 +152,7 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
             last = messages[-1] if messages else {}
             result = AgentResult(
                 messages=messages,
-                turns_used=sum(1 for m in messages if m.get("role") == "assistant"),
+                turns_used=assistant_turns(messages),
                 finished_naturally=last.get("role") == "assistant" and not last.get("tool_calls"),
             )
             value = s.run_env(lambda _env: env.compute_reward(item, result, ctx), phase="fuzz")

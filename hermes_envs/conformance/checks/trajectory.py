@@ -6,6 +6,7 @@ import json
 import math
 import subprocess
 
+from hermes_envs._chat import offered_tool_names
 from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
 from hermes_envs.conformance.observations.group import CollectedGroup
 from hermes_envs.conformance.probes import call_each_tool_then
@@ -155,7 +156,7 @@ def trainable_group(s: EnvSession) -> list[Finding]:
                 )
             )
             break
-    offered = any(c.body.get("tools") for c in observed.requests)
+    offered = any(offered_tool_names(c.body) for c in observed.requests)
     called = any("tool" == m.get("role") for c in observed.requests for m in c.body.get("messages") or [])
     messages = group.get("messages") or []
     if (

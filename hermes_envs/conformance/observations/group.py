@@ -8,7 +8,7 @@ from typing import Any
 
 from hermes_envs.conformance.golds import varied_answers
 from hermes_envs.conformance.observations.rollouts import probe_items
-from hermes_envs.conformance.probes import call_each_tool_then
+from hermes_envs.conformance.probes import Responder, call_each_tool_then
 from hermes_envs.conformance.session import EnvSession
 
 
@@ -27,32 +27,30 @@ class CollectedGroup:
     @classmethod
     def build(cls, s: EnvSession) -> CollectedGroup:
         item = probe_items(s)[0]
-        group, error = None, None
-        with (
-            s.sandbox_leaks() as leaked,
-            s.responding(call_each_tool_then("I think the answer is 0.")) as made,
-        ):
-            try:
-                group, _backlog = s.run_env(lambda e: e.collect_trajectories(item), phase="trajectories")
-            except Exception as exc:
-                error = f"{type(exc).__name__}: {exc}"
-        if isinstance(group, list):
-            group = next((g for g in group if g), None)
+        group, error, made, leaked = _collect(s, item, call_each_tool_then("I think the answer is 0."))
         retried = False
         if group is None and error is None:
             # No group and no error: an env that drops a group whose scores all tie (atroposlib's gsm8k returns
             # None) got the same answer in every rollout. Ask again with a different answer per rollout (and per
             # choice).
             retried = True
-            with s.sandbox_leaks() as leaked_again, s.responding(varied_answers(item)) as made_again:
-                try:
-                    group, _backlog = s.run_env(lambda e: e.collect_trajectories(item), phase="trajectories")
-                except Exception as exc:
-                    error = f"{type(exc).__name__}: {exc}"
-            if isinstance(group, list):
-                group = next((g for g in group if g), None)
+            group, error, made_again, leaked_again = _collect(s, item, varied_answers(item))
             made = [*made, *made_again]
             leaked = [*leaked, *leaked_again]
         return cls(
             group=group, error=error, requests=tuple(made), leaked_sandboxes=tuple(leaked), retried=retried
         )
+
+
+def _collect(s: EnvSession, item: Any, responder: Responder) -> tuple[Any, str | None, list[Any], list[str]]:
+    """``collect_trajectories(item)`` once with ``responder``: (first non-empty group or None, what it raised,
+    the model requests, the sandboxes it left)."""
+    group, error = None, None
+    with s.sandbox_leaks() as leaked, s.responding(responder) as made:
+        try:
+            group, _backlog = s.run_env(lambda e: e.collect_trajectories(item), phase="trajectories")
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+    if isinstance(group, list):
+        group = next((g for g in group if g), None)
+    return group, error, made, leaked
