@@ -1,8 +1,9 @@
 """One environment class under test: import it offline, build it against the fake server, run checks on it.
 
 An :class:`EnvSession` owns a private event loop, a :class:`FakeOpenAIServer` whose answers are switched per probe,
-and a cache of what was observed (training items, eval prompts, probe transcripts), so each observation is made
-once however many checks read it. Checks learn about the env by its behaviour: training items are what
+and a cache of typed, read-only observations (:meth:`EnvSession.observe`; the kinds live in
+:mod:`hermes_envs.conformance.observations`), so each observation is made once however many checks read it and no
+check writes what another reads. Checks learn about the env by its behaviour: training items are what
 ``get_next_item`` returns, eval items what ``evaluate()`` sends to the model, tools what the requests offer.
 """
 
@@ -16,11 +17,9 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from hermes_envs.conformance.findings import Blocked, Outcome
-from hermes_envs.conformance.observations.hooks import HookObservations
-from hermes_envs.conformance.observations.rollouts import Rollouts
+from hermes_envs.conformance.findings import Blocked, NotApplicable, Outcome, Skip
 from hermes_envs.conformance.probes import Responder
 from hermes_envs.conformance.schedule import CheckScheduler
 from hermes_envs.conformance.settings import Settings
@@ -30,6 +29,19 @@ from hermes_envs.errors import EnvLoadError
 __all__ = ["EnvSession", "RoutingPolicy", "Settings"]
 
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Observation(Protocol[T_co]):
+    """A kind of observation: a (frozen) class whose ``build(session)`` makes the session's one instance."""
+
+    @classmethod
+    def build(cls, session: EnvSession) -> T_co: ...
+
+
+#: What an observation's build may raise and the cache keeps, to raise again for every later reader: a crash of the
+#: env's code, or a Skip / NotApplicable saying why the observation cannot be made.
+_KEPT_FAILURES = (Exception, Skip, NotApplicable)
 
 
 class RoutingPolicy:
@@ -44,7 +56,7 @@ class RoutingPolicy:
         return self.current(body)
 
 
-class EnvSession(HookObservations, Rollouts, CheckScheduler):
+class EnvSession(CheckScheduler):
     """Everything the checks need to know about one env class, computed lazily and cached."""
 
     def __init__(
@@ -54,7 +66,10 @@ class EnvSession(HookObservations, Rollouts, CheckScheduler):
         self.class_name = class_name
         self.settings = settings or Settings()
         self.outcomes: dict[str, Outcome] = {}
-        self.facts: dict[str, Any] = {}
+        #: Observations by kind, each built once (:meth:`observe`): the built object, or the failure it raised.
+        self._observations: dict[type, Any] = {}
+        self._failures: dict[type, BaseException] = {}
+        self._config: tuple[Any, Any] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: Any = None
         self._policy = RoutingPolicy()
@@ -264,9 +279,9 @@ class EnvSession(HookObservations, Rollouts, CheckScheduler):
 
     def config_init(self) -> tuple[Any, Any]:
         """``env_cls.config_init()``, cached."""
-        if "config_init" not in self.facts:
-            self.facts["config_init"] = self.load().config_init()
-        return self.facts["config_init"]
+        if self._config is None:
+            self._config = self.load().config_init()
+        return self._config
 
     def env(self) -> Any:
         """The env instance, configured for the harness: offline tokenizer, no wandb, our fake server.
@@ -284,7 +299,7 @@ class EnvSession(HookObservations, Rollouts, CheckScheduler):
 
             site = author_site(exc, self.path)
             text = f"{type(exc).__name__}: {exc}" + (f" (at {site})" if site else "")
-            reported_by = "HC109" if "config_init" in self.facts else "HC104"
+            reported_by = "HC109" if self._config is not None else "HC104"
             what = "config_init() raised" if reported_by == "HC104" else f"{self.class_name}.__init__ raised"
             self.construct_error = (f"{what} {text}", reported_by, exc)
             raise Blocked("the env instance", self.construct_error[0], reported_by) from None
@@ -345,3 +360,40 @@ class EnvSession(HookObservations, Rollouts, CheckScheduler):
         return callable(getattr(cls, "format_prompt", None)) and callable(
             getattr(cls, "compute_reward", None)
         )
+
+    def tools(self) -> tuple[list[dict], set[str]]:
+        """The env's tools for a group (``_resolve_tools_for_group`` when it has one, else none).
+
+        When resolving them raises (a toolset the kit lacks, say), that one cause is kept: HC802 reports it and the
+        checks that need the tools are skipped naming it."""
+        if self.tools_error is not None:
+            raise Blocked("the env's tools", self.tools_error[0], "HC802")
+        env = self.env()
+        resolve = getattr(env, "_resolve_tools_for_group", None)
+        if resolve is None:
+            return [], set()
+        try:
+            schemas, names = resolve()
+        except Exception as exc:
+            self.tools_error = (f"_resolve_tools_for_group() raised {type(exc).__name__}: {exc}", exc)
+            raise Blocked("the env's tools", self.tools_error[0], "HC802") from None
+        return list(schemas or []), set(names or [])
+
+    # ------------------------------------------------------------------------------------------ observations
+    def observe(self, kind: type[Observation[T]]) -> T:
+        """The session's ``kind`` observation (a training scan, the evaluate() run, the scored probes, ...): built
+        by ``kind.build(self)`` on first use, then the same read-only object for every check that asks.
+
+        A build that raises is kept too and raised again for every later reader, so an observation is attempted
+        once per session whichever check asks first."""
+        if kind in self._observations:
+            return self._observations[kind]
+        if kind in self._failures:
+            raise self._failures[kind]
+        try:
+            built = kind.build(self)
+        except _KEPT_FAILURES as exc:
+            self._failures[kind] = exc
+            raise
+        self._observations[kind] = built
+        return built

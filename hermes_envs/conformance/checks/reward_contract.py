@@ -8,7 +8,14 @@ import traceback
 from typing import Any
 
 from hermes_envs.conformance.findings import Finding, Severity, Skip
-from hermes_envs.conformance.observations.scoring import _numeric, positive_scores, scored_probes
+from hermes_envs.conformance.observations.group import CollectedGroup
+from hermes_envs.conformance.observations.scoring import (
+    EnvTranscripts,
+    GoldProbes,
+    ScoredProbes,
+    ScoredRollout,
+    numeric,
+)
 from hermes_envs.conformance.probes import PROBES, ContractViolation
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
@@ -32,20 +39,20 @@ def result_is_object(s: EnvSession) -> list[Finding]:
     the message / tool-call dicts as objects; a getattr/hasattr fallback on such a name is a warning."""
     findings = []
     seen: set[str] = set()
-    for entry in scored_probes(s):
-        problems = list(entry["violations"])
-        if isinstance(entry["exc"], ContractViolation) and str(entry["exc"]) not in problems:
-            problems.append(str(entry["exc"]))
-        if isinstance(entry["exc"], (TypeError, AttributeError)) and "subscriptable" in str(entry["exc"]):
-            problems.append(f"{entry['error']} — AgentResult is a dataclass, not a dict.")
+    for entry in s.observe(ScoredProbes).rollouts:
+        problems = list(entry.violations)
+        if isinstance(entry.exc, ContractViolation) and str(entry.exc) not in problems:
+            problems.append(str(entry.exc))
+        if isinstance(entry.exc, (TypeError, AttributeError)) and "subscriptable" in str(entry.exc):
+            problems.append(f"{entry.error} — AgentResult is a dataclass, not a dict.")
         for problem in problems:
             if problem in seen:
                 continue
             seen.add(problem)
-            site = _reward_site(entry["exc"]) if entry["exc"] is not None else ""
+            site = _reward_site(entry.exc) if entry.exc is not None else ""
             swallowed = (
                 ""
-                if entry["exc"] is not None
+                if entry.exc is not None
                 else " (your reward caught the error and carried on with a fallback score, so the bug stays "
                 "silent during training)"
             )
@@ -56,11 +63,11 @@ def result_is_object(s: EnvSession) -> list[Finding]:
                     + (f" At {site}." if site else ""),
                     "use result.messages / result.turns_used / result.finished_naturally / result.tool_errors; "
                     "`from hermes_envs import final_response` gives the final answer.",
-                    subject=f"probe {entry['probe']}",
+                    subject=f"probe {entry.probe}",
                 )
             )
-    for entry in scored_probes(s):
-        for problem in entry.get("soft_violations", ()):
+    for entry in s.observe(ScoredProbes).rollouts:
+        for problem in entry.soft_violations:
             if problem in seen:
                 continue
             seen.add(problem)
@@ -73,7 +80,7 @@ def result_is_object(s: EnvSession) -> list[Finding]:
                     "and tc['function']['name'] / m['content'] on the message dicts; `from hermes_envs import "
                     "final_response` gives the final answer. If the fallback is deliberate, ignore HC401.",
                     Severity.WARNING,
-                    subject=f"probe {entry['probe']}",
+                    subject=f"probe {entry.probe}",
                 )
             )
     return findings
@@ -90,15 +97,15 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
     findings = []
     seen: set[str] = set()
     hc401_reports = not s.is_ignored("HC401")
-    for entry in scored_probes(s):
-        exc = entry["exc"]
+    for entry in s.observe(ScoredProbes).rollouts:
+        exc = entry.exc
         if exc is None or (isinstance(exc, ContractViolation) and hc401_reports):
             continue  # contract misuse is HC401's finding (unless HC401 is ignored: a raise is still a raise)
         key = f"{type(exc).__name__}:{_reward_site(exc)}"
         if key in seen:
             continue
         seen.add(key)
-        about = entry.get("about") or PROBES[entry["probe"]][2]
+        about = entry.about or PROBES[entry.probe][2]
         hint = ""
         if isinstance(exc, AttributeError) and "'dict' object has no attribute" in str(exc):
             hint = (
@@ -109,13 +116,13 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
             Finding(
                 "HC402",
                 f"compute_reward should score every transcript the agent loop can produce; on probe "
-                f"{entry['probe']!r} ({about}) it raised {entry['error']}"
+                f"{entry.probe!r} ({about}) it raised {entry.error}"
                 + (f" at {site}" if site else "")
                 + "."
                 + hint,
                 'handle empty content (""), missing tool calls, tool error results and truncated rollouts; a reward '
                 "that raises is logged and scored 0.0, which hides the bug during training.",
-                subject=f"probe {entry['probe']}",
+                subject=f"probe {entry.probe}",
             )
         )
     findings += _swallowed_everywhere(s, seen)
@@ -125,12 +132,12 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
 def _swallowed_everywhere(s: EnvSession, seen: set[str]) -> list[Finding]:
     """A bug-type exception the reward raised and caught itself on EVERY probe transcript: the reward can never
     score anything but its fallback (a parse failure on some replies is normal; on all of them it is a bug)."""
-    entries = [e for e in scored_probes(s) if e["exc"] is None and e.get("traced")]
+    entries = [e for e in s.observe(ScoredProbes).rollouts if e.exc is None and e.traced]
     if not entries:
         return []
     common: dict[str, tuple[BaseException, int]] = {}
     for entry in entries:
-        for exc, where in entry.get("swallowed") or []:
+        for exc, where in entry.swallowed or []:
             key = f"{type(exc).__name__}@{where}"
             previous = common.get(key)
             common[key] = (exc, (previous[1] if previous else 0) + 1)
@@ -179,23 +186,23 @@ def reward_range(s: EnvSession) -> list[Finding]:
     compute_reward on any transcript (negative controls, correct answers, the env's own examples, e.g. a brevity
     bonus taking a correct answer to 1.2, or a 0..10 judge scale), or in a collected group (raw atroposlib envs
     too, e.g. a 0..100 score)."""
-    from hermes_envs.conformance.checks.trajectory import collected_group
 
     findings = []
     seen: set[str] = set()
-    scored: list[tuple[str, str, dict[str, Any]]] = []
+    scored: list[tuple[str, str, ScoredRollout]] = []
     if s.is_hermes_env():
-        scored += [(f"on probe {e['probe']!r}", f"probe {e['probe']}", e) for e in scored_probes(s)]
-        positives = positive_scores(s)
+        scored += [(f"on probe {e.probe!r}", f"probe {e.probe}", e) for e in s.observe(ScoredProbes).rollouts]
+        positives = s.observe(GoldProbes)
+        own = s.observe(EnvTranscripts)
         scored += [
-            (f"on the gold-answer probe ({e['name']}, a correct answer)", "gold-answer probes", e)
-            for e in positives["gold"]
+            (f"on the gold-answer probe ({e.name}, a correct answer)", "gold-answer probes", e)
+            for e in positives.gold
         ]
-        scored += [(f"on {e['name']}", e["name"], e) for e in positives["env_good"] + positives["env_bad"]]
+        scored += [(f"on {e.name}", e.label, e) for e in own.good + own.bad]
     for where, subject, entry in scored:
-        if entry["exc"] is not None:
+        if entry.exc is not None:
             continue
-        problem = _range_problem(entry["score"])
+        problem = _range_problem(entry.score)
         if problem and problem not in seen:
             seen.add(problem)
             findings.append(
@@ -209,13 +216,13 @@ def reward_range(s: EnvSession) -> list[Finding]:
     if findings:
         return findings
     # The scores atroposlib really receives: the only ones a raw BaseEnv has, and a last look for agent envs.
-    group = collected_group(s)["group"]
+    group = s.observe(CollectedGroup).group
     if not group:
         if not s.is_hermes_env():
             raise Skip("collect_trajectories(item) gave no scored group (see HC501)")
         return findings
     for index, score in enumerate(group.get("scores") or []):
-        if _numeric(score) and not 0.0 <= score <= 1.0:
+        if numeric(score) and not 0.0 <= score <= 1.0:
             return [
                 Finding(
                     "HC403",
@@ -233,19 +240,19 @@ def no_mutation(s: EnvSession) -> list[Finding]:
     """Rewards that pop/append/edit ``result.messages`` or the item: the trainer then tokenizes a changed transcript."""
     findings = []
     seen: set[str] = set()
-    for entry in scored_probes(s):
-        for what, change in entry["mutated"]:
+    for entry in s.observe(ScoredProbes).rollouts:
+        for what, change in entry.mutated:
             if what in seen:
                 continue
             seen.add(what)
             findings.append(
                 Finding(
                     "HC405",
-                    f"compute_reward should leave {what} unchanged; on probe {entry['probe']!r} {change}.",
+                    f"compute_reward should leave {what} unchanged; on probe {entry.probe!r} {change}.",
                     "read without changing: `last = result.messages[-1]` instead of `.pop()`, and copy before editing "
                     "(`messages = list(result.messages)`, `item = dict(item)`). The base tokenizes result.messages "
                     "after the reward, so an edit changes what the model is trained on.",
-                    subject=f"probe {entry['probe']}",
+                    subject=f"probe {entry.probe}",
                 )
             )
     return findings

@@ -7,15 +7,16 @@ from typing import Any
 from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
 from hermes_envs.conformance.golds import derivable
+from hermes_envs.conformance.observations.rollouts import probe_items
 from hermes_envs.conformance.observations.scoring import (
-    _key,
-    _numeric,
+    Controls,
+    EnvTranscripts,
+    GoldProbes,
+    ItemControls,
+    ScoredProbes,
     _short,
-    best_control,
-    control_scores,
-    item_controls,
-    positive_scores,
-    scored_probes,
+    item_key,
+    numeric,
 )
 from hermes_envs.conformance.probes import CONTROLS, PROBES
 from hermes_envs.conformance.registry import check
@@ -30,14 +31,18 @@ def _answers_in_prompt(s: EnvSession, items: list[Any]) -> str:
     from hermes_envs.conformance.golds import _scalar_fields
 
     env = s.env()
-    proven = {_key(e["item"]): e.get("value") for e in positive_scores(s)["gold"] if e.get("value")}
+    proven = {item_key(e.item): e.value for e in s.observe(GoldProbes).gold if e.value}
     shown = []
     for item in items:
         try:
             prompt = env.format_prompt(item)
         except Exception:
             continue
-        values = [proven[_key(item)]] if _key(item) in proven else [v for _k, v in _scalar_fields(item)[:1]]
+        values = (
+            [proven[item_key(item)]]
+            if item_key(item) in proven
+            else [v for _k, v in _scalar_fields(item)[:1]]
+        )
         hits = [
             repr(v)
             for v in values
@@ -55,16 +60,16 @@ def controls_low(s: EnvSession) -> list[Finding]:
     ceiling = s.settings.control_ceiling
     per_control: dict[str, list[float]] = {}
     examples: dict[str, Any] = {}
-    for entry in scored_probes(s):
-        if entry["probe"] in CONTROLS and _numeric(entry["score"]):
-            per_control.setdefault(entry["probe"], []).append(float(entry["score"]))
-            examples.setdefault(entry["probe"], entry["item"])
+    for entry in s.observe(ScoredProbes).rollouts:
+        if entry.probe in CONTROLS and numeric(entry.score):
+            per_control.setdefault(entry.probe, []).append(float(entry.score))
+            examples.setdefault(entry.probe, entry.item)
     abouts: dict[str, str] = {}
-    for entry in positive_scores(s)["env_bad"] + item_controls(s):
-        if _numeric(entry["score"]):
-            per_control.setdefault(entry["name"], []).append(float(entry["score"]))
-            examples.setdefault(entry["name"], entry["item"])
-            abouts[entry["name"]] = entry.get("about") or "a transcript the env itself calls bad"
+    for entry in s.observe(EnvTranscripts).bad + s.observe(ItemControls).rollouts:
+        if numeric(entry.score):
+            per_control.setdefault(entry.name, []).append(float(entry.score))
+            examples.setdefault(entry.name, entry.item)
+            abouts[entry.name] = entry.about or "a transcript the env itself calls bad"
     findings = []
     for name, scores in per_control.items():
         mean = sum(scores) / len(scores)
@@ -73,9 +78,9 @@ def controls_low(s: EnvSession) -> list[Finding]:
             in_prompt = _answers_in_prompt(
                 s,
                 [
-                    e["item"]
-                    for e in scored_probes(s)
-                    if e["probe"] == name and _numeric(e["score"]) and e["score"] > ceiling
+                    e.item
+                    for e in s.observe(ScoredProbes).rollouts
+                    if e.probe == name and numeric(e.score) and e.score > ceiling
                 ],
             )
             if name == "echo_prompt" and in_prompt:
@@ -116,41 +121,44 @@ def controls_low(s: EnvSession) -> list[Finding]:
 def reward_varies(s: EnvSession) -> list[Finding]:
     """A reward that never rewards a correct answer (type mismatch, wrong field): every group gets the same score
     and ``ensure_scores_are_not_same`` drops it, so nothing is learned."""
-    found = positive_scores(s)
+    found = s.observe(GoldProbes)
+    own = s.observe(EnvTranscripts)
     findings = []
-    if found["error"]:
+    if own.error:
         findings.append(
             Finding(
                 "HC407",
-                f"the env's example transcripts should load; {found['error']}.",
+                f"the env's example transcripts should load; {own.error}.",
                 "return {'good': [[turn, ...], ...], 'bad': [...]} (see docs/checks.md).",
             )
         )
-    controls = control_scores(s)
-    for entry in found["env_good"]:
-        best = best_control(s, controls, entry["item"])
-        if not (_numeric(entry["score"]) and entry["score"] > best[1]):
+    controls = s.observe(Controls)
+    for entry in own.good:
+        best = controls.best(entry.item, s.settings.control_ceiling)
+        if not (numeric(entry.score) and entry.score > best[1]):
             findings.append(
                 Finding(
                     "HC407",
-                    f"{entry['name']} should score above every control; got {entry['score']!r} (control "
-                    f"{best[0]!r} scored {best[1]:g}) on item {_short(entry['item'], 120)}.",
+                    f"{entry.name} should score above every control; got {entry.score!r} (control "
+                    f"{best[0]!r} scored {best[1]:g}) on item {_short(entry.item, 120)}.",
                     "fix the reward (or the transcript): a known-good rollout must earn more than doing nothing.",
-                    subject=entry["name"],
+                    subject=entry.name,
                 )
             )
-    proved = {_key(e["item"]) for e in found["gold"]} | {
-        _key(e["item"])
-        for e in found["env_good"]
-        if _numeric(e["score"]) and e["score"] > best_control(s, controls, e["item"])[1]
+    proved = {item_key(e.item) for e in found.gold} | {
+        item_key(e.item)
+        for e in own.good
+        if numeric(e.score) and e.score > controls.best(e.item, s.settings.control_ceiling)[1]
     }
-    items = s.probe_items()
-    missing = [item for item in items if _key(item) not in proved]
+    items = probe_items(s)
+    missing = [item for item in items if item_key(item) not in proved]
     if not missing or findings:
         return findings
-    all_scores = sorted({round(float(e["score"]), 6) for e in scored_probes(s) if _numeric(e["score"])})
+    all_scores = sorted(
+        {round(float(e.score), 6) for e in s.observe(ScoredProbes).rollouts if numeric(e.score)}
+    )
     item = missing[0]
-    tried = found["tried"].get(_key(item), [])
+    tried = found.tried.get(item_key(item), [])
     answer_like = derivable(item)
     constant = f" every probe scored {all_scores[0]:g}," if len(all_scores) == 1 else ""
     message = (
@@ -163,7 +171,7 @@ def reward_varies(s: EnvSession) -> list[Finding]:
         "the reward reads the field that holds the answer; if your answers cannot be derived from the item, "
         "ship known-good transcripts with `def conformance_transcripts(self, item)` (docs/checks.md)."
     )
-    if not (answer_like or found["env_good"]):
+    if not (answer_like or own.good):
         # "every probe scored 0" then says the probes found no correct answer, not that the reward is wrong.
         raise NotApplicable(
             f"no correct answer could be derived for item {_short(item, 120)} (no answer-like field the "

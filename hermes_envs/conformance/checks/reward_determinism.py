@@ -3,16 +3,16 @@ their PYTHONHASHSEED (set iteration order)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.conformance.findings import Finding
+from hermes_envs.conformance.observations.rollouts import run_probe
 from hermes_envs.conformance.observations.scoring import (
-    _numeric,
-    _score,
-    item_controls,
-    positive_scores,
-    scored_probes,
+    GoldProbes,
+    ItemControls,
+    ScoredProbes,
+    ScoredRollout,
+    numeric,
+    score_rollout,
 )
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
@@ -39,12 +39,14 @@ def _same_across_processes(s: EnvSession) -> list[Finding]:
     if where is None:
         return []
     entries = []
-    for entry in scored_probes(s) + positive_scores(s)["all_gold"] + item_controls(s):
-        messages = entry["result"].messages
-        if not _numeric(entry["score"]) or any(m.get("role") == "tool" for m in messages):
+    for entry in (
+        s.observe(ScoredProbes).rollouts + s.observe(GoldProbes).all_gold + s.observe(ItemControls).rollouts
+    ):
+        messages = entry.result.messages
+        if not numeric(entry.score) or any(m.get("role") == "tool" for m in messages):
             continue  # a rollout with tool calls needs its sandbox, which another process does not have
         try:
-            json.dumps([entry["item"], messages])
+            json.dumps([entry.item, messages])
         except (TypeError, ValueError):
             continue
         entries.append(entry)
@@ -56,10 +58,10 @@ def _same_across_processes(s: EnvSession) -> list[Finding]:
         return found
     cases = [
         {
-            "item": e["item"],
-            "messages": e["result"].messages,
-            "turns_used": e["result"].turns_used,
-            "finished_naturally": e["result"].finished_naturally,
+            "item": e.item,
+            "messages": e.result.messages,
+            "turns_used": e.result.turns_used,
+            "finished_naturally": e.result.finished_naturally,
         }
         for e in entries
     ]
@@ -68,13 +70,13 @@ def _same_across_processes(s: EnvSession) -> list[Finding]:
         elsewhere = hashseed.collect(handles)
     for seed, scores in sorted(elsewhere.items()):
         for entry, other in zip(entries, scores):
-            if _numeric(other) and abs(float(other) - float(entry["score"])) > 1e-9:
-                name = entry.get("name") or f"probe {entry.get('probe')!r}"
+            if numeric(other) and abs(float(other) - float(entry.score)) > 1e-9:
+                name = entry.label
                 return [
                     Finding(
                         "HC404",
                         f"compute_reward should give the same score in every process; on {name} it scored "
-                        f"{entry['score']!r} here and {other!r} in an interpreter with PYTHONHASHSEED={seed}. "
+                        f"{entry.score!r} here and {other!r} in an interpreter with PYTHONHASHSEED={seed}. "
                         f"The reward builds {where}: the iteration order of a set of strings changes from one "
                         "process to the next.",
                         _HASH_FIX,
@@ -84,30 +86,34 @@ def _same_across_processes(s: EnvSession) -> list[Finding]:
     return []
 
 
-def _other_shapes(s: EnvSession) -> list[dict[str, Any]]:
+def _other_shapes(s: EnvSession) -> list[ScoredRollout]:
     """Each proven scalar gold in every answer shape (a set of the reply's words changes with its length)."""
     from hermes_envs.conformance.golds import ANSWER_FORMATS
     from hermes_envs.conformance.probes import say
 
     out = []
-    for gold in positive_scores(s)["gold"]:
-        if gold.get("kind") != "scalar" or not gold.get("template"):
+    for gold in s.observe(GoldProbes).gold:
+        if gold.kind != "scalar" or not gold.template:
             continue
         for _shape, template in ANSWER_FORMATS:
-            if template != gold["template"]:
-                result, task_id = s.run_probe(
-                    gold["item"], say(template.format(v=gold["value"])), 3, "shape", "gold"
+            if template != gold.template:
+                result, task_id = run_probe(
+                    s, gold.item, say(template.format(v=gold.value)), 3, "shape", "gold"
                 )
-                entry = dict(
-                    _score(s, gold["item"], result, task_id, "gold"), item=gold["item"], result=result
+                entry = score_rollout(
+                    s,
+                    gold.item,
+                    result,
+                    task_id,
+                    "gold",
+                    name=f"field {gold.field!r} answered as {template.format(v=gold.value)!r}",
                 )
-                entry["name"] = f"field {gold['field']!r} answered as {template.format(v=gold['value'])!r}"
-                if _numeric(entry["score"]):
+                if numeric(entry.score):
                     out.append(entry)
     return out
 
 
-def _differs_by_set_order(s: EnvSession, entries: list[dict[str, Any]], where: str) -> list[Finding]:
+def _differs_by_set_order(s: EnvSession, entries: list[ScoredRollout], where: str) -> list[Finding]:
     """Score ``entries`` with the env module's sets iterating sorted, then reversed: a difference is hash order."""
     import copy
 
@@ -121,7 +127,7 @@ def _differs_by_set_order(s: EnvSession, entries: list[dict[str, Any]], where: s
             ctx = ToolContext(f"set-order-{len(scores)}-{id(entry)}")
             try:
                 with set_order(s.module, reverse):
-                    result, item = copy.deepcopy(entry["result"]), entry["item"]
+                    result, item = copy.deepcopy(entry.result), entry.item
                     scores.append(
                         s.run_env(
                             lambda _env, r=result, c=ctx, i=item: env.compute_reward(i, r, c), phase="rewards"
@@ -132,8 +138,8 @@ def _differs_by_set_order(s: EnvSession, entries: list[dict[str, Any]], where: s
             finally:
                 ctx.cleanup()
                 cleanup_sandbox(ctx.task_id)
-        if all(_numeric(x) for x in scores) and abs(scores[0] - scores[1]) > 1e-9:
-            name = entry.get("name") or f"probe {entry.get('probe')!r}"
+        if all(numeric(x) for x in scores) and abs(scores[0] - scores[1]) > 1e-9:
+            name = entry.label
             return [
                 Finding(
                     "HC404",
@@ -155,18 +161,18 @@ _HASH_FIX = (
 
 
 def _same_in_one_process(s: EnvSession) -> list[Finding]:
-    for entry in scored_probes(s):
-        first, second = entry["score"], entry["score2"]
-        if _numeric(first) and _numeric(second) and abs(first - second) > 1e-9:
+    for entry in s.observe(ScoredProbes).rollouts:
+        first, second = entry.score, entry.score2
+        if numeric(first) and numeric(second) and abs(first - second) > 1e-9:
             return [
                 Finding(
                     "HC404",
                     f"compute_reward should return the same score when called twice on the same item and transcript; "
-                    f"on probe {entry['probe']!r} got {first!r} then {second!r}.",
+                    f"on probe {entry.probe!r} got {first!r} then {second!r}.",
                     "remove randomness and time from the reward (no random.*, time.time(), unseeded sampling); if a "
                     "judge samples, call it at temperature 0. Do not add noise to break ties: a group of equal scores "
                     "carries no signal and is meant to be dropped.",
-                    subject=f"probe {entry['probe']}",
+                    subject=f"probe {entry.probe}",
                 )
             ]
     return []

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from hermes_envs.conformance.findings import Finding, Severity
-from hermes_envs.conformance.observations.scoring import positive_scores, scored_probes
+from hermes_envs.conformance.observations.evaluation import EvalObservation
+from hermes_envs.conformance.observations.scoring import GoldProbes, ScoredProbes
+from hermes_envs.conformance.observations.training import SetupRun
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
 
@@ -23,11 +25,11 @@ def no_loop_blocking(s: EnvSession) -> list[Finding]:
     """Synchronous work (time.sleep, requests, subprocess.run, ctx.terminal) in async hooks stalls every rollout.
     A stall spent inside ToolContext's synchronous methods (the contract's API) is a warning naming their awaitable
     twins; any other blocking is an error."""
-    s.setup_done()
+    s.observe(SetupRun)
     if s.is_hermes_env():
-        scored_probes(s)
-        positive_scores(s)
-    s.eval_observation()
+        s.observe(ScoredProbes)
+        s.observe(GoldProbes)
+    s.observe(EvalObservation)
     findings = []
     seen: set[tuple[str, str]] = set()
     for stall in sorted(s.watchdog.stalls, key=lambda st: -st.seconds):
@@ -89,17 +91,17 @@ def no_loop_blocking(s: EnvSession) -> list[Finding]:
 def judge_once(s: EnvSession) -> list[Finding]:
     """A reward that calls its LLM judge more than once per rollout: double the cost and latency of every group,
     and two verdicts that can disagree (the guide's "calling an LLM judge twice")."""
-    worst = max(scored_probes(s), key=lambda e: e.get("model_requests", 0), default=None)
-    if worst is None or worst.get("model_requests", 0) <= 1:
+    worst = max(s.observe(ScoredProbes).rollouts, key=lambda e: e.model_requests, default=None)
+    if worst is None or worst.model_requests <= 1:
         return []
     return [
         Finding(
             "HC409",
-            f"compute_reward should ask the judge at most once per rollout; on probe {worst['probe']!r} it made "
-            f"{worst['model_requests']} model requests for one call.",
+            f"compute_reward should ask the judge at most once per rollout; on probe {worst.probe!r} it made "
+            f"{worst.model_requests} model requests for one call.",
             "call the judge once and keep its verdict (e.g. parse score and explanation from one reply); if "
             "evaluate() needs the verdict too, reuse the reward's instead of asking again.",
             Severity.WARNING,
-            subject=f"probe {worst['probe']}",
+            subject=f"probe {worst.probe}",
         )
     ]
