@@ -250,7 +250,7 @@ class EnvSession(CheckScheduler):
             return self.env_cls
         if self.load_error is not None:
             raise EnvLoadError(self.load_error)
-        from hermes_envs.env.loader import find_env_classes, import_env_module
+        from hermes_envs.env import find_env_classes, import_env_module
 
         try:
             with self.timed("import"), self.offline():

@@ -140,7 +140,7 @@ class _Tally:
 
 
 def _load_env_class(env_path: Path, class_name: str | None) -> type:
-    from hermes_envs.env.loader import find_env_classes, import_env_module
+    from hermes_envs.env import find_env_classes, import_env_module
     from hermes_envs.errors import EnvLoadError
 
     module = import_env_module(env_path)

@@ -21,7 +21,7 @@ PRELOAD = (
     "environments.agent_loop",
     "environments.hermes_base_env",
     "environments.tool_context",
-    "hermes_envs.env.loader",
+    "hermes_envs.env._loader",
     "hermes_envs.testing.cassettes",
     "hermes_envs.testing.recording",
     "hermes_envs.testing._redaction",

@@ -29,7 +29,7 @@ from hermes_envs.tools import registry
 pytest_plugins = ["pytester"]
 # pytester drops modules first imported during a test; the stack the inner run uses is imported at collection (as
 # in test_pytest_flow.py: atroposlib's native dependencies cannot be imported twice per process).
-for _name in ("atroposlib.envs.base", "hermes_envs.env.base", "environments.agent_loop", "vcr", "openai"):
+for _name in ("atroposlib.envs.base", "hermes_envs.env._base", "environments.agent_loop", "vcr", "openai"):
     importlib.import_module(_name)
 importlib.import_module("hermes_envs.testing.offline").load_offline_tokenizer()
 
