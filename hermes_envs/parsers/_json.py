@@ -20,6 +20,7 @@ __all__ = [
     "excerpt",
     "loads_strict",
     "scan_json_at",
+    "scan_standard",
     "skip_ws",
     "string_arguments",
 ]
@@ -32,6 +33,10 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(strict=False, parse_constant=_reject_constant)
 _JSONDecodeError = json.JSONDecodeError
 _SCAN = _DECODER.scan_once
+#: the standard decoder's scanner (raw control characters in strings rejected): a value it reads at ``pos`` is
+#: spelled as valid JSON in the text, so that text can be kept as is. Raises on failure (StopIteration,
+#: ValueError, RecursionError); its error positions cost O(pos), so callers give up after one failure.
+scan_standard = json.JSONDecoder(parse_constant=_reject_constant).scan_once
 _WS = re.compile(r"\s*")
 
 
