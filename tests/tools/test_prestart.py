@@ -79,3 +79,14 @@ def test_cleanup_hides_the_folder_at_once_and_the_files_are_removed_afterwards()
 
     _workers.flush()
     assert [p.name for p in tree.parent.iterdir() if p.name.startswith(".trash")] == []
+
+
+def test_a_taken_spare_is_replaced_even_when_its_task_runs_no_command():
+    configure_sandboxes(prestart=1)
+    get_sandbox("first").cleanup()
+    _wait_for_spares(1)
+    get_sandbox("quiet")  # takes the spare; the model answers without a tool call
+    assert default_manager.prepared() == 0
+    cleanup_sandbox("quiet")
+    _wait_for_spares(1)
+    assert default_manager.prepared() == 1
