@@ -30,6 +30,8 @@ log = logging.getLogger("hermes_envs.tools.sandbox")
 
 #: Most pre-started sandboxes kept after bursts grew the pool (each is an idle bash and its wrapper, ~4 MB).
 _MAX_SPARES = 16
+#: Threads pre-starting sandboxes at once.
+_PREPARERS = 4
 
 
 class SandboxManager:
@@ -40,6 +42,7 @@ class SandboxManager:
         self._lock = threading.RLock()
         self._settled = threading.Condition(self._lock)  # notified when a pre-start in progress ends
         self._preparing = 0
+        self._in_prep: dict[Sandbox, int] = {}  # sandboxes being pre-started -> the generation they are for
         self._config = SandboxConfig()
         self._backend_class: type[SandboxBackend] | None = None
         self._sandboxes: dict[str, Sandbox] = {}
@@ -201,25 +204,28 @@ class SandboxManager:
     def _preparer(self) -> ThreadPoolExecutor:
         with self._lock:
             if self._prepare_pool is None:
+                # a few at once: most of a shell's start is waiting for it (exec, namespaces), not our CPU
                 self._prepare_pool = ThreadPoolExecutor(
-                    max_workers=1, thread_name_prefix="hermes-sandbox-prep"
+                    max_workers=_PREPARERS, thread_name_prefix="hermes-sandbox-prep"
                 )
             return self._prepare_pool
 
     def _refill(self, generation: int) -> None:
         """Prepare sandboxes (folder made, shell started) until :meth:`target_spares` wait for a task.
 
-        Runs on the preparer thread: only the fork itself goes to the spawner thread, so a task that starts its own
-        shell meanwhile (a burst beyond the spares) waits for one fork at most, never for the whole refill."""
+        Runs on a preparer thread (a few refills at once, after a burst): only the fork itself goes to the spawner
+        thread, so a task that starts its own shell meanwhile waits for one fork at most, never for the refill."""
         while True:
             box = None
             try:
                 # the folder is made under the lock that cleanup_all() removes the root under
                 with self._lock:
-                    if generation != self._generation or len(self._spares) >= self.target_spares():
+                    coming = sum(1 for g in self._in_prep.values() if g == generation)
+                    if generation != self._generation or len(self._spares) + coming >= self.target_spares():
                         return
                     box = Sandbox("task", self._config, manager=self)
                     self._preparing += 1
+                    self._in_prep[box] = generation
                 box.backend.prepare()
             except Exception:  # the next task starts its own shell and reports the problem
                 log.debug("pre-starting a sandbox failed", exc_info=True)
@@ -239,6 +245,7 @@ class SandboxManager:
             box.cleanup()
         with self._lock:
             self._preparing -= 1
+            self._in_prep.pop(box, None)
             self._settled.notify_all()
         return kept
 

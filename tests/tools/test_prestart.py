@@ -79,3 +79,18 @@ def test_cleanup_hides_the_folder_at_once_and_the_files_are_removed_afterwards()
 
     _workers.flush()
     assert [p.name for p in tree.parent.iterdir() if p.name.startswith(".trash")] == []
+
+
+def test_a_taken_spare_is_replaced_even_when_its_task_runs_no_command():
+    configure_sandboxes(prestart=1)
+    get_sandbox("first").cleanup()
+    target = default_manager.target_spares()
+    _wait_for_spares(target)
+    get_sandbox("quiet")  # takes a spare; the model answers without a tool call
+    time.sleep(0.2)
+    assert (
+        default_manager.prepared() == target - 1
+    )  # not replaced while the task may still run its first command
+    cleanup_sandbox("quiet")
+    _wait_for_spares(target)
+    assert default_manager.prepared() == target

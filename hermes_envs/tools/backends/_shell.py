@@ -379,5 +379,11 @@ class PersistentShell(ShellProcesses):
         )  # killed already: waiting for the wrappers to exit is not the caller's job
 
     def _discard_closed(self) -> None:
+        """(janitor) Wait for the killed wrappers and close the pipes. The init's pid is forgotten first: once it
+        is reaped (by the host's init) its pid may be reused, so it is never signalled again."""
         with self._lock:
+            self.namespace_init = None
+            if self.proc is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.proc.wait(timeout=5)
             self._discard()

@@ -94,9 +94,12 @@ class ShellProcesses:
         proc = self.proc
         if proc is None:
             return
-        members = [] if self.namespace_init is not None else list(self.members())
-        if self.namespace_init is not None:
-            procfs.kill(self.namespace_init)
+        init = self.namespace_init
+        if init is not None and procfs.pid_namespace(init) != self.namespace:
+            init = None  # it exited already and its pid may be another process's now: never signal it
+        members = [] if init is not None else list(self.members())
+        if init is not None:
+            procfs.kill(init)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
         for pid in members:
