@@ -89,13 +89,13 @@ def _fake_server(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
-    from hermes_envs.testing.recording import record_main
+    from hermes_envs.testing._record_command import record_main
 
     return record_main(args)
 
 
 def _lint_cassettes(args: argparse.Namespace) -> int:
-    from hermes_envs.testing.secret_lint import main as lint_main
+    from hermes_envs.testing._secret_lint import main as lint_main
 
     return lint_main(args.paths)
 
@@ -176,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
             )
     fake.set_defaults(func=_fake_server)
 
-    from hermes_envs.testing.recording import add_record_arguments
+    from hermes_envs.testing._record_command import add_record_arguments
 
     rec = sub.add_parser("record", help="run real rollouts of an env against a provider and write a cassette")
     add_record_arguments(rec)

@@ -21,7 +21,7 @@ PRELOAD = (
     "hermes_envs.env.loader",
     "hermes_envs.testing.cassettes",
     "hermes_envs.testing.recording",
-    "hermes_envs.testing.redaction",
+    "hermes_envs.testing._redaction",
     "hermes_envs.testing.snapshots",
     "hypothesis",
     "openai",

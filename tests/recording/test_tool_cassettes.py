@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 import yaml
 
+from hermes_envs.testing._tool_cassette import ToolCassetteMissError
 from hermes_envs.testing.cassettes import load_cassette, use_cassette
 from hermes_envs.testing.fake_server import FakeOpenAIServer
 from hermes_envs.testing.recording import Provider, run_rollouts
-from hermes_envs.testing.tool_cassette import ToolCassetteMissError
 from hermes_envs.tools import registry
 
 pytest_plugins = ["pytester"]

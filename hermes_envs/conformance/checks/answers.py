@@ -13,8 +13,9 @@ import re
 import shlex
 from typing import Any
 
-from hermes_envs.conformance.checks.reward import (
-    _STATS,
+from hermes_envs.conformance.checks.reward_contract import _STATS
+from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance.observations.scoring import (
     _numeric,
     _score,
     _short,
@@ -22,7 +23,6 @@ from hermes_envs.conformance.checks.reward import (
     control_scores,
     positive_scores,
 )
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance.probes import say
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession

@@ -7,8 +7,9 @@ import traceback
 from typing import Any
 
 from hermes_envs.conformance.findings import Finding, Severity
+from hermes_envs.conformance.observations.hooks import MAX_ITEMS_SCANNED, STUCK_CALLS
 from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import MAX_ITEMS_SCANNED, STUCK_CALLS, EnvSession
+from hermes_envs.conformance.session import EnvSession
 
 
 def _describe_exception(exc: BaseException) -> str:

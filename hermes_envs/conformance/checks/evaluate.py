@@ -6,8 +6,9 @@ import math
 from typing import Any
 
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance.observations.hooks import EVAL_ANSWER, PROBE_METRIC
 from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EVAL_ANSWER, PROBE_METRIC, EnvSession
+from hermes_envs.conformance.session import EnvSession
 
 
 def _observed(s: EnvSession) -> dict[str, Any]:
@@ -289,7 +290,7 @@ def _judge_requests(requests: list[Any]) -> tuple[int, int]:
 def eval_judge_once(s: EnvSession) -> list[Finding]:
     """An evaluate() that asks the LLM judge again after compute_reward already judged the rollout: double the
     cost of every eval, and two verdicts that can disagree (the guide's "calling an LLM judge twice")."""
-    from hermes_envs.conformance.checks.reward import scored_probes
+    from hermes_envs.conformance.observations.scoring import scored_probes
 
     judged, rollouts = _judge_requests(_observed(s)["requests"])
     if not judged or not rollouts:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from hermes_envs.conformance.checks.reward import _STATS, _numeric, _short, positive_scores
+from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance.observations.scoring import _numeric, _short, positive_scores
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from hermes_envs.conformance.checks.reward import positive_scores, scored_probes
 from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
+from hermes_envs.conformance.observations.scoring import positive_scores, scored_probes
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
 

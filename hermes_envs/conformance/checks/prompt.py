@@ -113,7 +113,7 @@ def _contains(text: str, value: str) -> bool:
 def answer_not_in_prompt(s: EnvSession) -> list[Finding]:
     """Prompts that carry their own answer (the item dumped with str(item), a leaked hint): the model learns to
     copy, not to solve."""
-    from hermes_envs.conformance.checks.reward import positive_scores
+    from hermes_envs.conformance.observations.scoring import positive_scores
 
     if not s.is_hermes_env():
         raise NotApplicable("the env has no format_prompt (not an agent env)")

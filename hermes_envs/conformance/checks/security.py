@@ -65,7 +65,7 @@ def loopback_only(s: EnvSession) -> list[Finding]:
     they cannot connect out, though only Python-level attempts are named in a finding."""
     # Run what we can first so every phase had its chance to connect (cached observations; failures are other
     # checks' findings).
-    from hermes_envs.conformance.checks.reward import positive_scores
+    from hermes_envs.conformance.observations.scoring import positive_scores
 
     for observe in (
         s.setup_done,
@@ -87,7 +87,7 @@ def loopback_only(s: EnvSession) -> list[Finding]:
 
     partial = ""
     if block_network(isolate=True).isolation == "partial":
-        from hermes_envs.testing.netns import unavailable_reason
+        from hermes_envs.testing._netns import unavailable_reason
 
         partial = (
             f" (The guard is partial here: {unavailable_reason()}; a subprocess, a forked child or native code "

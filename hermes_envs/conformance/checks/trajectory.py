@@ -234,7 +234,7 @@ def process_run(s: EnvSession) -> list[Finding]:
     note = eval_only(s)
     if note:
         raise NotApplicable(note)
-    from hermes_envs.testing.process_run import run_process
+    from hermes_envs.testing._process_run import run_process
 
     out = s.tmp / f"process-{s.path.stem}.jsonl"
     with s.timed("process"), s.responding(call_each_tool_then("I think the answer is 0.")):
