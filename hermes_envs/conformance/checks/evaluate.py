@@ -11,7 +11,7 @@ from hermes_envs.conformance.observations.evaluation import EVAL_ANSWER, EvalObs
 from hermes_envs.conformance.observations.wandb_log import PROBE_METRIC, WandbObservation
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
-from hermes_envs.testing.wandb_spy import spy_base_wandb_log
+from hermes_envs.testing._wandb_spy import spy_base_wandb_log
 
 
 def _observed(s: EnvSession) -> EvalObservation:

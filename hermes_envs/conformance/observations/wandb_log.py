@@ -10,7 +10,7 @@ from typing import Any
 
 from hermes_envs.conformance.observations.evaluation import EvalObservation
 from hermes_envs.conformance.session import EnvSession
-from hermes_envs.testing.wandb_spy import spy_base_wandb_log
+from hermes_envs.testing._wandb_spy import spy_base_wandb_log
 
 #: The metric the wandb_log spy passes in, to see whether an override hands it on to the base class.
 PROBE_METRIC = "hermes_conformance/probe"
