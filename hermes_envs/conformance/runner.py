@@ -15,7 +15,8 @@ from typing import Any
 import hermes_envs.conformance.checks  # noqa: F401  (registers the catalogue of checks)
 from hermes_envs.conformance.findings import Outcome, Status
 from hermes_envs.conformance.registry import CHECKS, all_checks
-from hermes_envs.conformance.session import EnvSession, Settings
+from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance.settings import Settings
 from hermes_envs.env import looks_like_env_file
 from hermes_envs.errors import ConfigError
 

@@ -3,18 +3,16 @@ and messages worded for the tool that was run."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
+import atroposlib.envs.base  # noqa: F401  (imported before pytester's module snapshot: numpy loads once)
 import pytest
 
 from hermes_envs.cli import main
-from hermes_envs.testing.offline import offline_environ
 
 ROOT = Path(__file__).parents[2]
+pytest_plugins = ["pytester"]
 
 TWO_CLASSES = """
 from environments.arithmetic_env import ArithmeticTerminalEnv
@@ -34,48 +32,47 @@ class SecondEnv(ArithmeticTerminalEnv):
 """
 
 
-def _pytest(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", *args],
-        cwd=cwd,
-        env={**os.environ, **offline_environ(), "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
+@pytest.fixture
+def both(pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]):
+    """``both(*cli_args, plugin_args=(...))`` -> (exit code, stdout, stderr) of ``hermes-envs check`` and the pytest
+    run, both in this process and in pytester's folder. In-process on purpose: what is compared is the two front
+    ends' logic; the console script and ``pytest --hermes-conformance`` run as subprocesses in tests/docs and
+    tests/packaging."""
+
+    def go(*cli_args: str, plugin_args: tuple[str, ...]) -> tuple[tuple[int, str, str], pytest.RunResult]:
+        capsys.readouterr()
+        code = main(["check", *cli_args])
+        out = capsys.readouterr()
+        plugin = pytester.runpytest(
+            "-p", "no:cacheprovider", "-o", "asyncio_default_fixture_loop_scope=function", "-v", *plugin_args
+        )
+        return (code, out.out, out.err), plugin
+
+    return go
+
+
+@pytest.mark.slow  # two conformance runs of two classes (HC10 only)
+def test_check_runs_every_env_class_of_a_file_like_the_plugin(pytester: pytest.Pytester, both) -> None:
+    pytester.makepyfile(two_envs=TWO_CLASSES)
+    (code, cli_out, cli_err), plugin = both(
+        "two_envs.py",
+        "--select",
+        "HC10",
+        plugin_args=("--hermes-conformance", "two_envs.py", "--hermes-select", "HC10"),
     )
-
-
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hermes_envs.cli", "check", *args],
-        cwd=cwd,
-        env={**os.environ, **offline_environ(), "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-    )
-
-
-@pytest.mark.slow  # two conformance runs of two classes, one in a pytest subprocess
-def test_check_runs_every_env_class_of_a_file_like_the_plugin(tmp_path: Path) -> None:
-    env_file = tmp_path / "two_envs.py"
-    env_file.write_text(TWO_CLASSES, encoding="utf-8")
-    cli = _cli(str(env_file), "--select", "HC10", cwd=tmp_path)
-    plugin = _pytest("--hermes-conformance", str(env_file), "--hermes-select", "HC10", cwd=tmp_path)
-    assert cli.returncode == plugin.returncode == 1, cli.stdout + cli.stderr + plugin.stdout
+    plugin_out = plugin.stdout.str()
+    assert code == plugin.ret == 1, cli_out + cli_err + plugin_out
 
     # the CLI: one block per class, "two_envs.py::FirstEnv  (1.2 s)" then one line per check
     cli_items = set()
-    for block in re.split(r"^(?=two_envs\.py::)", cli.stdout, flags=re.M):
+    for block in re.split(r"^(?=two_envs\.py::)", cli_out, flags=re.M):
         if block.startswith("two_envs.py::"):
             cls = block[len("two_envs.py::") :].split()[0]
             cli_items |= {(s, cls, hc) for s, hc in re.findall(r"^  ([A-Z_]+)\s+(HC\d+) ", block, re.M)}
     # the plugin (-v): "two_envs.py::FirstEnv::HC104-config-init-list PASSED", one item per check and class
     plugin_items = {
         (s, c, hc)
-        for c, hc, s in re.findall(r"two_envs\.py::(\w+)::(HC\d+)-\S+ (PASSED|FAILED|SKIPPED)", plugin.stdout)
+        for c, hc, s in re.findall(r"two_envs\.py::(\w+)::(HC\d+)-\S+ (PASSED|FAILED|SKIPPED)", plugin_out)
     }
     assert {c for _, c, _ in cli_items} == {"FirstEnv", "SecondEnv"}
     assert {(c, hc) for _, c, hc in plugin_items} == {(c, hc) for _, c, hc in cli_items}
@@ -83,15 +80,13 @@ def test_check_runs_every_env_class_of_a_file_like_the_plugin(tmp_path: Path) ->
     assert {(c, hc) for s, c, hc in plugin_items if s == "FAILED"} == {("SecondEnv", "HC104")}
 
 
-@pytest.mark.slow
-def test_a_folder_without_envs_says_no_environment_found_in_both(tmp_path: Path) -> None:
-    (tmp_path / "notes").mkdir()
-    (tmp_path / "notes" / "helpers.py").write_text("def helper():\n    return 1\n")
-    cli = _cli("notes", cwd=tmp_path)
-    plugin = _pytest("--hermes-conformance", "notes", cwd=tmp_path)
-    assert cli.returncode == plugin.returncode == 5
-    assert "no environment found in notes" in cli.stderr
-    assert "no environment found in notes" in plugin.stdout
+def test_a_folder_without_envs_says_no_environment_found_in_both(pytester: pytest.Pytester, both) -> None:
+    notes = pytester.mkdir("notes")
+    (notes / "helpers.py").write_text("def helper():\n    return 1\n")
+    (code, _, cli_err), plugin = both("notes", plugin_args=("--hermes-conformance", "notes"))
+    assert code == plugin.ret == 5
+    assert "no environment found in notes" in cli_err
+    assert "no environment found in notes" in plugin.stdout.str()
 
 
 def test_check_exit_codes_follow_pytest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

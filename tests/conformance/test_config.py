@@ -75,6 +75,7 @@ def test_plugin_hermes_set(pytester) -> None:
             'Path(__file__).resolve().parents[1] / "good"', f"Path({str(ROOT / 'conformance' / 'good')!r})"
         ),
     )
-    args = ["-p", "no:cacheprovider", "--hermes-conformance", "bad_env.py", "--hermes-select", "HC406"]
-    pytester.runpytest_subprocess(*args).assert_outcomes(failed=1)
-    pytester.runpytest_subprocess(*args, "--hermes-set", "control_ceiling=1.0").assert_outcomes(passed=1)
+    args = ["-p", "no:cacheprovider", "-o", "asyncio_default_fixture_loop_scope=function"]
+    args += ["--hermes-conformance", "bad_env.py", "--hermes-select", "HC406"]
+    pytester.runpytest(*args).assert_outcomes(failed=1)
+    pytester.runpytest(*args, "--hermes-set", "control_ceiling=1.0").assert_outcomes(passed=1)
