@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import fcntl
 import os
 import socket
@@ -43,7 +42,9 @@ _STATE: dict[str, Any] = {"ns": None, "tried": False, "reason": ""}
 
 
 def _libc() -> Any:
-    return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+    # The interpreter's own symbols include libc's unshare/setns: ctypes.util.find_library("c") would run
+    # `ldconfig -p` in a child process (a fork of this large process) only to name the same library.
+    return ctypes.CDLL(None, use_errno=True)
 
 
 def _current() -> str:

@@ -3,13 +3,18 @@ and messages worded for the tool that was run."""
 
 from __future__ import annotations
 
+import gc
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import atroposlib.envs.base  # noqa: F401  (imported before pytester's module snapshot: numpy loads once)
 import pytest
 
 from hermes_envs.cli import main
+from hermes_envs.testing.offline import offline_environ
 
 ROOT = Path(__file__).parents[2]
 pytest_plugins = ["pytester"]
@@ -132,3 +137,32 @@ def test_check_keeps_library_prints_out_of_the_report_unless_verbose(
     assert "Evaluation Results" not in out.out + out.err  # atroposlib's eval table, printed by evaluate()
     assert main(["check", example, "--select", "HC703", "-v"]) == 0
     assert "Evaluation Results" in capsys.readouterr().out
+
+
+def test_check_in_process_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
+    # main() freezes what its imports create (a faster check); called from another program it must give them
+    # back, or that program's objects alive at the time would never be collected again.
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert main(["check", str(tmp_path / "missing_env.py")]) == 4
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`hermes-envs check ARGS` as a user runs it, in a fresh interpreter started in ``cwd``."""
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_envs.cli", "check", *args],
+        cwd=cwd,
+        env={**os.environ, **offline_environ(), "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+
+
+@pytest.mark.slow  # the reward checks up to HC412 in a subprocess
+def test_check_writes_nothing_into_the_folder_it_runs_in(tmp_path: Path) -> None:
+    # HC412's hypothesis search used to cache the constants of every local module under ./.hypothesis/
+    done = _cli(str(ROOT / "environments" / "arithmetic_env.py"), "--select", "HC412", cwd=tmp_path)
+    assert "PASSED         HC412" in done.stdout, done.stdout + done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -9,7 +9,9 @@ smallest counterexample hypothesis finds is the finding.
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from hermes_envs._chat import assistant_turns
@@ -266,12 +268,43 @@ def _search(s: EnvSession, strategy: Any, judge: _Judge) -> dict[str, Any]:
         )(given(strategy)(transcript_is_judged_right))
     )
     try:
-        search()
+        with _without_local_constants():
+            search()
     except AssertionError:
         pass
     except Exception as exc:  # hypothesis itself gave up (flaky): nothing found, never a crash of the check
         judge.seen.setdefault("internal", f"{type(exc).__name__}: {exc}")
     return judge.seen
+
+
+@contextlib.contextmanager
+def _without_local_constants() -> Iterator[None]:
+    """Within the block, hypothesis draws no constants harvested from the source of "local" modules.
+
+    Left on, the search's first draw parses every loaded module outside site-packages (hermes-envs from a checkout,
+    the user's project: ~0.4 s), writes a cache of them into ``.hypothesis/`` in the user's current folder, and
+    lets the examples a seed gives depend on which modules happen to be loaded. The strategies here sample fixed
+    word lists and tool names, so those constants only added noise; with them off ``fuzz_seed`` alone fixes the
+    search. Hypothesis has no setting for this, so its module-level hook is swapped (and left alone when a
+    version lacks it); its cache of drawn constants is cleared on both sides, so a test of the user's that runs
+    hypothesis later in the same process gets its own constants back.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants
+
+        saved, cache = providers._get_local_constants, providers.CONSTANTS_CACHE.cache
+    except (ImportError, AttributeError):  # pragma: no cover - another hypothesis version
+        yield
+        return
+    empty = Constants()
+    cache.clear()
+    providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        providers._get_local_constants = saved
+        cache.clear()
 
 
 def _finding(s: EnvSession, found: Any, item: Any, gold: dict[str, Any], best: float, mode: str) -> Finding:
