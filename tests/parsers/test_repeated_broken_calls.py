@@ -7,6 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hermes_envs.parsers.json_tagged as json_tagged
+import hermes_envs.parsers.llama as llama
+import hermes_envs.parsers.mistral as mistral
 from hermes_envs.parsers import get_parser
 
 PIECES = [
@@ -61,3 +63,37 @@ def test_a_long_run_of_the_same_broken_call_is_reported_and_counted():
     result = get_parser("hermes").parse_detailed(text)
     assert [c.function.name for c in result.tool_calls] == ["g"] and result.content == "Start."
     assert len(result.errors) == 51 and result.errors[-1].startswith("4950 more problems")
+
+
+@pytest.mark.parametrize(
+    ("name", "module", "tag"),
+    [
+        ("llama3_json", llama, ""),
+        ("llama3_json", llama, "<|python_tag|>"),
+        ("mistral", mistral, "[TOOL_CALLS]"),
+    ],
+)
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(pre=UNIT, unit=UNIT, copies=st.integers(55, 90), post=UNIT)
+def test_bulk_counting_in_llama_and_mistral_gives_what_reading_each_copy_gives(
+    name, module, tag, pre, unit, copies, post
+):
+    text = pre + (tag + unit) * copies + post
+    parser = get_parser(name)
+    fast = outcome(parser.parse_detailed(text))
+    original = module.CONTEXT_MARKERS
+    module.CONTEXT_MARKERS = ("",)  # "" is in every text: turns the bulk counting off
+    try:
+        slow = outcome(parser.parse_detailed(text))
+    finally:
+        module.CONTEXT_MARKERS = original
+    assert fast == slow  # (call ids are random: outcome compares names and arguments)
+
+
+@pytest.mark.parametrize(("name", "unit"), [("llama3_json", '{"name" "f"} '), ("mistral", '[TOOL_CALLS] [{"')])
+def test_a_long_run_of_a_broken_llama_or_mistral_call_is_counted(name, unit):
+    result = get_parser(name).parse_detailed(unit * 3000)
+    assert result.tool_calls is None
+    assert len(result.errors) == 51 and result.errors[-1].endswith(
+        "more problems of the same kind were not listed."
+    )
