@@ -226,7 +226,7 @@ class CustomXmlParser(ToolCallParser):
         for key, raw in rest.items():
             schema = lookup(props, key)
             if schema is not None:
-                value, problem = convert_value(raw, schema)
+                value, problem = convert_value(raw, schema, schemas.types_of(schema))
                 if problem and errors.room():
                     errors.append(f"tool call #{index} ({name}) parameter {key!r} {problem}.")
             else:

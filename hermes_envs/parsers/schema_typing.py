@@ -86,6 +86,7 @@ class ToolSchemas:
 
     def __init__(self, tools: Iterable[Any] | None) -> None:
         self._props: dict[str, dict[str, Any]] = {}
+        self._types: dict[int, tuple[Any, set[str]]] = {}  # id(schema) -> (schema, its types), for this parse
         for tool in tools or ():
             tool = _as_mapping(tool)
             if not isinstance(tool, Mapping):
@@ -102,10 +103,19 @@ class ToolSchemas:
         """The declared properties of ``tool_name``, or None when the tool is not in the list."""
         return self._props.get(tool_name)
 
+    def types_of(self, schema: Any) -> set[str]:
+        """:func:`schema_types` of a parameter schema, worked out once per parse (every call repeats them)."""
+        known = self._types.get(id(schema))
+        if known is not None and known[0] is schema:
+            return known[1]
+        types = schema_types(schema)
+        self._types[id(schema)] = (schema, types)
+        return types
+
 
 def schema_types(schema: Any) -> set[str]:
     """The JSON-schema type names a (sub)schema allows; empty when it says nothing about types."""
-    if not isinstance(schema, Mapping):
+    if type(schema) is not dict and not isinstance(schema, Mapping):  # (the ABC check is slow: dicts first)
         return set()
     found: set[str] = set()
     declared = schema.get("type")
@@ -202,13 +212,14 @@ def _readings(raw: str) -> Iterable[Any]:
         yield None
 
 
-def convert_value(raw: str, schema: Any) -> tuple[Any, str | None]:
+def convert_value(raw: str, schema: Any, types: set[str] | None = None) -> tuple[Any, str | None]:
     """Convert one parameter's text by its schema (see the module docstring).
 
     Returns ``(value, problem)``; ``problem`` is None, or a sentence saying the text did not fit the schema
-    (the text is then kept as a string).
+    (the text is then kept as a string). ``types`` is ``schema_types(schema)`` when the caller already has it.
     """
-    types = schema_types(schema)
+    if types is None:
+        types = schema_types(schema)
     wanted = [t for t in _ORDER if t in types]
     if not wanted:
         return raw, None

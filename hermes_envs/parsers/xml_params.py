@@ -210,7 +210,7 @@ class XmlParamsParser(ToolCallParser):
                     raw = raw[:-1] if raw.endswith("\n") else raw
                 schema = lookup(props, key)
                 if schema is not None:
-                    value, problem = convert_value(raw, schema)
+                    value, problem = convert_value(raw, schema, schemas.types_of(schema))
                 else:
                     value, problem = (json_or_text(raw) if self.decode_untyped else raw), None
                 if problem:
