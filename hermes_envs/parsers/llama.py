@@ -161,7 +161,9 @@ class Llama3JsonParser(ToolCallParser):
         head = _OBJECT_START.match(text, nxt)
         # what this failure depended on: the tag before it, 200 characters (is it meant as a call?), the decoder's
         # error, and the next candidate
-        start = max(0, at - len(PYTHON_TAG))
+        start = at - len(PYTHON_TAG)
+        if start < 0:  # (the copies have text before them where this one has none)
+            return pos
         upto = max(stop + 9, at + 200, head.end() if head is not None else nxt + 1)
         copies = count_repeats(text, start, nxt - at, upto)
         if meant:

@@ -55,6 +55,10 @@ def normal_type(name: str) -> str:
     return lowered
 
 
+def _is_mapping(value: Any) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def _as_mapping(tool: Any) -> Any:
     """A tool given as an object (openai's or vLLM's pydantic models, a dataclass) as a plain mapping."""
     if isinstance(tool, Mapping) or tool is None:
@@ -88,16 +92,21 @@ class ToolSchemas:
         self._props: dict[str, dict[str, Any]] = {}
         self._types: dict[int, tuple[Any, set[str]]] = {}  # id(schema) -> (schema, its types), for this parse
         for tool in tools or ():
-            tool = _as_mapping(tool)
-            if not isinstance(tool, Mapping):
-                continue
-            fn = tool.get("function") if isinstance(tool.get("function"), Mapping) else tool
+            if (
+                type(tool) is not dict
+            ):  # (plain dicts first: the ABC isinstance checks are slow, and run per parse)
+                tool = _as_mapping(tool)
+                if not isinstance(tool, Mapping):
+                    continue
+            fn = tool.get("function")
+            if not _is_mapping(fn):
+                fn = tool
             name = fn.get("name")
             params = fn.get("parameters")
             if not isinstance(name, str):
                 continue
-            props = params.get("properties") if isinstance(params, Mapping) else None
-            self._props[name] = dict(props) if isinstance(props, Mapping) else {}
+            props = params.get("properties") if _is_mapping(params) else None
+            self._props[name] = dict(props) if _is_mapping(props) else {}
 
     def properties(self, tool_name: str) -> dict[str, Any] | None:
         """The declared properties of ``tool_name``, or None when the tool is not in the list."""
