@@ -57,7 +57,7 @@ _FIRST_WINDOW = 512
 _SHORT = 8192  # texts up to this long are decoded without copying a window
 
 
-def scan_json_at(text: str, pos: int) -> tuple[Any, int, str | None]:
+def scan_json_at(text: str, pos: int, first_window: int = _FIRST_WINDOW) -> tuple[Any, int, str | None]:
     """Decode one JSON value starting exactly at ``pos``, without raising.
 
     Returns ``(value, end, None)`` on success and ``(None, error_position, reason)`` on failure. This is the hot
@@ -76,7 +76,7 @@ def scan_json_at(text: str, pos: int) -> tuple[Any, int, str | None]:
     n = len(text)
     # A short text is decoded in place: a failure then costs at most O(_SHORT) however it fails, and the copy
     # of a window (and a second decode when the first window was too small) is most of a short message's cost.
-    window = n if n <= _SHORT else _FIRST_WINDOW
+    window = n if n <= _SHORT else first_window
     while True:
         end = pos + window
         if end >= n:
@@ -130,9 +130,12 @@ class JsonMemo:
     stretch later fails identically, whatever follows it, without running the decoder.
     """
 
-    __slots__ = ("_seen",)
+    __slots__ = ("_seen", "_window")
 
     def __init__(self) -> None:
+        # the decoder's first window: as large as the last value read needed (the calls of one output are alike
+        # in size, and a window too small costs a second decode), back to the smallest after a failure
+        self._window = _FIRST_WINDOW
         self._seen: dict[
             int, dict[str, str]
         ] = {}  # stretch length -> stretch -> reason (error at length - 9)
@@ -143,8 +146,15 @@ class JsonMemo:
             reason = failures.get(text[pos : pos + size])
             if reason is not None:
                 return None, pos + size - 9, reason
-        value, end, reason = scan_json_at(text, pos)
-        if reason is not None and reason.startswith(("Expecting", "Invalid")):
+        value, end, reason = scan_json_at(text, pos, self._window)
+        if reason is None:
+            window = _FIRST_WINDOW
+            while window <= end - pos:
+                window *= 8
+            self._window = window
+            return value, end, reason
+        self._window = _FIRST_WINDOW
+        if reason.startswith(("Expecting", "Invalid")):
             size = end - pos + 9
             if size <= _MEMO_KEY_MAX and pos + size <= len(text):
                 failures = seen.get(size)

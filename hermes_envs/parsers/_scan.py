@@ -11,12 +11,14 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 __all__ = [
+    "CONTEXT_MARKERS",
     "MISTRAL_THINK_CLOSE",
     "MISTRAL_THINK_OPEN",
     "THINK_CLOSE",
     "THINK_OPEN",
     "Finder",
     "MarkerScanner",
+    "count_repeats",
 ]
 
 
@@ -76,54 +78,41 @@ class _Fence(NamedTuple):
     line_end: int  # index of the newline ending the opening line, or -1
 
 
-def _at_line_start(text: str, i: int) -> bool:
-    """True when only up to 3 spaces/tabs separate ``i`` from the start of its line (checked in O(1))."""
-    k = i
-    while k > 0 and i - k < 3 and text[k - 1] in " \t":
-        k -= 1
-    return k == 0 or text[k - 1] == "\n"
+# A fence line: up to 3 spaces or tabs, then a run of 3+ backticks or tildes (CommonMark). Found by the regex
+# engine: a fence is then one C-speed search, not a loop of finds and character checks in Python.
+_FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
+_FENCE_CLOSES: dict[tuple[str, int], re.Pattern[str]] = {}
 
 
-def _find_fence_open(text: str, pos: int, ticks: Finder, tildes: Finder) -> _Fence | None:
+def _find_fence_open(text: str, pos: int) -> _Fence | None:
     """The next Markdown fence opening (```` ``` ```` or ``~~~`` at a line start) at or after ``pos``."""
+    start = pos
+    while start > 0 and pos - start < 3 and text[start - 1] in " \t":  # an indented fence line holding pos
+        start -= 1
     while True:
-        a, b = ticks.find(pos), tildes.find(pos)
-        if a == -1 and b == -1:
+        match = _FENCE_OPEN.search(text, start)
+        if match is None:
             return None
-        i = b if a == -1 else a if b == -1 else min(a, b)
-        char = text[i]
-        j = i + 3
-        while j < len(text) and text[j] == char:
-            j += 1
-        if (i == 0 or text[i - 1] != char) and _at_line_start(text, i):
-            return _Fence(i, char, j - i, text.find("\n", j))
-        pos = j
+        i, j = match.span(1)
+        if i >= pos:
+            return _Fence(i, text[i], j - i, text.find("\n", j))
+        start = match.end()
 
 
 def _find_fence_close(text: str, fence: _Fence) -> int:
     """End of the line closing ``fence`` (same char, at least as long, nothing else on the line), or -1."""
     if fence.line_end == -1:
         return -1
-    mark = fence.char * 3
-    pos = fence.line_end + 1
-    while True:
-        i = text.find(mark, pos)
-        if i == -1:
-            return -1
-        j = i + 3
-        while j < len(text) and text[j] == fence.char:
-            j += 1
-        k = j
-        while k < len(text) and text[k] in " \t":
-            k += 1
-        if (
-            j - i >= fence.length
-            and (i == 0 or text[i - 1] != fence.char)
-            and _at_line_start(text, i)
-            and (k == len(text) or text[k] in "\r\n")
-        ):
-            return k
-        pos = j
+    key = (fence.char, fence.length)
+    pattern = _FENCE_CLOSES.get(key)
+    if pattern is None:
+        if len(_FENCE_CLOSES) > 64:  # one per fence length met: degenerate text must not grow it unbounded
+            _FENCE_CLOSES.clear()
+        pattern = _FENCE_CLOSES[key] = re.compile(
+            r"^[ \t]{0,3}" + re.escape(fence.char) + rf"{{{fence.length},}}[ \t]*(?=[\r\n]|\Z)", re.MULTILINE
+        )
+    match = pattern.search(text, fence.line_end + 1)
+    return -1 if match is None else match.end()
 
 
 THINK_OPEN = "<think>"
@@ -150,8 +139,6 @@ class MarkerScanner:
         "_fence",
         "_finder",
         "_reasoning_end",
-        "_ticks",
-        "_tildes",
         "text",
     )
 
@@ -178,8 +165,6 @@ class MarkerScanner:
         """The fence and reasoning-block state, built when the text first shows a fence, backtick or tag."""
         text = self.text
         self._clean = -1
-        self._ticks = Finder(text, "```")
-        self._tildes = Finder(text, "~~~")
         self._fence = self._open(0)  # next fence opening not yet passed (None: no more)
         # per reasoning-block syntax: (opening finder, closing finder, opening length, closing length)
         self._blocks = [
@@ -219,7 +204,7 @@ class MarkerScanner:
         return -1
 
     def _open(self, pos: int) -> _Fence | None:
-        return _find_fence_open(self.text, pos, self._ticks, self._tildes)
+        return _find_fence_open(self.text, pos)
 
     def next(self, pos: int) -> int:
         if self._clean != -1:
@@ -254,3 +239,24 @@ class MarkerScanner:
                 pos = thinking_end
                 continue
             return p
+
+
+#: what can make a marker an example or deliberation (see :class:`MarkerScanner`); a text without any of them is
+#: "plain": there, whether a marker counts depends only on the character before it
+CONTEXT_MARKERS = ("```", "~~~", "<think>", "</think>", "[THINK]", "[/THINK]")
+
+
+def count_repeats(text: str, start: int, period: int, upto: int) -> int:
+    """How many copies of ``text[start:upto]`` follow one another at ``start + period``, ``start + 2 * period``...
+
+    A model stuck in a loop writes the same broken call thousands of times. When a failed call's outcome (and the
+    search for the next marker) depended only on ``text[start:upto]``, and the next marker is ``period`` further
+    on, each copy fails the same way one period later: the parser counts the copies instead of reading each.
+    """
+    window = text[start:upto]
+    copies = 0
+    at = start + period
+    while text.startswith(window, at):
+        at += period
+        copies += 1
+    return copies

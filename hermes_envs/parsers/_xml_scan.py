@@ -6,9 +6,22 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from hermes_envs.parsers._scan import Finder
+from hermes_envs.parsers._errors import ParserError
+from hermes_envs.parsers._scan import Finder, count_repeats
 
-__all__ = ["TOOL_CALL", "TOOL_CALL_END", "BrokenCall", "XmlScan", "XmlTags", "json_or_text"]
+__all__ = [
+    "TOOL_CALL",
+    "TOOL_CALL_END",
+    "BrokenCall",
+    "XmlScan",
+    "XmlTags",
+    "check_name",
+    "json_or_text",
+    "looping_copies",
+]
+
+# how far past the next call start a failed call's searches may have looked (see looping_copies)
+_LOOKAHEAD = 256
 
 TOOL_CALL = "<tool_call>"
 TOOL_CALL_END = "</tool_call>"
@@ -41,10 +54,13 @@ class BrokenCall(Exception):
     thousands of broken calls, and building each message (with its excerpt) would cost more than reading them.
     """
 
-    def __init__(self, reason: Callable[[], str], resume: int) -> None:
+    def __init__(self, reason: Callable[[], str], resume: int, local: bool = False) -> None:
         super().__init__()
         self.reason = reason
         self.resume = resume
+        # True when the failure depended only on the text from the call to ``resume`` (no value was read: those
+        # searches look far ahead), so an identical copy of that text fails the same way
+        self.local = local
 
 
 class XmlScan:
@@ -82,3 +98,24 @@ class XmlScan:
         self.call_closes = Finder(text, parser.call_close)
         self.opens = Finder(text, parser.open_needle)
         self.raw = False  # the call being read writes literal backslash-n separators (set per call)
+
+
+def looping_copies(text: str, pos: int, resume: int, nxt: int) -> int:
+    """How many copies of the call at ``pos`` (broken, resumed at ``resume``, next call at ``nxt``) follow it and
+    fail the same way, to be counted instead of read (a looping model; only for a failure that read nothing
+    past ``resume``, in text with no fence or reasoning block). The last copy is read, not counted: its searches
+    may look past the compared window."""
+    if nxt <= pos:
+        return 0
+    upto = max(resume, nxt + len(TOOL_CALL)) + _LOOKAHEAD
+    return max(0, count_repeats(text, pos, nxt - pos, upto) - 1)
+
+
+def check_name(parser: str, what: str, value: str, forbidden: str, spaces: bool = True) -> None:
+    """Raise :class:`ParserError` unless ``value`` can be written as a name in an XML-ish call."""
+    bad = any(c in forbidden or (not spaces and c.isspace()) for c in value)
+    if not value or bad or value != value.strip():
+        raise ParserError(
+            f"a {parser} {what} should be non-empty, without {forbidden!r}"
+            f"{'' if spaces else ' or whitespace'} or outer spaces; got {value!r}."
+        )

@@ -101,7 +101,7 @@ class CustomXmlParser(ToolCallParser):
         self._closes = {f"<{t}>": f"</{t}>" for t in lay.call_tags}
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
-        scanners = [(MarkerScanner(text, o), o) for o in self._opens]
+        scanners = [(MarkerScanner(text, o), o) for o in self._opens if o in text]
 
         def next_call(pos: int) -> tuple[int, str]:
             best, tag = -1, ""
@@ -124,9 +124,10 @@ class CustomXmlParser(ToolCallParser):
         while at != -1:
             body = skip_ws(text, at + len(tag))
             # <tool_call><tool_use>...</tool_use></tool_call>: the inner element is the call
-            inner = next((o for o in self._opens if o != tag and text.startswith(o, body)), None)
-            if inner is not None:
-                tag, body = inner, skip_ws(text, body + len(inner))
+            if len(scanners) > 1:  # (only when another call tag is in the text at all)
+                inner = next((o for o in self._opens if o != tag and text.startswith(o, body)), None)
+                if inner is not None:
+                    tag, body = inner, skip_ws(text, body + len(inner))
             params, end, problem = self._params(text, body, tag, value_closes, call_closes[tag])
             if not params and problem is None:  # a mention of the tag, not a call: skip it
                 at, tag = next_call(at + 1)
@@ -226,7 +227,7 @@ class CustomXmlParser(ToolCallParser):
         for key, raw in rest.items():
             schema = lookup(props, key)
             if schema is not None:
-                value, problem = convert_value(raw, schema)
+                value, problem = convert_value(raw, schema, schemas.types_of(schema))
                 if problem and errors.room():
                     errors.append(f"tool call #{index} ({name}) parameter {key!r} {problem}.")
             else:

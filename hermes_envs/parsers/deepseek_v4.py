@@ -91,12 +91,23 @@ class _TokenCalls(_DeepSeekBase):
     section_end = TOKENS_END
     call_begin = TOKEN_CALL_BEGIN
     call_end = TOKEN_CALL_END
+    plain_head = re.compile(
+        r"\s*" + re.escape(TOKEN_CALL_BEGIN) + _TOKEN_HEAD.pattern + r"\s*```[A-Za-z]*\s*(?=\{)"
+    )
+    plain_tail = re.compile(r"\s*```\s*" + re.escape(TOKEN_CALL_END))
+
+    def _plain_name(self, head: re.Match[str]) -> tuple[str, str | None] | None:
+        name = head.group(1).strip()
+        return (name, None) if name else None
 
     def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
         head = _TOKEN_HEAD.match(text, pos)
         if head is None or not head.group(1).strip():
             raise ValueError(f"expected the function name then its JSON arguments; got {excerpt(text, pos)}")
         return self._v3_arguments(text, head.end(), head.group(1).strip(), memo)
+
+
+_TOKEN_READER = _TokenCalls()  # stateless: one for every parse
 
 
 @register_parser("deepseek_v4", "deepseek_dsml", "deepseek_v32")
@@ -107,20 +118,21 @@ class DeepSeekV4Parser(ToolCallParser):
         if "DSML" not in text:
             return ParseResult(text, None)
         canonical = _SPELLINGS.sub(_canonical, text)
-        result = self._invokes(canonical, ToolSchemas(tools))
+        result = self._invokes(canonical, tools)
         if not result.tool_calls and TOKEN_CALL_BEGIN in canonical:
-            tokens = _TokenCalls().parse_detailed(canonical)
+            tokens = _TOKEN_READER.parse_detailed(canonical)
             if tokens.tool_calls:
                 result = tokens
         if not result.tool_calls:
             return ParseResult(text, None, result.errors)
         return result
 
-    def _invokes(self, text: str, schemas: ToolSchemas) -> ParseResult:
+    def _invokes(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         invokes = MarkerScanner(text, INVOKE_OPEN)
         at = invokes.next(0)
         if at == -1:
             return ParseResult(text, None)
+        schemas = ToolSchemas(tools)
         section = MarkerScanner(text, CALLS_OPEN).next(0)
         first = section if section != -1 and section < at else at
         closes = Finder(text, PARAM_CLOSE)

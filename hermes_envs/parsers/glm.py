@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from hermes_envs.parsers._xml_scan import TOOL_CALL, TOOL_CALL_END
+from hermes_envs.parsers._xml_scan import TOOL_CALL, TOOL_CALL_END, check_name
 from hermes_envs.parsers.base import call_parts, join_content, register_parser
 from hermes_envs.parsers.schema_typing import render_value
 from hermes_envs.parsers.xml_params import XmlParamsParser
@@ -36,10 +36,10 @@ class Glm45Parser(XmlParamsParser):
         nl = self.newline
         blocks = []
         for _, name, args in map(call_parts, tool_calls):
-            self._check_name("function name", name, "<{", spaces=False)
+            check_name(self.name, "function name", name, "<{", spaces=False)
             parts = [f"{TOOL_CALL}{name}"]
             for key, value in args.items():
-                self._check_name("parameter name", key, "<")
+                check_name(self.name, "parameter name", key, "<")
                 parts.append(f"<arg_key>{key}</arg_key>{nl}<arg_value>{render_value(value)}</arg_value>")
             parts.append(TOOL_CALL_END)
             blocks.append(nl.join(parts))

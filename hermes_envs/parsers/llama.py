@@ -16,7 +16,9 @@ from typing import Any
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
+from hermes_envs.parsers._scan import CONTEXT_MARKERS, count_repeats
 from hermes_envs.parsers.base import (
+    MAX_ERRORS,
     JsonMemo,
     MarkerScanner,
     ParserError,
@@ -77,6 +79,7 @@ class Llama3JsonParser(ToolCallParser):
         errors = Problems()
         memo = JsonMemo()
         first = last_end = broken = -1
+        plain: bool | None = None  # no fences or reasoning blocks (checked once, when first needed)
         pos = skip_ws(text, 0)
         if text.startswith(PYTHON_TAG, pos):
             pos = skip_ws(text, pos + len(PYTHON_TAG))
@@ -115,6 +118,14 @@ class Llama3JsonParser(ToolCallParser):
                         )
                     break
                 pos = max(stop, at + 1)
+                if (
+                    (not meant or (broken != -1 and len(errors) >= MAX_ERRORS))  # nothing more to record
+                    and reason.startswith(("Expecting", "Invalid"))  # the decoder read nothing past the error
+                    and (
+                        plain if plain is not None else (plain := not any(m in text for m in CONTEXT_MARKERS))
+                    )
+                ):
+                    pos = self._skip_repeats(text, at, stop, pos, braces, errors, meant)
                 continue
             if _is_call_shaped(value):
                 if self._add(value, len(calls) + 1, calls, errors) and first == -1:
@@ -138,6 +149,26 @@ class Llama3JsonParser(ToolCallParser):
         if content.endswith(PYTHON_TAG):
             content = content[: -len(PYTHON_TAG)].rstrip()
         return ParseResult(content or None, calls, errors.final())
+
+    @staticmethod
+    def _skip_repeats(
+        text: str, at: int, stop: int, pos: int, braces: MarkerScanner, errors: Problems, meant: bool
+    ) -> int:
+        """Past the copies of the broken object at ``at`` that follow it (a looping model), counted, not read."""
+        nxt = braces.next(pos)
+        if nxt == -1:
+            return pos
+        head = _OBJECT_START.match(text, nxt)
+        # what this failure depended on: the tag before it, 200 characters (is it meant as a call?), the decoder's
+        # error, and the next candidate
+        start = at - len(PYTHON_TAG)
+        if start < 0:  # (the copies have text before them where this one has none)
+            return pos
+        upto = max(stop + 9, at + 200, head.end() if head is not None else nxt + 1)
+        copies = count_repeats(text, start, nxt - at, upto)
+        if meant:
+            errors.dropped += copies
+        return nxt + copies * (nxt - at)
 
     @staticmethod
     def _add(item: Any, index: int, calls: list[ChatCompletionMessageToolCall], errors: Problems) -> bool:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
+from hermes_envs.parsers._scan import CONTEXT_MARKERS, count_repeats
 from hermes_envs.parsers.base import (
     _IDS,
     Finder,
@@ -82,6 +83,7 @@ class MistralParser(ToolCallParser):
         errors = Problems()
         memo = JsonMemo()
         lists = Finder(text, "[{")
+        plain: bool | None = None  # no fences or reasoning blocks (checked once, when first needed)
         index = 0
         pos = first
         n = len(text)
@@ -100,6 +102,23 @@ class MistralParser(ToolCallParser):
                 if reason is not None:
                     if errors.room():
                         problem = f"{reason} at offset {stop}"
+                    elif (
+                        following != -1
+                        and reason.startswith(
+                            ("Expecting", "Invalid")
+                        )  # the decoder read nothing past the error
+                        and (
+                            plain
+                            if plain is not None
+                            else (plain := not any(m in text for m in CONTEXT_MARKERS))
+                        )
+                    ):
+                        # a looping model: the copies of this broken call that follow fail the same way
+                        period = following - pos
+                        copies = count_repeats(text, pos, period, max(stop + 9, following + len(TOOL_CALLS)))
+                        index += copies
+                        errors.dropped += copies
+                        following += copies * period
                 else:
                     end = stop
                     self._add_items(value, index, calls, errors)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from hermes_envs.parsers._xml_scan import TOOL_CALL, TOOL_CALL_END
+from hermes_envs.parsers._xml_scan import TOOL_CALL, TOOL_CALL_END, check_name
 from hermes_envs.parsers.base import call_parts, join_content, register_parser
 from hermes_envs.parsers.schema_typing import render_value
 from hermes_envs.parsers.xml_params import XmlParamsParser
@@ -33,10 +33,10 @@ class Qwen3CoderParser(XmlParamsParser):
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
         blocks = []
         for _, name, args in map(call_parts, tool_calls):
-            self._check_name("function name", name, ">\n")
+            check_name(self.name, "function name", name, ">\n")
             lines = [TOOL_CALL, f"<function={name}>"]
             for key, value in args.items():
-                self._check_name("parameter name", key, ">\n")
+                check_name(self.name, "parameter name", key, ">\n")
                 lines += [f"<parameter={key}>", render_value(value), "</parameter>"]
             lines += ["</function>", TOOL_CALL_END]
             blocks.append("\n".join(lines))

@@ -55,6 +55,10 @@ def normal_type(name: str) -> str:
     return lowered
 
 
+def _is_mapping(value: Any) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def _as_mapping(tool: Any) -> Any:
     """A tool given as an object (openai's or vLLM's pydantic models, a dataclass) as a plain mapping."""
     if isinstance(tool, Mapping) or tool is None:
@@ -86,26 +90,41 @@ class ToolSchemas:
 
     def __init__(self, tools: Iterable[Any] | None) -> None:
         self._props: dict[str, dict[str, Any]] = {}
+        self._types: dict[int, tuple[Any, set[str]]] = {}  # id(schema) -> (schema, its types), for this parse
         for tool in tools or ():
-            tool = _as_mapping(tool)
-            if not isinstance(tool, Mapping):
-                continue
-            fn = tool.get("function") if isinstance(tool.get("function"), Mapping) else tool
+            if (
+                type(tool) is not dict
+            ):  # (plain dicts first: the ABC isinstance checks are slow, and run per parse)
+                tool = _as_mapping(tool)
+                if not isinstance(tool, Mapping):
+                    continue
+            fn = tool.get("function")
+            if not _is_mapping(fn):
+                fn = tool
             name = fn.get("name")
             params = fn.get("parameters")
             if not isinstance(name, str):
                 continue
-            props = params.get("properties") if isinstance(params, Mapping) else None
-            self._props[name] = dict(props) if isinstance(props, Mapping) else {}
+            props = params.get("properties") if _is_mapping(params) else None
+            self._props[name] = dict(props) if _is_mapping(props) else {}
 
     def properties(self, tool_name: str) -> dict[str, Any] | None:
         """The declared properties of ``tool_name``, or None when the tool is not in the list."""
         return self._props.get(tool_name)
 
+    def types_of(self, schema: Any) -> set[str]:
+        """:func:`schema_types` of a parameter schema, worked out once per parse (every call repeats them)."""
+        known = self._types.get(id(schema))
+        if known is not None and known[0] is schema:
+            return known[1]
+        types = schema_types(schema)
+        self._types[id(schema)] = (schema, types)
+        return types
+
 
 def schema_types(schema: Any) -> set[str]:
     """The JSON-schema type names a (sub)schema allows; empty when it says nothing about types."""
-    if not isinstance(schema, Mapping):
+    if type(schema) is not dict and not isinstance(schema, Mapping):  # (the ABC check is slow: dicts first)
         return set()
     found: set[str] = set()
     declared = schema.get("type")
@@ -202,13 +221,14 @@ def _readings(raw: str) -> Iterable[Any]:
         yield None
 
 
-def convert_value(raw: str, schema: Any) -> tuple[Any, str | None]:
+def convert_value(raw: str, schema: Any, types: set[str] | None = None) -> tuple[Any, str | None]:
     """Convert one parameter's text by its schema (see the module docstring).
 
     Returns ``(value, problem)``; ``problem`` is None, or a sentence saying the text did not fit the schema
-    (the text is then kept as a string).
+    (the text is then kept as a string). ``types`` is ``schema_types(schema)`` when the caller already has it.
     """
-    types = schema_types(schema)
+    if types is None:
+        types = schema_types(schema)
     wanted = [t for t in _ORDER if t in types]
     if not wanted:
         return raw, None

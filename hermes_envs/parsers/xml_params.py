@@ -1,18 +1,5 @@
 """The reader shared by the formats whose parameters are XML-ish text: qwen3_coder, glm45 and glm47.
 
-qwen3_coder::
-
-    <tool_call>
-    <function=NAME>
-    <parameter=KEY>
-    VALUE
-    </parameter>
-    </function>
-    </tool_call>
-
-glm45: ``<tool_call>NAME\\n<arg_key>KEY</arg_key>\\n<arg_value>VALUE</arg_value>\\n</tool_call>``;
-glm47: the same without the newlines.
-
 Values are raw text, so they may contain anything, including ``</parameter>`` or a whole tool call (models write
 such files). A value therefore does not end at the first closing tag but at the first closing tag that the
 *structure* confirms: one followed by the opening of a parameter this call has not used yet (a declared one, when
@@ -21,8 +8,9 @@ call, or text with no further value-closing tag before the next call. Each candi
 matches and cached forward searches, so the scan stays linear. Values are typed by
 :mod:`hermes_envs.parsers.schema_typing`.
 
-The formats themselves (tags, class attributes, rendering) are in :mod:`~hermes_envs.parsers.qwen3_coder` and
-:mod:`~hermes_envs.parsers.glm`; the per-text search state in :mod:`~hermes_envs.parsers._xml_scan`.
+The formats themselves (their layouts, tags, class attributes and rendering) are in
+:mod:`~hermes_envs.parsers.qwen3_coder` and :mod:`~hermes_envs.parsers.glm`; the per-text search state in
+:mod:`~hermes_envs.parsers._xml_scan`.
 """
 
 from __future__ import annotations
@@ -33,10 +21,17 @@ from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
-from hermes_envs.parsers._xml_scan import TOOL_CALL, TOOL_CALL_END, BrokenCall, XmlScan, json_or_text
+from hermes_envs.parsers._scan import CONTEXT_MARKERS
+from hermes_envs.parsers._xml_scan import (
+    TOOL_CALL,
+    TOOL_CALL_END,
+    BrokenCall,
+    XmlScan,
+    json_or_text,
+    looping_copies,
+)
 from hermes_envs.parsers.base import (
     MarkerScanner,
-    ParserError,
     ParseResult,
     Problems,
     ToolCallParser,
@@ -107,6 +102,9 @@ class XmlParamsParser(ToolCallParser):
                     return b
             return a
 
+        p = next_start(0)  # (a scanner is only ever asked forwards: kept for first_call)
+        if p == -1:  # no marker at all: nothing more to set up
+            return ParseResult(text, None)
         scan = XmlScan(text, self)
 
         def next_real(pos: int) -> int:
@@ -114,11 +112,10 @@ class XmlParamsParser(ToolCallParser):
             b = -1 if scan.real_bare is None else scan.real_bare.find(pos)
             return a if b == -1 or (a != -1 and a < b) else b
 
-        def first_call(pos: int) -> int:
-            """The first call start; a mention of the tag in the prose before it ("I will emit a <tool_call>
-            block") stays content when a real call follows, else it is read (and reported as broken). Later
-            broken calls are read and reported: they are not prose."""
-            p = next_start(pos)
+        def first_call(p: int) -> int:
+            """The first call start from the first marker ``p``; a mention of the tag in the prose before it ("I
+            will emit a <tool_call> block") stays content when a real call follows, else it is read (and reported
+            as broken). Later broken calls are read and reported: they are not prose."""
             while p != -1 and not self._real_call_at(text, p):
                 real = next_real(p + 1)
                 if real == -1:
@@ -126,12 +123,13 @@ class XmlParamsParser(ToolCallParser):
                 p = next_start(real)
             return p
 
-        first = first_call(0)
+        first = first_call(p)
         if first == -1:
             return ParseResult(text, None)
         schemas = ToolSchemas(tools)
         calls: list[ChatCompletionMessageToolCall] = []
         errors = Problems()
+        plain: bool | None = None  # no fences or reasoning blocks (checked once, when first needed)
         index = 0
         pos = first
         while pos != -1:
@@ -140,9 +138,22 @@ class XmlParamsParser(ToolCallParser):
             try:
                 name, args, end = self._read_call(text, body, index, schemas, scan, errors)
             except BrokenCall as exc:
+                end = exc.resume
                 if errors.room():
                     errors.append(f"tool call #{index} should be complete and well formed; {exc.reason()}.")
-                end = exc.resume
+                elif (
+                    exc.local
+                    and end < len(text)
+                    and (
+                        plain if plain is not None else (plain := not any(m in text for m in CONTEXT_MARKERS))
+                    )
+                ):
+                    # a looping model: the copies of this broken call that follow fail the same way, one period on
+                    nxt = next_start(end)
+                    copies = looping_copies(text, pos, end, nxt)
+                    index += copies
+                    errors.dropped += copies
+                    end = nxt + copies * (nxt - pos) if copies else end
             else:
                 calls.append(make_tool_call(name, arguments_to_json(args)))
             pos = next_start(end) if end < len(text) else -1
@@ -156,6 +167,7 @@ class XmlParamsParser(ToolCallParser):
             raise BrokenCall(
                 lambda t=text, at=pos: f"expected the function name; got {excerpt(t, at)}",
                 self._recover(text, pos, scan),
+                local=True,
             )
         name = head.group(1).strip()
         pos = head.end()
@@ -167,6 +179,7 @@ class XmlParamsParser(ToolCallParser):
                     f"the function name {n!r} is an unrendered chat-template placeholder, not a call (skipped)"
                 ),
                 self._recover(text, pos, scan),
+                local=True,
             )
         if self.separator_required and text.startswith(self.call_close, pos):
             raise BrokenCall(
@@ -175,6 +188,7 @@ class XmlParamsParser(ToolCallParser):
                     f"(as SGLang's GLM-4.5 reader requires; the glm47 parser reads the compact form)"
                 ),
                 self._after_call_close(text, pos),
+                local=True,
             )
         props = schemas.properties(name)
         args: dict[str, Any] = {}
@@ -210,7 +224,7 @@ class XmlParamsParser(ToolCallParser):
                     raw = raw[:-1] if raw.endswith("\n") else raw
                 schema = lookup(props, key)
                 if schema is not None:
-                    value, problem = convert_value(raw, schema)
+                    value, problem = convert_value(raw, schema, schemas.types_of(schema))
                 else:
                     value, problem = (json_or_text(raw) if self.decode_untyped else raw), None
                 if problem:
@@ -228,6 +242,7 @@ class XmlParamsParser(ToolCallParser):
                     f"expected a parameter or {me.call_close} in {n!r}; got {excerpt(t, at)}"
                 ),
                 self._recover(text, pos, scan),
+                local=not args,
             )
 
     def _json_body(self, text: str, pos: int, name: str, scan: XmlScan) -> tuple[str, dict[str, Any], int]:
@@ -382,13 +397,3 @@ class XmlParamsParser(ToolCallParser):
                         fallback = close
             close = scan.closes.find(close + size)
         return (fallback, fallback + size) if fallback != -1 else (-1, -1)
-
-    # -- writing ------------------------------------------------------------------------------------------
-
-    def _check_name(self, what: str, value: str, forbidden: str, spaces: bool = True) -> None:
-        bad = any(c in forbidden or (not spaces and c.isspace()) for c in value)
-        if not value or bad or value != value.strip():
-            raise ParserError(
-                f"a {self.name} {what} should be non-empty, without {forbidden!r}"
-                f"{'' if spaces else ' or whitespace'} or outer spaces; got {value!r}."
-            )

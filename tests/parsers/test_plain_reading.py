@@ -10,8 +10,27 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_envs.parsers import get_parser
+from hermes_envs.parsers.deepseek_v4 import _TOKEN_READER
 
-SECTIONED = ["deepseek_v3", "deepseek_v3_1", "kimi_k2"]
+SECTIONED = ["deepseek_v3", "deepseek_v3_1", "kimi_k2", "deepseek_v4 tokens"]
+
+
+class _Tokens:
+    """deepseek_v4's reader of upstream's token spelling, with a renderer for the tests."""
+
+    def __getattr__(self, name):
+        return getattr(_TOKEN_READER, name)
+
+    def render(self, content, calls):
+        body = "".join(
+            f"{_TOKEN_READER.call_begin}{n}\n```json\n{json.dumps(a, ensure_ascii=False)}\n```{_TOKEN_READER.call_end}"
+            for n, a in calls
+        )
+        return (content or "") + _TOKEN_READER.section_begin + body + _TOKEN_READER.section_end
+
+
+def reader(name):
+    return _Tokens() if name == "deepseek_v4 tokens" else get_parser(name)
 
 
 def summary(result):
@@ -23,7 +42,7 @@ def summary(result):
 
 
 def pieces(name):
-    parser = get_parser(name)
+    parser = reader(name)
     one = parser.render(None, [("get_weather", {"city": "Paris", "n": 2})])
     two = parser.render("Checking.", [("f", {"a": [1, {"b": "x"}]}), ("g", {})])
     markers = [parser.section_begin, parser.section_end, parser.call_begin, parser.call_end]
@@ -51,7 +70,7 @@ def pieces(name):
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_the_plain_reading_agrees_with_the_general_one(name, data):
-    parser = get_parser(name)
+    parser = reader(name)
     text = "".join(data.draw(st.lists(st.sampled_from(pieces(name)), max_size=8)))
     plain = parser._parse_plain(text)
     if plain is not None:
@@ -60,7 +79,7 @@ def test_the_plain_reading_agrees_with_the_general_one(name, data):
 
 @pytest.mark.parametrize("name", SECTIONED)
 def test_the_usual_output_takes_the_plain_reading(name):
-    parser = get_parser(name)
+    parser = reader(name)
     text = parser.render("Let me check.", [("get_weather", {"city": "Paris"}), ("f", {"a": "é"})]) + "\n"
     plain = parser._parse_plain(text)
     assert plain is not None
@@ -73,7 +92,7 @@ def test_the_usual_output_takes_the_plain_reading(name):
 
 @pytest.mark.parametrize("name", SECTIONED)
 def test_arguments_are_kept_as_written_when_valid_json(name):
-    parser = get_parser(name)
+    parser = reader(name)
     text = parser.render(None, [("f", {"a": 1})]).replace('{"a": 1}', '{"a":1,"b":"\\u00e9"}')
     (call,) = parser.parse(text)[1]
     assert call.function.arguments == '{"a":1,"b":"\\u00e9"}'  # as vLLM keeps these formats' arguments

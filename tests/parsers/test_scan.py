@@ -54,3 +54,58 @@ def test_short_and_long_texts_decode_alike(doc):
     )  # before the value: the long text is read through windows, the short one in place
     value, end, reason = scan_json_at(pad + doc, len(pad))
     assert (value, end - len(pad), reason) == scan_json_at(doc, 0)
+
+
+def reference_fences(text: str) -> list[tuple[int, int]]:
+    """Every (opening, closing end) fence pair, found character by character (CommonMark's rule, spelled out)."""
+
+    def at_line_start(i: int) -> bool:
+        k = i
+        while k > 0 and i - k < 3 and text[k - 1] in " \t":
+            k -= 1
+        return k == 0 or text[k - 1] == "\n"
+
+    def run(i: int) -> int:
+        j = i
+        while j < len(text) and text[j] == text[i]:
+            j += 1
+        return j
+
+    found, i = [], 0
+    while i < len(text):
+        if text[i] in "`~" and (i == 0 or text[i - 1] != text[i]) and run(i) - i >= 3 and at_line_start(i):
+            char, length, line_end = text[i], run(i) - i, text.find("\n", i)
+            close = -1
+            k = line_end + 1 if line_end != -1 else len(text)
+            while line_end != -1 and k < len(text):
+                if text[k] == char and text[k - 1] != char and at_line_start(k) and run(k) - k >= length:
+                    e = run(k)
+                    while e < len(text) and text[e] in " \t":
+                        e += 1
+                    if e == len(text) or text[e] in "\r\n":
+                        close = e
+                        break
+                k += 1
+            found.append((i, close))
+            i = run(i)
+        else:
+            i += 1
+    return found
+
+
+FENCE_PIECES = ["```", "````", "~~~", "`", "~", "\n", "\r\n", " ", "  ", "\t", "x", "```x"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(FENCE_PIECES), max_size=25), st.integers(0, 40))
+def test_fences_are_found_as_commonmark_spells_them(pieces, start):
+    from hermes_envs.parsers._scan import _find_fence_close, _find_fence_open
+
+    text = "".join(pieces)
+    start = min(start, len(text))
+    expected = [(i, c) for i, c in reference_fences(text) if i >= start]
+    got, pos = [], start
+    while (fence := _find_fence_open(text, pos)) is not None:
+        got.append((fence.start, _find_fence_close(text, fence)))
+        pos = fence.start + fence.length
+    assert got == expected
