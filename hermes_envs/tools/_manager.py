@@ -167,7 +167,10 @@ class SandboxManager:
     def _request_refill(self) -> None:
         with self._lock:
             if self._config.prestart:
-                self._preparer().submit(self._refill, self._generation)
+                try:
+                    self._preparer().submit(self._refill, self._generation)
+                except RuntimeError:  # the interpreter is shutting down: no more spares
+                    pass
 
     def discard_spares(self) -> None:
         """Drop the pre-started sandboxes (and any being prepared): their shells were started in the process's
