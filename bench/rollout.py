@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import resource
 import statistics
 import time
@@ -26,7 +27,7 @@ import openai
 
 from hermes_envs.agent import HermesAgentLoop
 from hermes_envs.testing.fake_server import FakeOpenAIServer
-from hermes_envs.tools import cleanup_all_sandboxes, cleanup_sandbox, default_manager, registry
+from hermes_envs.tools import cleanup_all_sandboxes, cleanup_sandbox, default_manager, get_sandbox, registry
 from hermes_envs.tools.backends import _workers
 
 SCRIPT = [
@@ -57,6 +58,7 @@ class Bench:
         self.client = client
         self.server = _SdkServer(client)
         self.schemas, self.names = registry.resolve(["terminal"])
+        self.shell_cpu = 0.0  # CPU seconds of the rollouts' shells, read before each cleanup
 
     async def rollout(self, i: int) -> None:
         task_id = f"bench-{uuid.uuid4().hex[:12]}"
@@ -65,6 +67,7 @@ class Bench:
         result = await loop.run(messages)
         assert result.turns_used == 2 and not result.tool_errors, result
         assert "hello" in messages[2]["content"], messages
+        self.shell_cpu += _shell_cpu(task_id)
         cleanup_sandbox(task_id)  # as an env's score_rollout does, on the event loop
 
     async def floor(self, i: int) -> None:
@@ -88,12 +91,28 @@ class Bench:
         for start in range(0, n, conc):
             if settle:
                 await asyncio.to_thread(_settle)
-            (c0, k0), t0 = _cpu(), time.perf_counter()
+            (c0, k0), t0, s0 = _cpu(), time.perf_counter(), self.shell_cpu
             await asyncio.gather(*(fn(start + j) for j in range(min(conc, n - start))))
             wall += time.perf_counter() - t0
             c1, k1 = _cpu()
-            cpu, kids = cpu + c1 - c0, kids + k1 - k0
+            cpu, kids = cpu + c1 - c0, kids + k1 - k0 + self.shell_cpu - s0
         return wall / n, cpu / n, kids / n
+
+
+def _shell_cpu(task_id: str) -> float:
+    """CPU seconds of the task's bash and the commands it reaped. Killed at cleanup, it is reparented to the
+    host's init, so its time never reaches our RUSAGE_CHILDREN (the wrappers', our children, do)."""
+    box = get_sandbox(task_id, create=False)
+    shell = getattr(box.backend, "shell", None) if box is not None else None
+    pid = getattr(shell, "shell_pid", None)
+    if pid is None or shell.proc is None or pid == shell.proc.pid:
+        return 0.0
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def _settle() -> None:
@@ -131,6 +150,9 @@ async def measure(seq_pairs: int, conc: int, conc_pairs: int) -> dict[str, dict[
                 for k, v in zip(rows, (o[0], o[1], o[2], f[0], f[1], o[0] - f[0], o[1] - f[1]), strict=True):
                     rows[k].append(v * 1e3)
             out[mode] = {k: statistics.median(v) for k, v in rows.items()}
+            out[mode]["kids"] = statistics.fmean(
+                rows["kids"]
+            )  # whole clock ticks, mostly 0 per group: a mean
             out[mode]["pairs"] = pairs
         srv.assert_no_failures()
         await client.close()

@@ -56,7 +56,7 @@ class SandboxManager:
         self._pool: ThreadPoolExecutor | None = None
         self._pool_size = 128
         self._target = 0  # spares to keep: prestart, grown when bursts drain them (target_spares)
-        self._prepare_pool: ThreadPoolExecutor | None = None
+        self._prepare_pool: _workers.DaemonPool | None = None
 
     # ---------------------------------------------------------------- settings
     @property
@@ -167,7 +167,7 @@ class SandboxManager:
     def _request_refill(self) -> None:
         with self._lock:
             if self._config.prestart:
-                self._preparer().submit(self._refill, self._generation)
+                self._preparer().submit(functools.partial(self._refill, self._generation))
 
     def discard_spares(self) -> None:
         """Drop the pre-started sandboxes (and any being prepared): their shells were started in the process's
@@ -201,13 +201,11 @@ class SandboxManager:
         with self._lock:
             return max(self._target, self._config.prestart) if self._config.prestart else 0
 
-    def _preparer(self) -> ThreadPoolExecutor:
+    def _preparer(self) -> _workers.DaemonPool:
         with self._lock:
             if self._prepare_pool is None:
                 # a few at once: most of a shell's start is waiting for it (exec, namespaces), not our CPU
-                self._prepare_pool = ThreadPoolExecutor(
-                    max_workers=_PREPARERS, thread_name_prefix="hermes-sandbox-prep"
-                )
+                self._prepare_pool = _workers.DaemonPool("hermes-sandbox-prep", _PREPARERS)
             return self._prepare_pool
 
     def _refill(self, generation: int) -> None:

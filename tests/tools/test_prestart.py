@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 from hermes_envs.tools import cleanup_sandbox, configure_sandboxes, default_manager, get_sandbox
@@ -94,3 +96,14 @@ def test_a_taken_spare_is_replaced_even_when_its_task_runs_no_command():
     cleanup_sandbox("quiet")
     _wait_for_spares(target)
     assert default_manager.prepared() == target
+
+
+def test_a_task_started_at_interpreter_exit_still_gets_its_shell():
+    code = """
+import atexit
+from hermes_envs.tools import get_sandbox
+atexit.register(lambda: print(get_sandbox("late").run("echo ok")["output"].strip(), flush=True))
+get_sandbox("early").run("true")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout == "ok\n", out.stderr

@@ -1,4 +1,5 @@
-"""The two long-lived threads of the sandbox layer: the spawner that forks every shell, and the janitor.
+"""The background threads of the sandbox layer: the spawner that forks every shell, the janitor, and
+:class:`DaemonPool` (the janitor's kind, also the manager's preparers of spare sandboxes).
 
 Shells are forked from one long-lived thread (:func:`spawn`): the parent-death signal that kills a sandbox with the
 trainer is tied to the thread that forked it, and a worker thread of a pool may exit.
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-__all__ = ["flush", "later", "spawn", "spawn_later"]
+__all__ = ["DaemonPool", "flush", "later", "spawn"]
 
 log = logging.getLogger("hermes_envs.tools.sandbox")
 
@@ -36,56 +37,73 @@ def spawn(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
     return future.result()
 
 
-def spawn_later(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> None:
-    """Queue ``fn`` on the spawner thread; dropped at shutdown."""
-    try:
-        _spawner.submit(fn, *args, **kwargs)
-    except RuntimeError:
-        pass
+class DaemonPool:
+    """A few daemon threads running queued jobs, started on first use.
 
+    Not a ThreadPoolExecutor: its threads are joined at interpreter exit after running every job still queued (a
+    backlog of pre-starts would hold the exit up), and it has no "wait until the queue is done" (:meth:`join`).
+    """
 
-# A plain queue and thread rather than a ThreadPoolExecutor: flush() needs Queue.join (wait until every queued
-# job is done), which an executor does not offer.
-_jobs: queue.Queue[Callable[[], Any]] = queue.Queue()
-_janitor: threading.Thread | None = None
-_janitor_lock = threading.Lock()
+    def __init__(self, name: str, size: int = 1) -> None:
+        self.name = name
+        self.size = size
+        self._jobs: queue.Queue[Callable[[], Any]] = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
 
+    def submit(self, job: Callable[[], Any]) -> None:
+        with self._lock:
+            self._threads = [t for t in self._threads if t.is_alive()]
+            if len(self._threads) < min(self.size, self._jobs.qsize() + 1 + self._busy()):
+                thread = threading.Thread(
+                    target=self._work, name=f"{self.name}-{len(self._threads)}", daemon=True
+                )
+                thread.start()
+                self._threads.append(thread)
+        self._jobs.put(job)
 
-def _work() -> None:
-    while True:
-        job = _jobs.get()
+    def _busy(self) -> int:
+        return self._jobs.unfinished_tasks - self._jobs.qsize()
+
+    def _work(self) -> None:
+        while True:
+            self._run(self._jobs.get())
+
+    def _run(self, job: Callable[[], Any]) -> None:
         try:
             job()
-        except Exception:  # pragma: no cover - best effort, like the cleanup it finishes
-            log.exception("finishing a sandbox cleanup failed")
+        except Exception:  # pragma: no cover - best effort, like the work it does
+            log.exception("%s: a background job failed", self.name)
         finally:
-            _jobs.task_done()
+            self._jobs.task_done()
+
+    def ours(self) -> bool:
+        return threading.current_thread() in self._threads
+
+    def join(self) -> None:
+        """Wait until every job queued so far (and those they queue) is done."""
+        if self.ours():  # a job waiting for the queue would wait for itself
+            return
+        with self._lock:
+            alive = any(t.is_alive() for t in self._threads)
+        if not alive:  # never started (or gone at shutdown): run them here
+            while True:
+                try:
+                    job = self._jobs.get_nowait()
+                except queue.Empty:
+                    return
+                self._run(job)
+        self._jobs.join()
+
+
+_janitor = DaemonPool("hermes-sandbox-janitor")
 
 
 def later(job: Callable[[], Any]) -> None:
-    """Run ``job`` on the janitor thread (started on first use)."""
-    global _janitor
-    with _janitor_lock:
-        if _janitor is None or not _janitor.is_alive():
-            _janitor = threading.Thread(target=_work, name="hermes-sandbox-janitor", daemon=True)
-            _janitor.start()
-    _jobs.put(job)
+    """Run ``job`` on the janitor thread."""
+    _janitor.submit(job)
 
 
 def flush() -> None:
-    """Wait until every job queued so far (and those they queue) is done."""
-    if threading.current_thread() is _janitor:  # a job flushing would wait for itself
-        return
-    if _janitor is None or not _janitor.is_alive():  # never started (or gone at shutdown): run them here
-        while True:
-            try:
-                job = _jobs.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                job()
-            except Exception:  # pragma: no cover
-                log.exception("finishing a sandbox cleanup failed")
-            finally:
-                _jobs.task_done()
-    _jobs.join()
+    """Wait until every job queued for the janitor so far (and those they queue) is done."""
+    _janitor.join()
