@@ -47,10 +47,10 @@ def _environ() -> dict[str, str]:
 #: process state and sees nothing of the other blocks, without paying the ~2.5 s of CPU of a fresh interpreter each.
 #: Writes FILE.out / FILE.err / FILE.rc.
 _FORKED = """
-import os, runpy, sys, traceback
-import atroposlib.envs.base  # what every block imports, through hermes_envs.env or directly
+import importlib, os, runpy, sys, traceback
 
-for path in sys.argv[1:]:
+importlib.import_module(sys.argv[1])  # atroposlib.envs.base: what every block imports (directly or not)
+for path in sys.argv[2:]:
     sys.stdout.flush(); sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
@@ -72,7 +72,9 @@ for path in sys.argv[1:]:
 """
 
 
-def _run_each_on_its_own(doc: str, bodies: list[str], folder: Path) -> None:
+def _run_each_on_its_own(
+    doc: str, bodies: list[str], folder: Path, preload: str = "atroposlib.envs.base"
+) -> None:
     """Each block copied alone into a file and run: forked from one warm interpreter where the OS has fork."""
     scripts = []
     for number, body in enumerate(bodies, start=1):
@@ -80,7 +82,7 @@ def _run_each_on_its_own(doc: str, bodies: list[str], folder: Path) -> None:
         script.write_text(body, encoding="utf-8")
         scripts.append(script)
     if hasattr(os, "fork"):
-        argv = [sys.executable, "-c", _FORKED, *map(str, scripts)]
+        argv = [sys.executable, "-c", _FORKED, preload, *map(str, scripts)]
         subprocess.run(argv, cwd=ROOT, env=_environ(), timeout=240 * len(scripts), check=False)
     for number, script in enumerate(scripts, start=1):
         if hasattr(os, "fork"):
@@ -161,12 +163,11 @@ def test_python_snippets_run(doc: str, tmp_path: Path) -> None:
         )
 
 
-@pytest.mark.slow  # one interpreter that imports atroposlib, two forked blocks
 def test_blocks_run_on_their_own_see_nothing_of_each_other_and_report_failures(tmp_path: Path) -> None:
     defines = "import sys\nSHARED = 1\nsys.modules['json'].SHARED = 1\n"
     uses = "import json\nprint(json.SHARED if hasattr(json, 'SHARED') else 'clean')\nprint(SHARED)\n"
     with pytest.raises(AssertionError, match=r"python block 2 of guide\.md \(run on its own\)") as failed:
-        _run_each_on_its_own("guide.md", [defines, uses], tmp_path)
+        _run_each_on_its_own("guide.md", [defines, uses], tmp_path, preload="json")
     assert "clean" in str(failed.value) and "NameError: name 'SHARED' is not defined" in str(failed.value)
     _run_each_on_its_own(
         "guide.md", ["import sys\nassert __name__ == '__main__'\nprint(sys.argv)\n"], tmp_path
