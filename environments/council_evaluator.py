@@ -106,7 +106,7 @@ class CouncilEvaluator:
         """The server judges are asked through (explicit, else the current env's), or None."""
         if self._server is not None:
             return self._server
-        from hermes_envs.env.base import current_env
+        from hermes_envs.env import current_env
 
         env = current_env()
         return getattr(env, "server", None) if env is not None else None

@@ -26,7 +26,7 @@ from typing import Any
 from hermes_envs._chat import assistant_turns, offered_tool_names
 from hermes_envs._quiet import captured
 from hermes_envs.errors import MissingFileError
-from hermes_envs.testing.process_run import run_process
+from hermes_envs.testing._process_run import run_process
 
 EXAMPLES = ("environments.arithmetic_env", "environments.file_task_env", "environments.judge_env")
 _EXPRESSION = re.compile(r"What is ([\d\s*+\-/()]+)\?")

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from hermes_envs.conformance.stash import OUTCOMES, SETTINGS, TARGETS
-from hermes_envs.testing.fixtures import fake_http, fake_openai, fake_openai_session  # noqa: F401  (fixtures)
-from hermes_envs.testing.replay_fixtures import (  # noqa: F401  (fixtures)
+from hermes_envs.testing._fixtures import fake_http, fake_openai, fake_openai_session  # noqa: F401  (fixtures)
+from hermes_envs.testing._replay_fixtures import (  # noqa: F401  (fixtures)
     hermes_cassette,
     hermes_cassette_path,
     hermes_provider,
@@ -71,7 +71,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="also run the slow conformance checks (HC503: a one-step `process` run).",
     )
-    from hermes_envs.testing.replay_fixtures import add_options
+    from hermes_envs.testing._replay_fixtures import add_options
 
     add_options(group)
 
@@ -170,7 +170,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    from hermes_envs.testing.replay_fixtures import terminal_summary
+    from hermes_envs.testing._replay_fixtures import terminal_summary
 
     if config.stash.get(TARGETS, None) == {}:  # --hermes-conformance given, but its paths hold no env file
         terminalreporter.write_line(

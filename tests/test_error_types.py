@@ -31,7 +31,7 @@ KNOWN: dict[str, list[tuple[str, int, str]]] = {
     "__init__.py": [("AttributeError", 1, "module __getattr__ protocol")],
     "_lazy.py": [("AttributeError", 1, "module __getattr__ protocol")],
     # OS failures passed through with errno (not a user mistake).
-    "testing/netns.py": [("OSError", 2, "unshare/setns failed: errno from the kernel")],
+    "testing/_netns.py": [("OSError", 2, "unshare/setns failed: errno from the kernel")],
     # Abstract method placeholders.
     "tools/context_web.py": [("NotImplementedError", 1, "mixin placeholder; ToolContext provides it")],
     # Model-facing: raised inside a tool while the model calls it; the agent loop shows the model
@@ -63,7 +63,9 @@ KNOWN: dict[str, list[tuple[str, int, str]]] = {
         ("NotImplementedError", 3, "parsers area: abstract methods"),
         ("ValueError", 15, "parsers area: internal decode signals, caught and reported as parse errors"),
     ],
-    "testing/cassette": [("AssertionError", 3, "cassettes area: pytest assertion failures")],
+    "testing/_cassette_matching.py": [
+        ("AssertionError", 3, "vcrpy matcher protocol: a mismatch is an AssertionError")
+    ],
     "testing/fake_server/": [
         ("TypeError", 4, "fake-server area"),
         ("ValueError", 13, "fake-server area"),
@@ -130,8 +132,8 @@ def test_error_classes_keep_the_builtin(cls, builtin):
 
 def test_fixed_raises_are_hermes_errors(tmp_path):
     """The user-triggerable raises converted from bare builtins: each still catchable as its old builtin."""
+    from hermes_envs.testing import lint_paths
     from hermes_envs.testing.offline import NetworkGuard
-    from hermes_envs.testing.secret_lint import lint_paths
     from hermes_envs.testing.snapshots import format_rewards
     from hermes_envs.tools.context import ToolContext
     from hermes_envs.tools.registry import ToolRegistry

@@ -26,5 +26,33 @@ final_answer = _load("exact_answer_env").final_answer
 FileWriteEnv = _load("file_task_env").FileWriteEnv
 JudgedQAEnv = _load("judge_env").JudgedQAEnv
 RawSumEnv = _load("raw_atropos_env").RawSumEnv
+RAW_QA_DATA = _load("raw_qa_env").DATA
+qa_grade = _load("raw_qa_env").grade
+qa_norm = _load("raw_qa_env").norm
+ListEnv = _load("list_answer_env").ListEnv
+parse_list = _load("list_answer_env").parse_list
+last_answer = _load("list_answer_env").last_answer
+NotesEnv = _load("named_file_env").NotesEnv
+PeopleEnv = _load("json_fields_env").PeopleEnv
+parse_object = _load("json_fields_env").parse_object
+same = _load("json_fields_env").same
+UnitsEnv = _load("unit_conversion_env").UnitsEnv
 
-__all__ = ["FileWriteEnv", "JudgedQAEnv", "LetterCountEnv", "RawSumEnv", "final_answer"]
+__all__ = [
+    "RAW_QA_DATA",
+    "FileWriteEnv",
+    "JudgedQAEnv",
+    "LetterCountEnv",
+    "ListEnv",
+    "NotesEnv",
+    "PeopleEnv",
+    "RawSumEnv",
+    "UnitsEnv",
+    "final_answer",
+    "last_answer",
+    "parse_list",
+    "parse_object",
+    "qa_grade",
+    "qa_norm",
+    "same",
+]

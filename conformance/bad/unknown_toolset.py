@@ -2,103 +2,19 @@
 
 from __future__ import annotations
 
-import re
-import time
-
-from atroposlib.envs.server_handling.server_manager import APIServerConfig
-
-from environments.agent_loop import AgentResult, HermesAgentLoop
-from environments.hermes_base_env import HermesAgentBaseEnv, HermesAgentEnvConfig
-from environments.tool_context import ToolContext
+from _arith import ArithBase
 
 EXPECTED_FINDINGS = ["HC802"]
 
-DATA = [
-    {"question": "What is the capital of France?", "answer": "Paris"},
-    {"question": "Which planet is known as the red planet?", "answer": "Mars"},
-    {"question": "What is the chemical symbol for gold?", "answer": "Au"},
-    {"question": "Who wrote Hamlet?", "answer": "Shakespeare"},
-    {"question": "What is the largest ocean?", "answer": "Pacific"},
-    {"question": "What gas do plants absorb?", "answer": "Carbon dioxide"},
-]
 
-
-def last_answer(result: AgentResult) -> str:
-    for m in reversed(result.messages):
-        if m.get("role") == "assistant" and m.get("content"):
-            return m["content"]
-    return ""
-
-
-def norm(s):
-    s = re.sub(r"[*_`#>\"'.,!?()\[\]]", " ", s.lower())
-    return " ".join(s.split())
-
-
-def grade(item, text):
-    got, want = norm(text), norm(item["answer"])
-    return 1.0 if want and (got == want or f" {want} " in f" {got} ") else 0.0
-
-
-class WebQAEnv(HermesAgentBaseEnv):
+class WebQAEnv(ArithBase):
     name = "s-webqa"
-    env_config_cls = HermesAgentEnvConfig
 
     @classmethod
     def config_init(cls):
-        config = HermesAgentEnvConfig(
-            enabled_toolsets=["terminal", "honcho"],
-            max_agent_turns=4,
-            group_size=4,
-            tokenizer_name="NousResearch/Hermes-3-Llama-3.1-8B",
-        )
-        return config, [
-            APIServerConfig(
-                base_url="http://localhost:9001/v1",
-                model_name="m",
-                api_key="x",
-                server_type="openai",
-                health_check=False,
-            )
-        ]
-
-    async def setup(self):
-        rows = list(DATA)
-        self.test, self.train = rows[:2], rows[2:]
-        self.pos = 0
-
-    async def get_next_item(self):
-        item = self.train[self.pos % len(self.train)]
-        self.pos += 1
-        return item
-
-    def format_prompt(self, item):
-        return item["question"]
-
-    async def compute_reward(self, item, result, ctx):
-        return grade(item, last_answer(result))
-
-    async def evaluate(self, *args, **kwargs):
-        t0 = time.time()
-        tools, names = self._resolve_tools_for_group()
-        total = 0.0
-        for item in self.test:
-            loop = HermesAgentLoop(
-                server=self.server,
-                tool_schemas=tools,
-                valid_tool_names=names,
-                max_turns=self.config.max_agent_turns,
-                temperature=0.0,
-            )
-            result = await loop.run([{"role": "user", "content": self.format_prompt(item)}])
-            ctx = ToolContext(loop.task_id)
-            try:
-                total += await self.compute_reward(item, result, ctx)
-            finally:
-                ctx.cleanup()
-        await self.evaluate_log(
-            metrics={"eval/score": total / len(self.test)}, start_time=t0, end_time=time.time()
-        )
+        config, servers = super().config_init()
+        config.enabled_toolsets = ["terminal", "honcho"]
+        return config, servers
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from atroposlib.envs.base import BaseEnv, ScoredDataGroup, ScoredDataItem
 from environments.agent_loop import HermesAgentLoop
 from environments.hermes_base_env import HermesAgentEnvConfig
 from environments.tool_context import ToolContext
-from hermes_envs.env.trajectory import tokenize_transcript
+from hermes_envs.env import tokenize_transcript
 from hermes_envs.tools import registry
 
 

@@ -23,14 +23,15 @@ _LAZY: dict[str, str] = {
     "ConformanceReport": "hermes_envs.conformance.runner",
     "run_conformance": "hermes_envs.conformance.runner",
     "EnvSession": "hermes_envs.conformance.session",
-    "Settings": "hermes_envs.conformance.session",
+    "Settings": "hermes_envs.conformance.settings",
 }
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ below imports on first use
     from hermes_envs.conformance.findings import Finding, Outcome, Severity, Status
     from hermes_envs.conformance.registry import CHECK_REGISTRY, CHECKS, CheckInfo, all_checks, check
     from hermes_envs.conformance.runner import ConformanceReport, run_conformance
-    from hermes_envs.conformance.session import EnvSession, Settings
+    from hermes_envs.conformance.session import EnvSession
+    from hermes_envs.conformance.settings import Settings
 
 __all__ = sorted(_LAZY)
 

@@ -139,13 +139,14 @@ def _work(path: str, class_name: str, infile: str, outfile: str) -> None:
     import uuid
 
     from hermes_envs.agent.result import AgentResult
+    from hermes_envs.conformance.observations.training import SetupRun
     from hermes_envs.conformance.session import EnvSession
     from hermes_envs.tools import ToolContext
 
     cases = json.loads(Path(infile).read_text(encoding="utf-8"))
     scores: list[Any] = []
     with EnvSession(path, class_name) as session:
-        session.setup_done()
+        session.observe(SetupRun)
         for case in cases:
             result = AgentResult(
                 messages=case["messages"],

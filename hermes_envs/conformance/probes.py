@@ -11,7 +11,9 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from hermes_envs._chat import offered_functions
 from hermes_envs.agent.result import AgentResult
+from hermes_envs.testing.fake_server import policies
 from hermes_envs.testing.fake_server.policies import args_from_schema
 from hermes_envs.testing.fake_server.scripts import RequestView
 
@@ -25,32 +27,22 @@ def _assistant_turns(body: dict[str, Any]) -> int:
     return RequestView(body).assistant_count
 
 
-def offered_tools(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The function definitions a request offers (``tools`` in OpenAI wire format)."""
-    return [t.get("function", {}) for t in body.get("tools") or [] if isinstance(t, dict)]
-
-
 # ----------------------------------------------------------------------------------------------- responders
+# The plain behaviours (say nothing, refuse, echo the prompt, answer a text) are the fake server's own policies,
+# one set for the kit and for users' tests. The tool-calling probes below are not: they act on the model's turn
+# count (all tools on the first turn, whatever the env put back in the conversation), where the server's
+# call_each_tool / spam_tools act on the calls they see in the messages, which an env that rebuilds its
+# conversation can drop (those would call the tools again on every turn).
 def say(text: str) -> Responder:
     """Always answer ``text`` with no tool calls."""
-    return lambda body: {"content": text}
-
-
-def do_nothing(body: dict[str, Any]) -> dict[str, Any]:
-    """The model says nothing: content "" and no tool calls."""
-    return {"content": ""}
-
-
-def echo(body: dict[str, Any]) -> dict[str, Any]:
-    """The model repeats the prompt back."""
-    return {"content": RequestView(body).last_user or ""}
+    return policies.answer(text)  # type: ignore[return-value]
 
 
 def call_each_tool_then(answer: str) -> Responder:
     """First turn: call every offered tool once (arguments from its schema); then answer ``answer``."""
 
     def respond(body: dict[str, Any]) -> dict[str, Any]:
-        tools = offered_tools(body)
+        tools = offered_functions(body.get("tools"))
         if _assistant_turns(body) == 0 and tools:
             return {
                 "content": "",
@@ -66,7 +58,7 @@ def call_each_tool_then(answer: str) -> Responder:
 
 def spam_tools(body: dict[str, Any]) -> dict[str, Any]:
     """Call the first offered tool on every turn, never answering (ends at max turns)."""
-    tools = offered_tools(body)
+    tools = offered_functions(body.get("tools"))
     if not tools:
         return {"content": "still working"}
     first = tools[0]
@@ -82,7 +74,7 @@ def broken_tools_then(answer: str) -> Responder:
     """First turn: a call to a tool that was not offered, and one whose arguments are not JSON; then answer."""
 
     def respond(body: dict[str, Any]) -> dict[str, Any]:
-        tools = offered_tools(body)
+        tools = offered_functions(body.get("tools"))
         if _assistant_turns(body) == 0 and tools:
             name = tools[0].get("name", "")
             return {
@@ -106,9 +98,9 @@ def huge(body: dict[str, Any]) -> dict[str, Any]:
 
 #: name -> (responder factory, max turns for the probe, what it stands for)
 PROBES: dict[str, tuple[Callable[[], Responder], int, str]] = {
-    "empty_reply": (lambda: do_nothing, 3, "the model says nothing"),
-    "refusal": (lambda: say(REFUSAL), 3, "the model refuses"),
-    "echo_prompt": (lambda: echo, 3, "the model repeats the prompt"),
+    "empty_reply": (policies.do_nothing, 3, "the model says nothing"),
+    "refusal": (lambda: policies.refuse(REFUSAL), 3, "the model refuses"),
+    "echo_prompt": (policies.echo, 3, "the model repeats the prompt"),
     "tool_then_answer": (
         lambda: call_each_tool_then("I am not sure."),
         4,

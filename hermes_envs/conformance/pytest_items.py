@@ -49,7 +49,7 @@ class ConformanceFile(pytest.File):
             # The file does not import or has no env class: its items report that (HC101/HC102), the rest skip.
             yield ConformanceEnv.from_parent(self, name=self.path.stem, env_session=probe)
             return
-        from hermes_envs.env.loader import find_env_classes
+        from hermes_envs.env import find_env_classes
 
         classes = [c.__name__ for c in find_env_classes(probe.module)]
         for name in classes:

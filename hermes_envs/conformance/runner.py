@@ -15,8 +15,9 @@ from typing import Any
 import hermes_envs.conformance.checks  # noqa: F401  (registers the catalogue of checks)
 from hermes_envs.conformance.findings import Outcome, Status
 from hermes_envs.conformance.registry import CHECKS, all_checks
-from hermes_envs.conformance.session import EnvSession, Settings
-from hermes_envs.env.loader import looks_like_env_file
+from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance.settings import Settings
+from hermes_envs.env import looks_like_env_file
 from hermes_envs.errors import ConfigError
 
 try:  # Python 3.11+
@@ -227,7 +228,7 @@ def env_sessions(path: Path, class_name: str | None, settings: Settings) -> list
     probe = EnvSession(path, class_name, settings)
     if class_name:
         return [probe]
-    from hermes_envs.env.loader import find_env_classes
+    from hermes_envs.env import find_env_classes
     from hermes_envs.errors import EnvLoadError
 
     try:

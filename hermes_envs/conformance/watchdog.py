@@ -52,6 +52,45 @@ _LIBRARY_ROOTS = tuple(
 )
 
 
+class _Sampler:
+    """The one helper thread of the process that samples the watched loops' stacks (see :meth:`LoopWatchdog.watch`).
+
+    It is started once and idles while nothing is watched: a thread started and joined per watched call (a check
+    run makes hundreds) cost more than the calls themselves on a loaded machine, where a new thread waits its turn
+    for a CPU before ``Thread.start`` returns.
+    """
+
+    def __init__(self) -> None:
+        self._watched: dict[int, LoopWatchdog] = {}
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def add(self, dog: LoopWatchdog) -> None:
+        with self._changed:
+            self._watched[id(dog)] = dog
+            if self._thread is None or not self._thread.is_alive():  # first use, or a forked child
+                self._thread = threading.Thread(target=self._run, name="hermes-loop-watchdog", daemon=True)
+                self._thread.start()
+            self._changed.notify()
+
+    def remove(self, dog: LoopWatchdog) -> None:
+        with self._changed:
+            self._watched.pop(id(dog), None)
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while not self._watched:
+                    self._changed.wait()
+                dogs = list(self._watched.values())
+            for dog in dogs:
+                dog._maybe_sample()
+            time.sleep(_TICK * 2)
+
+
+_SAMPLER = _Sampler()
+
+
 @dataclass(frozen=True)
 class Stall:
     """The loop was blocked ``seconds`` during ``phase``; ``where`` is the author's frame, ``inner`` the innermost.
@@ -130,7 +169,6 @@ class LoopWatchdog:
         self.stalls: list[Stall] = []
         self._last = 0.0
         self._sample: tuple[str, str] | None = None
-        self._stop = threading.Event()
         self._thread_id = 0
         self._native_id = 0
         self._waited = 0.0  # runqueue seconds of the loop thread at the last tick
@@ -149,11 +187,11 @@ class LoopWatchdog:
             self._gc_seconds += time.perf_counter() - self._gc_started
             self._gc_started = 0.0
 
-    def _sampler(self) -> None:
-        while not self._stop.wait(_TICK * 2):
-            if self._sample is None and time.perf_counter() - self._last > self.threshold:
-                frame = sys._current_frames().get(self._thread_id)
-                self._sample = _describe(frame)
+    def _maybe_sample(self) -> None:
+        """Called by the sampler thread: while a stall is in progress, note where the loop thread is."""
+        if self._sample is None and time.perf_counter() - self._last > self.threshold:
+            frame = sys._current_frames().get(self._thread_id)
+            self._sample = _describe(frame)
 
     async def _ticker(self, phase: str) -> None:
         self._last = time.perf_counter()
@@ -217,12 +255,10 @@ class LoopWatchdog:
         self._last = time.perf_counter()
         self._gc_seconds = 0.0
         gc.callbacks.append(self._on_gc)
-        self._stop.clear()
         self._sample = None
         self._sync_calls, self._sync_depth = [], 0
-        sampler = threading.Thread(target=self._sampler, name="hermes-loop-watchdog", daemon=True)
         ticker = asyncio.ensure_future(self._ticker(phase))
-        sampler.start()
+        _SAMPLER.add(self)
         try:
             with self._timing_tool_context():
                 return await coro  # type: ignore[misc]
@@ -231,8 +267,7 @@ class LoopWatchdog:
             self._record(phase, time.perf_counter())
             ticker.cancel()
             gc.callbacks.remove(self._on_gc)
-            self._stop.set()
-            sampler.join()
+            _SAMPLER.remove(self)
             try:
                 await ticker
             except (asyncio.CancelledError, Exception):

@@ -24,12 +24,14 @@ from hermes_envs.parsers.base import (
 from hermes_envs.parsers.custom_xml import CustomXmlParser, XmlLayout, custom_xml_format
 from hermes_envs.parsers.deepseek import DeepSeekV3Parser, DeepSeekV31Parser
 from hermes_envs.parsers.deepseek_v4 import DeepSeekV4Parser
+from hermes_envs.parsers.glm import Glm45Parser, Glm47Parser
 from hermes_envs.parsers.json_tagged import HermesParser, JsonTaggedParser, LongcatParser
 from hermes_envs.parsers.kimi import KimiK2Parser
 from hermes_envs.parsers.llama import Llama3JsonParser, Llama4JsonParser
 from hermes_envs.parsers.mistral import MistralParser
+from hermes_envs.parsers.qwen3_coder import Qwen3CoderParser
 from hermes_envs.parsers.schema_typing import ToolSchemas, convert_value
-from hermes_envs.parsers.xml_params import Glm45Parser, Glm47Parser, Qwen3CoderParser, XmlParamsParser
+from hermes_envs.parsers.xml_params import XmlParamsParser
 
 __all__ = [
     "AutoParser",

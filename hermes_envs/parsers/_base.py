@@ -43,7 +43,8 @@ class ToolCallParser:
 
     def parse_detailed(self, text: str, tools: list[dict[str, Any]] | None = None) -> ParseResult:
         """Like :meth:`parse`, plus the list of problems met (broken or cut-off calls, ignored text)."""
-        check_arguments(self.name or type(self).__name__, text, tools)
+        if type(text) is not str or not (tools is None or type(tools) is list):  # the usual call: no more checks
+            check_arguments(self.name or type(self).__name__, text, tools)
         try:
             result = self._parse(text, tools)
         except Exception as exc:

@@ -20,6 +20,7 @@ __all__ = [
     "excerpt",
     "loads_strict",
     "scan_json_at",
+    "scan_standard",
     "skip_ws",
     "string_arguments",
 ]
@@ -32,6 +33,10 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(strict=False, parse_constant=_reject_constant)
 _JSONDecodeError = json.JSONDecodeError
 _SCAN = _DECODER.scan_once
+#: the standard decoder's scanner (raw control characters in strings rejected): a value it reads at ``pos`` is
+#: spelled as valid JSON in the text, so that text can be kept as is. Raises on failure (StopIteration,
+#: ValueError, RecursionError); its error positions cost O(pos), so callers give up after one failure.
+scan_standard = json.JSONDecoder(parse_constant=_reject_constant).scan_once
 _WS = re.compile(r"\s*")
 
 
@@ -49,6 +54,7 @@ def skip_ws(text: str, pos: int) -> int:
 
 
 _FIRST_WINDOW = 512
+_SHORT = 8192  # texts up to this long are decoded without copying a window
 
 
 def scan_json_at(text: str, pos: int) -> tuple[Any, int, str | None]:
@@ -68,21 +74,27 @@ def scan_json_at(text: str, pos: int) -> tuple[Any, int, str | None]:
     window's end, or an unterminated string).
     """
     n = len(text)
-    window = _FIRST_WINDOW
+    # A short text is decoded in place: a failure then costs at most O(_SHORT) however it fails, and the copy
+    # of a window (and a second decode when the first window was too small) is most of a short message's cost.
+    window = n if n <= _SHORT else _FIRST_WINDOW
     while True:
         end = pos + window
         if end >= n:
             end = n
-        chunk = text[pos:end]
+        if end == n and n <= _SHORT:
+            chunk, base = text, pos
+        else:
+            chunk, base = text[pos:end], 0
         size = end - pos
         try:
-            value, stop = _SCAN(chunk, 0)
+            value, stop = _SCAN(chunk, base)
+            stop -= base
         except StopIteration as exc:  # what the C scanner raises when a value cannot start (even nested)
             if end == n or exc.value < size - 6:
-                return None, pos + exc.value, "Expecting value"
+                return None, exc.value + pos - base, "Expecting value"
         except _JSONDecodeError as exc:
             if end == n or not (exc.pos >= size - 6 or exc.msg.startswith("Unterminated string")):
-                return None, pos + exc.pos, exc.msg
+                return None, exc.pos + pos - base, exc.msg
         except (ValueError, RecursionError) as exc:  # NaN/Infinity, or nesting deeper than the C stack allows
             reason = "JSON nested too deeply" if isinstance(exc, RecursionError) else str(exc)
             return None, pos, reason

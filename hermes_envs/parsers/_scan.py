@@ -146,6 +146,7 @@ class MarkerScanner:
 
     __slots__ = (
         "_blocks",
+        "_clean",
         "_fence",
         "_finder",
         "_reasoning_end",
@@ -160,6 +161,23 @@ class MarkerScanner:
         self._finder: Finder | PatternFinder = (
             Finder(text, marker) if pattern is None else PatternFinder(text, pattern)
         )
+        # Most texts hold no fence, backtick or reasoning tag before their markers: then every candidate counts,
+        # and the fence and reasoning state is only built once one of those appears (``_clean`` is how far the
+        # text is known to hold none; -1 once the state is built). This is most of the cost of a short message.
+        self._clean = 0
+        # A `</think>` with no `<think>` before it closes reasoning whose opening tag was in the prompt (Qwen3
+        # thinking, DeepSeek-R1/V3.1 templates): everything before it is deliberation, as reasoning parsers read it.
+        # Only when a marker follows it (a `</think>` in the arguments of the last call is just text). A `</think>`
+        # inside the arguments of an earlier call is read as the end of reasoning too, as a reasoning parser would.
+        close = text.find(THINK_CLOSE)
+        end = close + len(THINK_CLOSE)
+        lone = close != -1 and text.find(THINK_OPEN, 0, close) == -1 and text.find(marker, end) != -1
+        self._reasoning_end = end if lone else 0
+
+    def _build(self) -> None:
+        """The fence and reasoning-block state, built when the text first shows a fence, backtick or tag."""
+        text = self.text
+        self._clean = -1
         self._ticks = Finder(text, "```")
         self._tildes = Finder(text, "~~~")
         self._fence = self._open(0)  # next fence opening not yet passed (None: no more)
@@ -169,14 +187,23 @@ class MarkerScanner:
             for o, c in ((THINK_OPEN, THINK_CLOSE), (MISTRAL_THINK_OPEN, MISTRAL_THINK_CLOSE))
             if o in text
         ]
-        # A `</think>` with no `<think>` before it closes reasoning whose opening tag was in the prompt (Qwen3
-        # thinking, DeepSeek-R1/V3.1 templates): everything before it is deliberation, as reasoning parsers read it.
-        # Only when a marker follows it (a `</think>` in the arguments of the last call is just text). A `</think>`
-        # inside the arguments of an earlier call is read as the end of reasoning too, as a reasoning parser would.
-        close = text.find(THINK_CLOSE)
-        end = close + len(THINK_CLOSE)
-        lone = close != -1 and text.find(THINK_OPEN, 0, close) == -1 and text.find(marker, end) != -1
-        self._reasoning_end = end if lone else 0
+
+    def _plain_before(self, p: int) -> bool:
+        """True when no backtick, ``~~~`` or reasoning opening starts before ``p`` (each character checked once)."""
+        clean = self._clean
+        if p <= clean:
+            return True
+        text = self.text
+        start = clean - 6 if clean > 6 else 0  # a tag that straddles the previous boundary
+        if (
+            text.find("`", start, p) != -1
+            or text.find("~~~", start, p) != -1
+            or text.find(THINK_OPEN, start, p) != -1
+            or text.find(MISTRAL_THINK_OPEN, start, p) != -1
+        ):
+            return False
+        self._clean = p
+        return True
 
     def _in_thinking(self, p: int, pos: int) -> int:
         """End of the closed reasoning block holding position ``p`` (searching from ``pos``), else -1."""
@@ -195,6 +222,11 @@ class MarkerScanner:
         return _find_fence_open(self.text, pos, self._ticks, self._tildes)
 
     def next(self, pos: int) -> int:
+        if self._clean != -1:
+            p = self._finder.find(pos)
+            if p == -1 or (p >= self._reasoning_end and self._plain_before(p)):
+                return p
+            self._build()
         text = self.text
         while True:
             p = self._finder.find(pos)

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers._base import ToolCallParser
 from hermes_envs.parsers._calls import make_tool_call
-from hermes_envs.parsers._json import JsonMemo, arguments_to_json, excerpt, skip_ws
+from hermes_envs.parsers._json import JsonMemo, arguments_to_json, excerpt, scan_standard, skip_ws
 from hermes_envs.parsers._result import ParseResult, Problems, finish
 from hermes_envs.parsers._scan import Finder, MarkerScanner
 
 __all__ = ["SectionedJsonParser"]
+
+# what makes a marker an example or deliberation (see MarkerScanner): prose holding one is read the general way
+_CONTEXT = ("`", "~~~", "<think>", "[THINK]")
+_CONTROL = re.compile(r"[\x00-\x1f]")
 
 
 class SectionedJsonParser(ToolCallParser):
@@ -29,12 +34,62 @@ class SectionedJsonParser(ToolCallParser):
     section_end: ClassVar[str]
     call_begin: ClassVar[str]
     call_end: ClassVar[str]
+    # the usual spelling of one call up to its JSON arguments (group 1: the name), and what follows them, from
+    # the whitespace before the call marker to after the call end: read by _parse_plain (None: no such reading)
+    plain_head: ClassVar[re.Pattern[str] | None] = None
+    plain_tail: ClassVar[re.Pattern[str]]
 
     def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
         """Return ``(name, arguments_json, call_id or None, end)``; raise ValueError with a reason."""
         raise NotImplementedError
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+        plain = self._parse_plain(text)
+        return self._parse_general(text) if plain is None else plain
+
+    def _parse_plain(self, text: str) -> ParseResult | None:
+        """The usual output read without the general machinery: prose with no fence, backtick or reasoning tag,
+        then one section of calls in the plain spelling (:attr:`plain_head`, JSON object arguments,
+        :attr:`plain_tail`), then nothing but whitespace. None for any other text, which the general reading then
+        reads from the start (it gives the same answer on every text this one accepts)."""
+        head = self.plain_head
+        start = text.find(self.section_begin)
+        if head is None or start == -1 or "</think>" in text:
+            return None
+        for marker in (self.call_begin, *self.section_begin_alts, *_CONTEXT):
+            if text.find(marker, 0, start) != -1:
+                return None
+        tail = self.plain_tail
+        calls: list[ChatCompletionMessageToolCall] = []
+        pos = start + len(self.section_begin)
+        while (match := head.match(text, pos)) is not None:
+            got = self._plain_name(match)
+            if got is None:
+                return None
+            at = match.end()
+            try:
+                value, end = scan_standard(text, at)  # valid JSON as written: kept as is, not re-encoded
+            except (StopIteration, ValueError, RecursionError):
+                return None
+            if type(value) is not dict:
+                return None
+            closing = tail.match(text, end)
+            if closing is None:
+                return None
+            calls.append(make_tool_call(got[0], text[at:end], got[1]))
+            pos = closing.end()
+        pos = skip_ws(text, pos)
+        if not calls or not text.startswith(self.section_end, pos):
+            return None
+        if skip_ws(text, pos + len(self.section_end)) != len(text):
+            return None
+        return finish(text, start, calls, [])
+
+    def _plain_name(self, head: re.Match[str]) -> tuple[str, str | None] | None:
+        """``(name, call id or None)`` of a call whose :attr:`plain_head` matched; None to read it the general way."""
+        return head.group(1), None
+
+    def _parse_general(self, text: str) -> ParseResult:
         scanners = [(MarkerScanner(text, m), len(m)) for m in (self.section_begin, *self.section_begin_alts)]
 
         def next_section(at: int) -> tuple[int, int]:
@@ -129,4 +184,8 @@ class SectionedJsonParser(ToolCallParser):
         value, end, reason = memo.scan(text, pos)
         if reason is not None:
             raise ValueError(f"{reason} at offset {end}")
+        if type(value) is dict and _CONTROL.search(text, pos, end) is None:
+            # as vLLM keeps these formats' arguments: the object as the model wrote it (it is valid JSON: it
+            # decoded, and holds no raw control character, which only the lenient decoder accepts in strings)
+            return text[pos:end], end
         return arguments_to_json(value), end

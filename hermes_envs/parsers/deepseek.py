@@ -38,6 +38,16 @@ _V3_HEAD = re.compile(
 )
 _V31_HEAD = re.compile(r"\s*([^<\n]*?)\s*" + re.escape(SEP))
 _FENCE_OPEN = re.compile(r"```[A-Za-z]*")
+_CALL = r"\s*" + re.escape(CALL_BEGIN)
+_V3_PLAIN = re.compile(
+    _CALL
+    + r"[ \t]*[^<\n]*?[ \t]*"
+    + re.escape(SEP)
+    + r"[ \t]*([^\r\n<`{]+?)[ \t]*\r?\n\s*```[A-Za-z]*\s*(?=\{)"
+)
+_V3_TAIL = re.compile(r"\s*```\s*" + re.escape(CALL_END))
+_V31_PLAIN = re.compile(_CALL + r"\s*([^<\n]*?)\s*" + re.escape(SEP) + r"\s*(?=\{)")
+_V31_TAIL = re.compile(r"\s*" + re.escape(CALL_END))
 
 
 class _DeepSeekBase(SectionedJsonParser):
@@ -72,6 +82,9 @@ class _DeepSeekBase(SectionedJsonParser):
 class DeepSeekV3Parser(_DeepSeekBase):
     """DeepSeek V3 / R1: a type, the name, then the arguments in a ```json fence."""
 
+    plain_head = _V3_PLAIN
+    plain_tail = _V3_TAIL
+
     def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
         head = _V3_HEAD.match(text, pos)
         if head is None or not head.group(2):
@@ -97,6 +110,12 @@ class DeepSeekV3Parser(_DeepSeekBase):
 @register_parser("deepseek_v3_1", "deepseek_v31")
 class DeepSeekV31Parser(_DeepSeekBase):
     """DeepSeek V3.1: ``NAME<｜tool▁sep｜>ARGS`` per call."""
+
+    plain_head = _V31_PLAIN
+    plain_tail = _V31_TAIL
+
+    def _plain_name(self, head: re.Match[str]) -> tuple[str, str | None] | None:
+        return (head.group(1), None) if head.group(1) else None
 
     def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
         head = _V31_HEAD.match(text, pos)

@@ -31,6 +31,8 @@ ARGUMENT_BEGIN = "<|tool_call_argument_begin|>"
 
 _HEAD = re.compile(r"\s*([^\s<]+?)\s*" + re.escape(ARGUMENT_BEGIN))
 _ID = re.compile(r"(?:functions\.)?(.+):(\d+)")
+_PLAIN = re.compile(r"\s*" + re.escape(CALL_BEGIN) + _HEAD.pattern + r"\s*(?=\{)")
+_TAIL = re.compile(r"\s*" + re.escape(CALL_END))
 
 
 def name_from_id(call_id: str) -> str:
@@ -50,6 +52,13 @@ class KimiK2Parser(SectionedJsonParser):
     section_end = SECTION_END
     call_begin = CALL_BEGIN
     call_end = CALL_END
+    plain_head = _PLAIN
+    plain_tail = _TAIL
+
+    def _plain_name(self, head: re.Match[str]) -> tuple[str, str | None] | None:
+        call_id = head.group(1)
+        match = _ID.fullmatch(call_id)
+        return None if match is None else (match.group(1), call_id)
 
     def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
         head = _HEAD.match(text, pos)

@@ -1,4 +1,4 @@
-"""Calls whose parameters are XML-ish text: qwen3_coder, glm45 and glm47.
+"""The reader shared by the formats whose parameters are XML-ish text: qwen3_coder, glm45 and glm47.
 
 qwen3_coder::
 
@@ -21,103 +21,37 @@ call, or text with no further value-closing tag before the next call. Each candi
 matches and cached forward searches, so the scan stays linear. Values are typed by
 :mod:`hermes_envs.parsers.schema_typing`.
 
-The module is over 400 lines on purpose: the value-end confirmation is one algorithm (closing tags confirmed by
-what follows them, the forgotten-close tolerance, the schema narrowing) that the three formats share and tune
-through class attributes; split across modules it could no longer be read as one rule.
+The formats themselves (tags, class attributes, rendering) are in :mod:`~hermes_envs.parsers.qwen3_coder` and
+:mod:`~hermes_envs.parsers.glm`; the per-text search state in :mod:`~hermes_envs.parsers._xml_scan`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
+from hermes_envs.parsers._xml_scan import TOOL_CALL, TOOL_CALL_END, BrokenCall, XmlScan, json_or_text
 from hermes_envs.parsers.base import (
-    Finder,
     MarkerScanner,
     ParserError,
     ParseResult,
     Problems,
     ToolCallParser,
     arguments_to_json,
-    call_parts,
     decode_json_at,
     excerpt,
     finish,
-    join_content,
     make_tool_call,
-    register_parser,
     skip_ws,
 )
-from hermes_envs.parsers.schema_typing import ToolSchemas, convert_value, lookup, render_value
+from hermes_envs.parsers.schema_typing import ToolSchemas, convert_value, lookup
 
-__all__ = ["Glm45Parser", "Glm47Parser", "Qwen3CoderParser", "XmlParamsParser"]
-
-TOOL_CALL = "<tool_call>"
-TOOL_CALL_END = "</tool_call>"
+__all__ = ["XmlParamsParser"]
 # A function name holding these is a chat template that was printed instead of rendered (`{{ tc.name }}`)
 _TEMPLATE = re.compile(r"\{\{|\}\}|\{%|%\}")
-
-
-def _json_or_text(raw: str) -> Any:
-    """``raw`` decoded as JSON (surrounding whitespace ignored) when it is valid JSON, else ``raw`` verbatim."""
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return raw
-
-
-class _Broken(Exception):
-    """One call could not be read; ``resume`` is where scanning continues.
-
-    The reason is a callable, formatted only while the error list has room: degenerate output holds tens of
-    thousands of broken calls, and building each message (with its excerpt) would cost more than reading them.
-    """
-
-    def __init__(self, reason: Callable[[], str], resume: int) -> None:
-        super().__init__()
-        self.reason = reason
-        self.resume = resume
-
-
-class _Scan:
-    """Per-text state: the cached searches shared by every call of one ``parse``."""
-
-    __slots__ = (
-        "bound_calls",
-        "call_closes",
-        "call_ends",
-        "closes",
-        "later_calls",
-        "later_closes",
-        "opens",
-        "raw",
-        "real_bare",
-        "real_wrapped",
-        "recover_calls",
-    )
-
-    def __init__(self, text: str, parser: XmlParamsParser) -> None:
-        self.closes = Finder(text, parser.value_close)
-        self.later_closes = Finder(text, parser.value_close)
-        # a later call start only counts when a function head follows it (not a mere mention of the tag)
-        self.later_calls = Finder(text, parser.call_needle, lambda at: parser._real_call_at(text, at))
-        self.bound_calls = Finder(text, parser.call_needle, lambda at: parser._real_call_at(text, at))
-        self.recover_calls = Finder(text, parser.call_needle, lambda at: parser._real_call_at(text, at))
-        # where real calls start (for skipping mentions of the tag in prose): wrapped, and bare (qwen3_coder)
-        self.real_wrapped = Finder(text, TOOL_CALL, lambda at: parser._real_call_at(text, at))
-        self.real_bare = (
-            Finder(text, parser.bare_start, lambda at: parser._real_call_at(text, at))
-            if parser.bare_start
-            else None
-        )
-        self.call_ends = Finder(text, TOOL_CALL_END)
-        self.call_closes = Finder(text, parser.call_close)
-        self.opens = Finder(text, parser.open_needle)
-        self.raw = False  # the call being read writes literal backslash-n separators (set per call)
 
 
 class XmlParamsParser(ToolCallParser):
@@ -145,7 +79,7 @@ class XmlParamsParser(ToolCallParser):
     # a no-argument call must have whitespace between its name and the call close (glm45, as SGLang)
     separator_required: ClassVar[bool] = False
 
-    def _skip(self, text: str, pos: int, scan: _Scan) -> int:
+    def _skip(self, text: str, pos: int, scan: XmlScan) -> int:
         """The first position at or after ``pos`` past whitespace (and literal ``\\n`` in a raw-form call)."""
         pos = skip_ws(text, pos)
         if scan.raw:
@@ -173,7 +107,7 @@ class XmlParamsParser(ToolCallParser):
                     return b
             return a
 
-        scan = _Scan(text, self)
+        scan = XmlScan(text, self)
 
         def next_real(pos: int) -> int:
             a = scan.real_wrapped.find(pos)
@@ -205,7 +139,7 @@ class XmlParamsParser(ToolCallParser):
             body = pos + len(TOOL_CALL) if text.startswith(TOOL_CALL, pos) else pos
             try:
                 name, args, end = self._read_call(text, body, index, schemas, scan, errors)
-            except _Broken as exc:
+            except BrokenCall as exc:
                 if errors.room():
                     errors.append(f"tool call #{index} should be complete and well formed; {exc.reason()}.")
                 end = exc.resume
@@ -215,11 +149,11 @@ class XmlParamsParser(ToolCallParser):
         return finish(text, first, calls, errors)
 
     def _read_call(
-        self, text: str, pos: int, index: int, schemas: ToolSchemas, scan: _Scan, errors: Problems
+        self, text: str, pos: int, index: int, schemas: ToolSchemas, scan: XmlScan, errors: Problems
     ) -> tuple[str, dict[str, Any], int]:
         head = self.head.match(text, pos)
         if head is None:
-            raise _Broken(
+            raise BrokenCall(
                 lambda t=text, at=pos: f"expected the function name; got {excerpt(t, at)}",
                 self._recover(text, pos, scan),
             )
@@ -228,14 +162,14 @@ class XmlParamsParser(ToolCallParser):
         # SGLang's raw GLM form: a literal backslash-n after the name, and between the tags of this call
         scan.raw = self.literal_newlines and text.startswith("\\n", pos)
         if _TEMPLATE.search(name) is not None:
-            raise _Broken(
+            raise BrokenCall(
                 lambda n=name: (
                     f"the function name {n!r} is an unrendered chat-template placeholder, not a call (skipped)"
                 ),
                 self._recover(text, pos, scan),
             )
         if self.separator_required and text.startswith(self.call_close, pos):
-            raise _Broken(
+            raise BrokenCall(
                 lambda me=self, n=name: (
                     f"{me.name} writes a newline between the function name {n!r} and {me.call_close} "
                     f"(as SGLang's GLM-4.5 reader requires; the glm47 parser reads the compact form)"
@@ -249,7 +183,7 @@ class XmlParamsParser(ToolCallParser):
             if scan.raw:
                 pos = self._skip(text, pos, scan)
             if pos >= len(text):
-                raise _Broken(
+                raise BrokenCall(
                     lambda me=self, n=name: f"{n!r} was cut off before {me.call_close} (end of text)",
                     len(text),
                 )
@@ -259,7 +193,7 @@ class XmlParamsParser(ToolCallParser):
                 start = opening.end()
                 close, resume = self._value_end(text, start, args, key, props, scan)
                 if close == -1:
-                    raise _Broken(
+                    raise BrokenCall(
                         lambda me=self, n=name, k=key: (
                             f"the value of {n}.{k} was cut off (no {me.value_close})"
                         ),
@@ -278,7 +212,7 @@ class XmlParamsParser(ToolCallParser):
                 if schema is not None:
                     value, problem = convert_value(raw, schema)
                 else:
-                    value, problem = (_json_or_text(raw) if self.decode_untyped else raw), None
+                    value, problem = (json_or_text(raw) if self.decode_untyped else raw), None
                 if problem:
                     if errors.room():
                         errors.append(f"tool call #{index} ({name}) parameter {key!r} {problem}.")
@@ -289,20 +223,20 @@ class XmlParamsParser(ToolCallParser):
                 return name, args, self._after_call_close(text, pos)
             if not args and text[pos] == "{":
                 return self._json_body(text, pos, name, scan)
-            raise _Broken(
+            raise BrokenCall(
                 lambda me=self, n=name, t=text, at=pos: (
                     f"expected a parameter or {me.call_close} in {n!r}; got {excerpt(t, at)}"
                 ),
                 self._recover(text, pos, scan),
             )
 
-    def _json_body(self, text: str, pos: int, name: str, scan: _Scan) -> tuple[str, dict[str, Any], int]:
+    def _json_body(self, text: str, pos: int, name: str, scan: XmlScan) -> tuple[str, dict[str, Any], int]:
         """Older outputs put a JSON object after the name instead of parameters; accept it."""
         try:
             value, end = decode_json_at(text, pos)
             args = arguments_to_json(value)
         except ValueError as exc:
-            raise _Broken(
+            raise BrokenCall(
                 lambda why=str(exc): f"the JSON arguments of {name!r} are invalid ({why})",
                 self._recover(text, pos, scan),
             ) from None
@@ -310,7 +244,7 @@ class XmlParamsParser(ToolCallParser):
         if end >= len(text):
             return name, json.loads(args), end
         if not text.startswith(self.call_close, end):
-            raise _Broken(
+            raise BrokenCall(
                 lambda: f"{name!r} should close after its JSON arguments; got {excerpt(text, end)}",
                 self._recover(text, end, scan),
             )
@@ -325,7 +259,7 @@ class XmlParamsParser(ToolCallParser):
                 pos = nxt + len(TOOL_CALL_END)
         return pos
 
-    def _recover(self, text: str, pos: int, scan: _Scan) -> int:
+    def _recover(self, text: str, pos: int, scan: XmlScan) -> int:
         """Where to look for the next call after a broken one: after the next call end (either tag), or at the
         next real call start if that comes first (a broken mention must not swallow the real call after it)."""
         end = scan.call_ends.find(pos)
@@ -343,7 +277,7 @@ class XmlParamsParser(ToolCallParser):
                     resume = wrapped
         return resume
 
-    def _call_end_confirmed(self, text: str, at: int, scan: _Scan) -> bool:
+    def _call_end_confirmed(self, text: str, at: int, scan: XmlScan) -> bool:
         """Is the ``call_close`` at ``at`` the real end of the call? Yes when what follows it is the end of the
         text, a real next call, or text with no further value-closing tag before the next real call."""
         rest = self._skip(text, self._after_call_close(text, at), scan)
@@ -362,7 +296,7 @@ class XmlParamsParser(ToolCallParser):
         args: dict[str, Any],
         key: str,
         props: dict[str, Any] | None,
-        scan: _Scan,
+        scan: XmlScan,
         also: str | None = None,
     ) -> bool:
         """Is the ``value_close`` at ``close`` the real end of a value (see the module docstring)?"""
@@ -389,7 +323,7 @@ class XmlParamsParser(ToolCallParser):
         args: dict[str, Any],
         key: str,
         props: dict[str, Any] | None,
-        scan: _Scan,
+        scan: XmlScan,
     ) -> tuple[int, int]:
         """Where the value starting at ``start`` really ends, and where reading goes on; ``(-1, -1)`` if nowhere.
 
@@ -458,70 +392,3 @@ class XmlParamsParser(ToolCallParser):
                 f"a {self.name} {what} should be non-empty, without {forbidden!r}"
                 f"{'' if spaces else ' or whitespace'} or outer spaces; got {value!r}."
             )
-
-
-@register_parser("qwen3_coder")
-class Qwen3CoderParser(XmlParamsParser):
-    """Qwen3-Coder (and Qwen3.5) XML function calls."""
-
-    head = re.compile(r"\s*<function=([^>\n]*)>")
-    start_check = head
-    param_open = re.compile(r"<parameter=([^>\n]*)>")
-    open_needle = "<parameter="
-    tolerate_missing_close = True
-    bare_start = "<function="
-    call_needle = "<function="
-    value_close = "</parameter>"
-    call_close = "</function>"
-    strip_newline = True
-
-    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
-        blocks = []
-        for _, name, args in map(call_parts, tool_calls):
-            self._check_name("function name", name, ">\n")
-            lines = [TOOL_CALL, f"<function={name}>"]
-            for key, value in args.items():
-                self._check_name("parameter name", key, ">\n")
-                lines += [f"<parameter={key}>", render_value(value), "</parameter>"]
-            lines += ["</function>", TOOL_CALL_END]
-            blocks.append("\n".join(lines))
-        return join_content(content, "\n".join(blocks))
-
-
-@register_parser("glm45")
-class Glm45Parser(XmlParamsParser):
-    """GLM-4.5 / 4.6: ``<tool_call>NAME`` then ``<arg_key>``/``<arg_value>`` pairs, one per line."""
-
-    # a name ends at whitespace, a tag, a JSON body, or a literal backslash-n (SGLang's raw form)
-    head = re.compile(r"\s*((?:[^\s<{\\]|\\(?!n))+)")
-    start_check = re.compile(r"\s*(?:[^\s<{\\]|\\(?!n))+(?:\s|\\n)*(?:<arg_key>|</tool_call>|\{)")
-    param_open = re.compile(r"<arg_key>([^<]*)</arg_key>(?:\s|\\n)*<arg_value>")
-    open_needle = "<arg_key>"
-    value_close = "</arg_value>"
-    call_close = TOOL_CALL_END
-    decode_untyped = True
-    literal_newlines = True
-    separator_required = True
-    schema_narrows_keys = False
-    newline: ClassVar[str] = "\n"
-
-    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
-        nl = self.newline
-        blocks = []
-        for _, name, args in map(call_parts, tool_calls):
-            self._check_name("function name", name, "<{", spaces=False)
-            parts = [f"{TOOL_CALL}{name}"]
-            for key, value in args.items():
-                self._check_name("parameter name", key, "<")
-                parts.append(f"<arg_key>{key}</arg_key>{nl}<arg_value>{render_value(value)}</arg_value>")
-            parts.append(TOOL_CALL_END)
-            blocks.append(nl.join(parts))
-        return join_content(content, "\n".join(blocks))
-
-
-@register_parser("glm47")
-class Glm47Parser(Glm45Parser):
-    """GLM-4.7: the GLM-4.5 layout without the newlines (the parser accepts either)."""
-
-    newline = ""
-    separator_required = False  # vLLM's GLM-4.7 reader takes <tool_call>NAME</tool_call>

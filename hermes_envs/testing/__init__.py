@@ -2,6 +2,10 @@
 
 Names are loaded on first access: the pytest plugin imports this package at every pytest start, and most of these
 modules pull in aiohttp, vcrpy, syrupy or transformers, which a test session that does not use them should not pay for.
+
+Import from here. The modules whose path the docs give (``offline``, ``cassettes``, ``recording``, ``snapshots``,
+``strategies``, ``retries``, ``secret_rules``, ``fake_server``) stay importable by path; the ``_name`` modules are
+the implementation and may change (the rule is in docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -30,9 +34,11 @@ _LAZY: dict[str, str] = {
     "offline_environ": "hermes_envs.testing.offline",
     "offline_mode": "hermes_envs.testing.offline",
     "block_network": "hermes_envs.testing.offline",
+    "NetworkGuard": "hermes_envs.testing.offline",
+    "BlockedAttempt": "hermes_envs.testing.offline",
     "NetworkBlockedError": "hermes_envs.testing.offline",
     "NetworkGuardPartialWarning": "hermes_envs.testing.offline",
-    "loopback_namespace": "hermes_envs.testing.netns",
+    "loopback_namespace": "hermes_envs.testing._netns",
     "fast_retries": "hermes_envs.testing.retries",
     "disable_client_retries": "hermes_envs.testing.retries",
     # cassettes and snapshots
@@ -42,23 +48,39 @@ _LAZY: dict[str, str] = {
     "drift_summary": "hermes_envs.testing.cassettes",
     "CassetteError": "hermes_envs.testing.cassettes",
     "CassetteMissError": "hermes_envs.testing.cassettes",
-    "same_recording": "hermes_envs.testing.cassette_writing",
-    "lint_paths": "hermes_envs.testing.secret_lint",
-    "lint_text": "hermes_envs.testing.secret_lint",
+    "CassetteSession": "hermes_envs.testing.cassettes",
+    "Interaction": "hermes_envs.testing.cassettes",
+    "ToolCassetteMissError": "hermes_envs.testing._tool_cassette",
+    "Redactor": "hermes_envs.testing._redaction",
+    "same_recording": "hermes_envs.testing._cassette_writing",
+    "lint_paths": "hermes_envs.testing._secret_lint",
+    "lint_text": "hermes_envs.testing._secret_lint",
+    "SecretFinding": "hermes_envs.testing._secret_lint",
     "scan_secrets": "hermes_envs.testing.secret_rules",
     "redact_secrets": "hermes_envs.testing.secret_rules",
-    "SnapshotKeptWarning": "hermes_envs.testing.replay_fixtures",
+    "SnapshotKeptWarning": "hermes_envs.testing._replay_fixtures",
     "RewardSnapshotExtension": "hermes_envs.testing.snapshots",
     "TranscriptSnapshotExtension": "hermes_envs.testing.snapshots",
     "run_rollouts": "hermes_envs.testing.recording",
     "RolloutRun": "hermes_envs.testing.recording",
+    "Provider": "hermes_envs.testing.recording",
+    # wandb
+    "spy_base_wandb_log": "hermes_envs.testing._wandb_spy",
 }
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ below imports on first use
-    from hermes_envs.testing.cassette_writing import same_recording
+    from hermes_envs.testing._cassette_writing import same_recording
+    from hermes_envs.testing._netns import loopback_namespace
+    from hermes_envs.testing._redaction import Redactor
+    from hermes_envs.testing._replay_fixtures import SnapshotKeptWarning
+    from hermes_envs.testing._secret_lint import SecretFinding, lint_paths, lint_text
+    from hermes_envs.testing._tool_cassette import ToolCassetteMissError
+    from hermes_envs.testing._wandb_spy import spy_base_wandb_log
     from hermes_envs.testing.cassettes import (
         CassetteError,
         CassetteMissError,
+        CassetteSession,
+        Interaction,
         cassette_responder,
         drift_summary,
         load_cassette,
@@ -78,9 +100,10 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ be
         parse_fault,
         register_policy,
     )
-    from hermes_envs.testing.netns import loopback_namespace
     from hermes_envs.testing.offline import (
+        BlockedAttempt,
         NetworkBlockedError,
+        NetworkGuard,
         NetworkGuardPartialWarning,
         block_network,
         load_offline_tokenizer,
@@ -88,10 +111,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ be
         offline_mode,
         offline_tokenizer_path,
     )
-    from hermes_envs.testing.recording import RolloutRun, run_rollouts
-    from hermes_envs.testing.replay_fixtures import SnapshotKeptWarning
+    from hermes_envs.testing.recording import Provider, RolloutRun, run_rollouts
     from hermes_envs.testing.retries import disable_client_retries, fast_retries
-    from hermes_envs.testing.secret_lint import lint_paths, lint_text
     from hermes_envs.testing.secret_rules import redact_secrets, scan_secrets
     from hermes_envs.testing.snapshots import RewardSnapshotExtension, TranscriptSnapshotExtension
 

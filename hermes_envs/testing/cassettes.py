@@ -4,8 +4,8 @@
   aiohttp, requests ... whatever vcrpy patches). Replay by default (record mode ``none``): a request the cassette
   does not hold raises :class:`CassetteMissError` naming the host, the nearest recorded request's differing fields
   and the flag that records; it is also kept in :attr:`CassetteSession.misses` (clients often swallow errors).
-* Matching: method + endpoint + normalized JSON body (:mod:`hermes_envs.testing.cassette_matching`).
-* Secrets: :class:`~hermes_envs.testing.redaction.Redactor` scrubs what is written; the lint runs on what is
+* Matching: method + endpoint + normalized JSON body (:mod:`hermes_envs.testing._cassette_matching`).
+* Secrets: :class:`~hermes_envs.testing._redaction.Redactor` scrubs what is written; the lint runs on what is
   written and on what is read.
 * Readable files: JSON bodies are stored as YAML structures and SSE bodies as one entry per event (``sse:``), so a
   review shows the messages, tool calls and each streamed chunk; they are turned back into bytes on replay.
@@ -15,23 +15,23 @@
   (connection refused, timeout), fails the recording (:attr:`CassetteSession.failures`) and leaves the previous
   cassette untouched.
 * Real tool-backend calls (web_search on Tavily, ...) made in the block are kept in the same file, in its
-  ``tool_calls:`` section, and answered from it on replay (:mod:`hermes_envs.testing.tool_cassette`).
+  ``tool_calls:`` section, and answered from it on replay (:mod:`hermes_envs.testing._tool_cassette`).
 * :func:`cassette_responder` — a recorded cassette as a fake-server policy ``(request_body) -> turn``, so the
   conformance probes (and :class:`FakeOpenAIServer`) can answer with a real model's replies.
 
 Record modes are vcrpy's (``none``, ``once``, ``new_episodes``, ``all``) plus pytest-recording's ``rewrite``
 (delete, then record everything again).
 
-Why one module over 400 lines: the serializer, the reader, drift and the session share the private body-form
-helpers (JSON/SSE structures <-> bytes); the parts that stand alone live beside it (matching in
-:mod:`~hermes_envs.testing.cassette_matching`, failure counting and no-op re-records in
-:mod:`~hermes_envs.testing.cassette_writing`, redaction, lint).
+This module holds the session (:func:`use_cassette`, :class:`CassetteSession`, miss messages, the responder) and is
+where users import cassettes from; the parts live beside it: the file format and reading in
+:mod:`~hermes_envs.testing._cassette_format`, drift in :mod:`~hermes_envs.testing._cassette_drift`, matching in
+:mod:`~hermes_envs.testing._cassette_matching`, failure counting and no-op re-records in
+:mod:`~hermes_envs.testing._cassette_writing`, redaction, lint.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
 from collections import Counter, defaultdict
@@ -41,9 +41,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import hermes_envs.testing.cassette_matching as matching
-from hermes_envs._chat import assistant_turns
-from hermes_envs.errors import HermesEnvsError
+import hermes_envs.testing._cassette_matching as matching
+from hermes_envs.testing._cassette_drift import drift_summary
+from hermes_envs.testing._cassette_format import (
+    RECORD_FLAG,
+    CassetteError,
+    CassetteMissError,
+    HermesYamlSerializer,
+    Interaction,
+    load_cassette,
+    parse_yaml,
+    reply_of,
+)
 
 __all__ = [
     "RECORD_FLAG",
@@ -60,376 +69,7 @@ __all__ = [
 ]
 
 RECORD_MODES = ("none", "once", "new_episodes", "all", "rewrite")
-RECORD_FLAG = "pytest --hermes-record"
 _SERIALIZER = "hermes-yaml"
-
-
-class CassetteError(HermesEnvsError, ValueError):
-    """A cassette cannot be used (unreadable file, a secret in it, a bad record mode)."""
-
-
-class CassetteMissError(HermesEnvsError, LookupError):
-    """A request made during replay is not in the cassette (nothing was sent over the network)."""
-
-
-# ================================================================================================ serializer
-def _sse_events(text: str) -> list[Any]:
-    events: list[Any] = []
-    for block in text.replace("\r\n", "\n").split("\n\n"):
-        if not block.strip():
-            continue
-        if block.startswith("data: ") and "\n" not in block:
-            try:
-                value = json.loads(block[6:])
-            except ValueError:
-                value = None
-            if isinstance(value, (dict, list)):
-                events.append(value)
-                continue
-        events.append(block)
-    return events
-
-
-def _sse_text(events: list[Any]) -> str:
-    blocks = [
-        "data: " + json.dumps(e, ensure_ascii=False, separators=(",", ":"))
-        if isinstance(e, (dict, list))
-        else e
-        for e in events
-    ]
-    return "".join(b + "\n\n" for b in blocks)
-
-
-def _content_type(headers: dict[str, Any]) -> str:
-    for name, value in (headers or {}).items():
-        if name.lower() == "content-type":
-            return str(value[0] if isinstance(value, list) and value else value).lower()
-    return ""
-
-
-def _readable_body(text: Any, content_type: str = "") -> Any:
-    if not isinstance(text, str):
-        return text
-    if "text/event-stream" in content_type or text.startswith("data: "):
-        return {"sse": _sse_events(text)}
-    stripped = text.strip()
-    if stripped[:1] in ("{", "["):
-        try:
-            return {"json": json.loads(stripped)}
-        except ValueError:
-            pass
-    return text
-
-
-def _raw_body(body: Any) -> Any:
-    if isinstance(body, dict) and set(body) == {"json"}:
-        return json.dumps(body["json"], ensure_ascii=False, separators=(",", ":"))
-    if isinstance(body, dict) and set(body) == {"sse"}:
-        return _sse_text(body["sse"])
-    return body
-
-
-def _set_length(headers: dict[str, Any], body: Any) -> None:
-    for name in list(headers or {}):
-        if name.lower() == "content-length" and isinstance(body, str):
-            n = str(len(body.encode("utf-8")))
-            headers[name] = [n] if isinstance(headers[name], list) else n
-
-
-class HermesYamlSerializer:
-    """vcrpy serializer: YAML with JSON bodies as structures and SSE bodies as a list of events; the recorded tool
-    calls (kept by vcrpy in the metadata) as a top-level ``tool_calls:`` section, in a stable order."""
-
-    @staticmethod
-    def serialize(cassette_dict: dict[str, Any]) -> str:
-        import yaml
-
-        from hermes_envs.testing.tool_cassette import TOOL_CALLS_KEY, sort_entries
-
-        data = json.loads(json.dumps(cassette_dict, default=str))  # plain containers, own copy
-        meta = data.pop("metadata", None) or {}
-        tool_calls = meta.pop(TOOL_CALLS_KEY, None)
-        if tool_calls:
-            data[TOOL_CALLS_KEY] = sort_entries(tool_calls)
-        if meta:
-            data["metadata"] = meta  # last in the file, as before
-        for it in data.get("interactions", []):
-            req, resp = it["request"], it["response"]
-            req["body"] = _readable_body(req.get("body"))
-            body = resp.get("body") or {}
-            if "string" in body:
-                body["string"] = _readable_body(body["string"], _content_type(resp.get("headers") or {}))
-        return yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=120)
-
-    @staticmethod
-    def deserialize(cassette_string: str) -> dict[str, Any]:
-        parsed = parse_yaml(cassette_string)
-        interactions = []
-        for it in parsed.get("interactions") or []:  # new containers: the parsed cache stays pristine
-            req = dict(it["request"])
-            resp = dict(it["response"])
-            req["body"] = _raw_body(req.get("body"))
-            resp["headers"] = {
-                k: list(v) if isinstance(v, list) else v for k, v in (resp.get("headers") or {}).items()
-            }
-            body = dict(resp.get("body") or {})
-            if "string" in body:
-                body["string"] = _raw_body(body["string"])
-                _set_length(resp["headers"], body["string"])
-            resp["body"] = body
-            interactions.append({"request": req, "response": resp})
-        out = {**parsed, "interactions": interactions}
-        tool_calls = out.pop("tool_calls", None)
-        if tool_calls:  # vcrpy keeps it with the metadata (saved again on the next recording)
-            out["metadata"] = {**(out.get("metadata") or {}), "tool_calls": list(tool_calls)}
-        return out
-
-
-@functools.lru_cache(maxsize=16)
-def parse_yaml(text: str) -> dict[str, Any]:
-    """The parsed YAML of a cassette, cached by content (treat as read-only): a replayed run parses it once."""
-    import yaml
-
-    try:
-        return yaml.load(text, Loader=_loader()) or {}
-    except yaml.YAMLError as exc:
-        raise CassetteError(f"cassette should be YAML; got a parse error: {exc}") from None
-
-
-def _loader() -> Any:
-    import yaml
-
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def _make_dumper() -> Any:
-    import yaml
-
-    base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
-    class Dumper(base):  # type: ignore[misc, valid-type]
-        pass
-
-    def str_rep(dumper: Any, value: str) -> Any:
-        style = "|" if "\n" in value and len(value) < 20000 and value == value.strip(" ") else None
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-    Dumper.add_representer(str, str_rep)
-    return Dumper
-
-
-_DUMPER: Any = None
-
-
-def _dumper() -> Any:
-    global _DUMPER
-    if _DUMPER is None:
-        _DUMPER = _make_dumper()
-    return _DUMPER
-
-
-# ================================================================================================ reading
-@dataclass
-class Interaction:
-    """One recorded request and its response, bodies parsed (JSON value, list of SSE events, or text)."""
-
-    method: str
-    uri: str
-    request: Any
-    status: int
-    response: Any
-    headers: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def endpoint(self) -> str:
-        return matching.endpoint(self.uri)
-
-    @property
-    def raw_request(self) -> str | None:
-        body = _raw_body(self.request)
-        return body if isinstance(body, str) or body is None else str(body)
-
-
-def load_cassette(path: str | Path) -> tuple[list[Interaction], dict[str, Any]]:
-    """The interactions and metadata of a cassette written by hermes-envs (or a plain vcrpy YAML cassette)."""
-    p = Path(path)
-    try:
-        data = parse_yaml(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CassetteError(
-            f"cassette {p} should exist; it does not. Fix: record it once with `{RECORD_FLAG}` (or "
-            "`hermes-envs record ENV_FILE ...`), or check the path."
-        ) from None
-    except CassetteError as exc:
-        raise CassetteError(f"{p}: {exc}") from None
-    out = []
-    for it in data.get("interactions") or []:
-        req, resp = it.get("request") or {}, it.get("response") or {}
-        body = (resp.get("body") or {}).get("string")
-        headers = resp.get("headers") or {}
-        out.append(
-            Interaction(
-                method=str(req.get("method", "")),
-                uri=str(req.get("uri", "")),
-                request=_readable_body(req.get("body"))
-                if isinstance(req.get("body"), str)
-                else req.get("body"),
-                status=int((resp.get("status") or {}).get("code", 0)),
-                response=_readable_body(body, _content_type(headers)) if isinstance(body, str) else body,
-                headers=headers,
-            )
-        )
-    return out, dict(data.get("metadata") or {})
-
-
-def _request_value(body: Any) -> Any:
-    if isinstance(body, dict) and set(body) == {"json"}:
-        return body["json"]
-    return body
-
-
-def reply_of(response: Any) -> dict[str, Any] | None:
-    """The first choice of a recorded chat response (JSON or SSE) as a fake-server turn
-    (``content``, ``tool_calls`` [{id, name, arguments}], ``finish_reason``, ``reasoning_content``), plus ``usage``."""
-    if isinstance(response, dict) and "json" in response:
-        data = response["json"]
-        if not isinstance(data, dict) or not data.get("choices"):
-            return None
-        choice = data["choices"][0]
-        msg = choice.get("message") or {}
-        calls = [
-            {
-                "id": tc.get("id"),
-                "name": (tc.get("function") or {}).get("name"),
-                "arguments": (tc.get("function") or {}).get("arguments"),
-            }
-            for tc in msg.get("tool_calls") or []
-        ]
-        turn = {
-            "content": msg.get("content"),
-            "tool_calls": calls,
-            "finish_reason": choice.get("finish_reason"),
-        }
-        if msg.get("reasoning_content"):
-            turn["reasoning_content"] = msg["reasoning_content"]
-        turn["usage"] = data.get("usage")
-        return turn
-    if isinstance(response, dict) and "sse" in response:
-        content: list[str] = []
-        reasoning: list[str] = []
-        calls_by_index: dict[int, dict[str, Any]] = {}
-        finish = None
-        usage = None
-        for event in response["sse"]:
-            if not isinstance(event, dict):
-                continue
-            usage = event.get("usage") or usage
-            for choice in event.get("choices") or []:
-                if choice.get("index", 0) != 0:
-                    continue
-                delta = choice.get("delta") or {}
-                if delta.get("content"):
-                    content.append(delta["content"])
-                if delta.get("reasoning_content"):
-                    reasoning.append(delta["reasoning_content"])
-                for tc in delta.get("tool_calls") or []:
-                    slot = calls_by_index.setdefault(
-                        tc.get("index", 0), {"id": None, "name": "", "arguments": ""}
-                    )
-                    slot["id"] = tc.get("id") or slot["id"]
-                    fn = tc.get("function") or {}
-                    slot["name"] += fn.get("name") or ""
-                    slot["arguments"] += fn.get("arguments") or ""
-                finish = choice.get("finish_reason") or finish
-        turn = {
-            "content": "".join(content) if content else (None if calls_by_index else ""),
-            "tool_calls": [calls_by_index[i] for i in sorted(calls_by_index)],
-            "finish_reason": finish,
-            "usage": usage,
-        }
-        if reasoning:
-            turn["reasoning_content"] = "".join(reasoning)
-        return turn
-    return None
-
-
-# ================================================================================================ drift
-def _conversation_key(body: Any) -> tuple[str, int]:
-    value = _request_value(body)
-    if not isinstance(value, dict):
-        return ("<non-json>", 0)
-    messages = value.get("messages") or []
-    first_user = next(
-        (m.get("content") for m in messages if isinstance(m, dict) and m.get("role") == "user"), ""
-    )
-    turn = 1 + assistant_turns(messages)
-    return (str(first_user)[:60], turn)
-
-
-def _describe_reply(it: Interaction) -> str:
-    if it.status >= 400:
-        return f"HTTP {it.status}"
-    turn = reply_of(it.response)
-    if turn is None:
-        return "<non-chat response>"
-    parts = []
-    for tc in turn["tool_calls"]:
-        args = tc["arguments"] if isinstance(tc["arguments"], str) else json.dumps(tc["arguments"])
-        parts.append(f"{tc['name']}({args[:40]})")
-    if turn.get("content"):
-        text = " ".join(str(turn["content"]).split())
-        parts.append(repr(text[:50] + ("…" if len(text) > 50 else "")))
-    return " + ".join(parts) or "<empty>"
-
-
-def _tokens(items: Iterable[Interaction]) -> int:
-    total = 0
-    for it in items:
-        turn = reply_of(it.response)
-        usage = (turn or {}).get("usage") or {}
-        total += int(usage.get("total_tokens") or 0)
-    return total
-
-
-def drift_summary(old: list[Interaction], new: list[Interaction], limit: int = 12) -> list[str]:
-    """What changed between two recordings of the same cassette, one line per change (empty: no drift)."""
-    lines: list[str] = []
-    if len(old) != len(new):
-        lines.append(f"requests: {len(old)} -> {len(new)}")
-    models_old = Counter(str((_request_value(i.request) or {}).get("model")) for i in old if _is_json(i))
-    models_new = Counter(str((_request_value(i.request) or {}).get("model")) for i in new if _is_json(i))
-    if set(models_old) != set(models_new):
-        lines.append(f"model: {sorted(models_old)} -> {sorted(models_new)}")
-    t_old, t_new = _tokens(old), _tokens(new)
-    if t_old != t_new:
-        lines.append(f"tokens: {t_old} -> {t_new}")
-    by_old: dict[tuple[str, int], list[str]] = defaultdict(list)
-    by_new: dict[tuple[str, int], list[str]] = defaultdict(list)
-    for it in old:
-        by_old[_conversation_key(it.request)].append(_describe_reply(it))
-    for it in new:
-        by_new[_conversation_key(it.request)].append(_describe_reply(it))
-    changes = []
-    for key in sorted(set(by_old) | set(by_new)):
-        a, b = Counter(by_old.get(key, [])), Counter(by_new.get(key, []))
-        if a == b:
-            continue
-        gone, came = sorted((a - b).elements()), sorted((b - a).elements())
-        where = f"{key[0]!r} turn {key[1]}"
-        if not a:
-            changes.append(f"{where}: new request(s), replies {came}")
-        elif not b:
-            changes.append(f"{where}: no longer requested (was {gone})")
-        else:
-            changes.append(f"{where}: replies {gone} -> {came}")
-    lines.extend(changes[:limit])
-    if len(changes) > limit:
-        lines.append(f"... and {len(changes) - limit} more changed turn(s)")
-    return lines
-
-
-def _is_json(it: Interaction) -> bool:
-    return isinstance(_request_value(it.request), dict)
 
 
 # ================================================================================================ the session
@@ -566,8 +206,8 @@ def use_cassette(
     cassette when recording (``hermes:`` section). ``block_network``: refuse connections beyond loopback (default:
     on when replaying). ``lint``: run the secret lint on the cassette after recording and before replay.
     """
-    from hermes_envs.testing.redaction import Redactor
-    from hermes_envs.testing.secret_lint import lint_paths
+    from hermes_envs.testing._redaction import Redactor
+    from hermes_envs.testing._secret_lint import lint_paths
 
     if record_mode not in RECORD_MODES:
         raise CassetteError(f"record mode should be one of {', '.join(RECORD_MODES)}; got {record_mode!r}.")
@@ -596,8 +236,8 @@ def use_cassette(
         from hermes_envs.testing.offline import block_network as _block
 
         guard = _block()
-    from hermes_envs.testing.cassette_writing import watch_failures
-    from hermes_envs.testing.tool_cassette import TOOL_CALLS_KEY, CassetteToolRecorder
+    from hermes_envs.testing._cassette_writing import watch_failures
+    from hermes_envs.testing._tool_cassette import TOOL_CALLS_KEY, CassetteToolRecorder
     from hermes_envs.tools.toolsets.recording import set_tool_recorder
 
     completed = False
@@ -639,8 +279,8 @@ def _finish_recording(
     session: CassetteSession, target: Path, completed: bool, secrets: list[str], lint: bool
 ) -> None:
     """Move a successful recording over the cassette; drop a failed one (the old cassette stays as it was)."""
-    from hermes_envs.testing.cassette_writing import same_recording
-    from hermes_envs.testing.secret_lint import lint_text
+    from hermes_envs.testing._cassette_writing import same_recording
+    from hermes_envs.testing._secret_lint import lint_text
 
     unanswered = session.attempted - session.recorded - session.tool_calls_failed
     if unanswered > 0:
@@ -659,7 +299,7 @@ def _finish_recording(
         if session.old:
             session.drift = drift_summary(session.old, session.new)
         if session.path.exists():
-            from hermes_envs.testing.tool_cassette import TOOL_CALLS_KEY, tool_call_drift
+            from hermes_envs.testing._tool_cassette import TOOL_CALLS_KEY, tool_call_drift
 
             session.drift += tool_call_drift(
                 parse_yaml(session.path.read_text(encoding="utf-8")).get(TOOL_CALLS_KEY) or [],

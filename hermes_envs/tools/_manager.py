@@ -22,12 +22,16 @@ from hermes_envs.errors import ConfigError
 
 from ._sandbox import Sandbox
 from ._sandbox_config import SETTING_NAMES, SandboxConfig
-from .backends import SandboxBackend, available_backends, backends
-from .backends._shell import spawn_later
+from .backends import SandboxBackend, _workers, available_backends, backends
 
 __all__ = ["SandboxManager"]
 
 log = logging.getLogger("hermes_envs.tools.sandbox")
+
+#: Most pre-started sandboxes kept after bursts grew the pool (each is an idle bash and its wrapper, ~4 MB).
+_MAX_SPARES = 16
+#: Threads pre-starting sandboxes at once.
+_PREPARERS = 4
 
 
 class SandboxManager:
@@ -38,6 +42,7 @@ class SandboxManager:
         self._lock = threading.RLock()
         self._settled = threading.Condition(self._lock)  # notified when a pre-start in progress ends
         self._preparing = 0
+        self._in_prep: dict[Sandbox, int] = {}  # sandboxes being pre-started -> the generation they are for
         self._config = SandboxConfig()
         self._backend_class: type[SandboxBackend] | None = None
         self._sandboxes: dict[str, Sandbox] = {}
@@ -50,6 +55,8 @@ class SandboxManager:
         self._reaper_wake = threading.Event()
         self._pool: ThreadPoolExecutor | None = None
         self._pool_size = 128
+        self._target = 0  # spares to keep: prestart, grown when bursts drain them (target_spares)
+        self._prepare_pool: ThreadPoolExecutor | None = None
 
     # ---------------------------------------------------------------- settings
     @property
@@ -95,6 +102,7 @@ class SandboxManager:
         )
         chosen = self._resolve_backend(new)
         with self._lock:
+            self._target = new.prestart
             self._config = new
             self._backend_class = chosen
             self._generation += 1
@@ -145,13 +153,21 @@ class SandboxManager:
             box = self._take_spare()
             if box is not None:
                 box.adopt(task_id)
+                # the refill would compete with this task's first command for the CPU: it waits for it
+                box.after_first_command = self._request_refill
             else:
+                if self._config.prestart:  # a burst drained the spares: keep more of them from now on
+                    self._target = min(max(self._target, self._config.prestart) + 1, self._max_spares())
                 box = Sandbox(task_id, self._config, manager=self)
+                self._request_refill()
             self._sandboxes[task_id] = box
             self._start_reaper()
-            if self._config.prestart:
-                spawn_later(self._refill, self._generation)
             return box
+
+    def _request_refill(self) -> None:
+        with self._lock:
+            if self._config.prestart:
+                self._preparer().submit(self._refill, self._generation)
 
     def discard_spares(self) -> None:
         """Drop the pre-started sandboxes (and any being prepared): their shells were started in the process's
@@ -176,17 +192,40 @@ class SandboxManager:
             box.cleanup()
         return None
 
+    def _max_spares(self) -> int:
+        return max(self._config.prestart, _MAX_SPARES)
+
+    def target_spares(self) -> int:
+        """How many pre-started sandboxes the manager keeps ready now: ``prestart``, grown by one (up to
+        ``max(prestart, 16)``) each time a task found none left, so the next burst of that size finds them."""
+        with self._lock:
+            return max(self._target, self._config.prestart) if self._config.prestart else 0
+
+    def _preparer(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._prepare_pool is None:
+                # a few at once: most of a shell's start is waiting for it (exec, namespaces), not our CPU
+                self._prepare_pool = ThreadPoolExecutor(
+                    max_workers=_PREPARERS, thread_name_prefix="hermes-sandbox-prep"
+                )
+            return self._prepare_pool
+
     def _refill(self, generation: int) -> None:
-        """Prepare sandboxes (folder made, shell started) until ``prestart`` wait for a task (spawner thread)."""
+        """Prepare sandboxes (folder made, shell started) until :meth:`target_spares` wait for a task.
+
+        Runs on a preparer thread (a few refills at once, after a burst): only the fork itself goes to the spawner
+        thread, so a task that starts its own shell meanwhile waits for one fork at most, never for the refill."""
         while True:
             box = None
             try:
                 # the folder is made under the lock that cleanup_all() removes the root under
                 with self._lock:
-                    if generation != self._generation or len(self._spares) >= self._config.prestart:
+                    coming = sum(1 for g in self._in_prep.values() if g == generation)
+                    if generation != self._generation or len(self._spares) + coming >= self.target_spares():
                         return
                     box = Sandbox("task", self._config, manager=self)
                     self._preparing += 1
+                    self._in_prep[box] = generation
                 box.backend.prepare()
             except Exception:  # the next task starts its own shell and reports the problem
                 log.debug("pre-starting a sandbox failed", exc_info=True)
@@ -206,6 +245,7 @@ class SandboxManager:
             box.cleanup()
         with self._lock:
             self._preparing -= 1
+            self._in_prep.pop(box, None)
             self._settled.notify_all()
         return kept
 
@@ -219,6 +259,7 @@ class SandboxManager:
 
     def _maybe_remove_root(self) -> None:
         if self._root is not None and not self._sandboxes and not self._spares:
+            _workers.flush()  # the folders the janitor still has to remove
             try:
                 if not any(self._root.iterdir()):
                     self._root.rmdir()
@@ -232,6 +273,7 @@ class SandboxManager:
             box = self._sandboxes.get(task_id)
         if box is not None:
             box.cleanup()
+            box._first_done()  # a task that ran no command still has its spare replaced
 
     def active(self) -> list[str]:
         """Task ids that currently own a sandbox."""
@@ -251,6 +293,7 @@ class SandboxManager:
                 box.cleanup()
             except Exception:  # pragma: no cover - best effort at exit
                 log.exception("cleaning up sandbox %r failed", box.task_id)
+        _workers.flush()
         with self._lock:
             if self._root is not None and not self._sandboxes:
                 shutil.rmtree(self._root, ignore_errors=True)

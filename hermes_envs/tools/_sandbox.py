@@ -22,6 +22,7 @@ from ._disk_quota import DiskQuota
 from ._sandbox_config import SandboxConfig, sandbox_environment
 from ._task_files import TaskFiles
 from .backends import CommandResult, SandboxBackend
+from .backends._workers import later
 
 __all__ = ["Sandbox", "SandboxOwner"]
 
@@ -86,6 +87,8 @@ class Sandbox:
         self._run_lock = threading.Lock()
         self._backend: SandboxBackend | None = None
         self._backend_lock = threading.Lock()
+        #: called once after the first command (or at cleanup if none ran): the manager's refill of its spares
+        self.after_first_command: Callable[[], None] | None = None
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
@@ -152,6 +155,14 @@ class Sandbox:
                 return self.backend.run(command, seconds)
             finally:
                 self.last_used = time.monotonic()
+                self._first_done()
+
+    def _first_done(self) -> None:
+        """Run the :attr:`after_first_command` hook once (the manager also runs it when a task ends without a
+        command)."""
+        hook, self.after_first_command = self.after_first_command, None
+        if hook is not None:
+            hook()
 
     def run(self, command: str, timeout: float | None = None) -> dict:
         """Run ``command``; returns ``{"exit_code": int, "output": str}`` (stdout and stderr merged, capped).
@@ -237,7 +248,7 @@ class Sandbox:
             if backend is not None:
                 backend.close()
         finally:
-            _remove_tree(self.tree)
+            _discard_tree(self.tree)
             self.manager._forget(self)
 
     def __enter__(self) -> Sandbox:
@@ -245,6 +256,18 @@ class Sandbox:
 
     def __exit__(self, *exc: object) -> None:
         self.cleanup()
+
+
+def _discard_tree(path: Path) -> None:
+    """Take the task's folder out of sight now (one rename to a hidden name beside it) and remove it on the janitor
+    thread, so a cleanup does not walk the tree on the caller's thread; removed here when the rename fails."""
+    trash = path.with_name(f".trash-{path.name}")
+    try:
+        os.rename(path, trash)
+    except OSError:
+        _remove_tree(path)
+        return
+    later(lambda: _remove_tree(trash))
 
 
 def _remove_tree(path: Path) -> None:

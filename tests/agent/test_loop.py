@@ -286,7 +286,7 @@ async def test_a_contract_style_parser_without_tools_parameter_recovers_calls(to
 
 
 def test_the_phase2_translator_calls_a_contract_style_parser_without_tools() -> None:
-    from hermes_envs.env.managed import ParserTranslator
+    from hermes_envs.env import ParserTranslator
 
     translator = ParserTranslator(tokenizer=None)
     translator.parser = _ContractParser()

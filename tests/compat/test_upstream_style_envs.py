@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from hermes_envs.testing._process_run import run_process
 from hermes_envs.testing.fake_server import FakeOpenAIServer
-from hermes_envs.testing.process_run import run_process
 from hermes_envs.tools import active_sandboxes
 
 from .conftest import ENVS, build, load_env_module

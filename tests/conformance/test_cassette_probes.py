@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 from hermes_envs.conformance import EnvSession, Settings, Status
+from hermes_envs.conformance.observations.rollouts import ProbeTranscripts, cassette_probes
 
 ROOT = Path(__file__).resolve().parents[2]
 CASSETTE = (
@@ -26,9 +27,10 @@ def _env_with_cassette(tmp_path: Path, source: str) -> Path:
 def test_a_cassette_next_to_the_env_becomes_a_probe(tmp_path: Path) -> None:
     env = _env_with_cassette(tmp_path, EXAMPLE)
     with EnvSession(env, settings=Settings(probe_items=1)) as session:
-        probes = [p for p in session.probe_transcripts() if p["probe"] == "cassette:good.yaml"]
+        runs = session.observe(ProbeTranscripts).runs
+        probes = [p for p in runs if p.probe == "cassette:good.yaml"]
         assert len(probes) == 1
-        messages = probes[0]["result"].messages
+        messages = probes[0].result.messages
         # the recorded real-model turns were replayed through the real loop: a tool call, then the answer
         assert any(m.get("tool_calls") for m in messages)
         assert "The terminal says" in messages[-1]["content"]
@@ -55,4 +57,4 @@ def test_no_cassette_no_extra_probe(tmp_path: Path) -> None:
     env = tmp_path / "arith_env.py"
     env.write_text(EXAMPLE)
     with EnvSession(env, settings=Settings(probe_items=1)) as session:
-        assert session.cassette_probes() == []
+        assert cassette_probes(session) == ([], [])

@@ -224,7 +224,8 @@ def test_workflow_step_and_parallel_command_pass_and_report_alike(tmp_path: Path
 
 def test_the_guide_says_when_parallel_conformance_pays_off() -> None:
     text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
-    assert "When parallel pays off" in text and "8.5 s serially and 14.2 s with `-n 2`" in text
+    assert "When parallel pays off" in text and "and 10.9 s with `-n 2`" in text
+    assert "bench/parallel_conformance.py" in text and (ROOT / "bench" / "parallel_conformance.py").is_file()
     assert "pays off only for many envs" in (ROOT / "docs" / "testing-your-env.md").read_text(
         encoding="utf-8"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_envs.env.base import current_env
+from hermes_envs.env import current_env
 from hermes_envs.testing.fake_server import FakeOpenAIServer
 from hermes_envs.tools import active_sandboxes
 

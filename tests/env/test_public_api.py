@@ -7,9 +7,18 @@ import hermes_envs.env as env
 
 def test_env_public_api() -> None:
     assert env.__all__ == [
+        "DistributionError",
         "HermesAgentBaseEnv",
         "HermesAgentEnvConfig",
+        "HermesManagedServer",
+        "ParserTranslator",
+        "RewardTypeError",
+        "current_env",
+        "find_env_classes",
+        "format_trajectory",
+        "import_env_module",
         "list_distributions",
+        "looks_like_env_file",
         "register_distribution",
         "sample_toolsets",
         "tokenize_transcript",

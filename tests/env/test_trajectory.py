@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hermes_envs.env.trajectory import tokenize_transcript, transcript_spans
+from hermes_envs.env import tokenize_transcript, transcript_spans
 from hermes_envs.testing.offline import load_offline_tokenizer
 
 TOOLS = [

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hermes_envs.testing.fixtures import fake_openai  # noqa: F401
+from hermes_envs.testing._fixtures import fake_openai  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
 ENVIRONMENTS = ROOT / "environments"

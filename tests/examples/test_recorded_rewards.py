@@ -204,7 +204,7 @@ def test_snapshots_rank_the_transcripts() -> None:
 
 def test_no_committed_cassette_holds_a_secret() -> None:
     """The secret lint over every cassette (and snapshot) under tests/: key shapes and *_API_KEY values."""
-    from hermes_envs.testing.secret_lint import lint_paths
+    from hermes_envs.testing import lint_paths
 
     tests = HERE.parent
     cassettes = sorted(tests.glob("**/cassettes/**/*.yaml"))

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_envs.testing.fixtures import fake_http, fake_openai, fake_openai_session  # noqa: F401
+from hermes_envs.testing._fixtures import fake_http, fake_openai, fake_openai_session  # noqa: F401
 
 TERMINAL = {
     "type": "function",

@@ -48,7 +48,7 @@ def test_fake_http_mocks_other_hosts_and_passes_loopback(fake_http, fake_openai)
 
 
 def test_strict_fixture_fails_at_teardown_and_marker_paths_resolve(pytester):
-    pytester.makeconftest("from hermes_envs.testing.fixtures import fake_openai  # noqa: F401\n")
+    pytester.makeconftest("from hermes_envs.testing._fixtures import fake_openai  # noqa: F401\n")
     pytester.makefile(".yaml", script="turns:\n  - content: hi\n")
     pytester.makepyfile(
         """

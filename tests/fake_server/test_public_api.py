@@ -32,7 +32,7 @@ def test_exported_names_are_pinned():
 
 def test_import_is_light():
     code = (
-        "import sys, hermes_envs.testing.fake_server, hermes_envs.testing.fixtures; "
+        "import sys, hermes_envs.testing.fake_server, hermes_envs.testing._fixtures; "
         "print(sorted(m for m in ('atroposlib', 'transformers', 'openai', 'aiohttp', 'respx') if m in sys.modules))"
     )
     out = subprocess.run(

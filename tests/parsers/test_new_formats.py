@@ -257,8 +257,7 @@ def test_auto_plain_text_is_unchanged():
 @pytest.mark.parametrize("name", ["auto", "custom_xml", "deepseek_v4", "deepseek_dsml"])
 def test_new_formats_plug_in_wherever_a_parser_name_is_taken(name):
     from hermes_envs.conformance.checks.parsers import parser_round_trip
-    from hermes_envs.env.config import HermesAgentEnvConfig
-    from hermes_envs.env.managed import ParserTranslator
+    from hermes_envs.env import HermesAgentEnvConfig, ParserTranslator
 
     assert HermesAgentEnvConfig(tool_call_parser=name).tool_call_parser == name
     tools = [tool("terminal", command={"type": "string"}, timeout={"type": "integer"})]
@@ -280,7 +279,7 @@ def test_new_formats_plug_in_wherever_a_parser_name_is_taken(name):
 
 
 def test_managed_server_translator_binds_the_tokenizer_for_auto():
-    from hermes_envs.env.managed import ParserTranslator
+    from hermes_envs.env import ParserTranslator
 
     tokenizer = SimpleNamespace(chat_template="<tool_call>\n<function={{ tc.name }}>", eos_token="<|im_end|>")
     translator = ParserTranslator(tokenizer=tokenizer, parser_name="auto")

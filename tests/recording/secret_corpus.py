@@ -207,8 +207,7 @@ def prose() -> list[str]:
 
 def figures() -> dict[str, tuple[int, int]]:
     """``{"lint": (found, planted), "prose": (flagged, total), "redaction": (held, planted)}``."""
-    from hermes_envs.testing.redaction import Redactor
-    from hermes_envs.testing.secret_lint import lint_text
+    from hermes_envs.testing import Redactor, lint_text
 
     planted = secrets()
     found = sum(1 for p in planted if lint_text(p.text, environ={}))

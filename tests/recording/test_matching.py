@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from hermes_envs.testing.cassette_matching import body_key, diff_bodies, endpoint, nearest, normalize_body
+from hermes_envs.testing._cassette_matching import body_key, diff_bodies, endpoint, nearest, normalize_body
 
 BASE = {
     "model": "m",

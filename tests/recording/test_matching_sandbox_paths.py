@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hermes_envs.testing.cassette_matching import normalize_body
+from hermes_envs.testing._cassette_matching import normalize_body
 
 
 def body(path: str) -> dict:

@@ -14,14 +14,14 @@ import pytest
 # stack the inner runs use is imported here, at collection, before any pytester run.
 PRELOAD = (
     "atroposlib.envs.base",
-    "hermes_envs.env.base",
+    "hermes_envs.env._base",
     "environments.agent_loop",
     "environments.hermes_base_env",
     "environments.tool_context",
-    "hermes_envs.env.loader",
+    "hermes_envs.env._loader",
     "hermes_envs.testing.cassettes",
     "hermes_envs.testing.recording",
-    "hermes_envs.testing.redaction",
+    "hermes_envs.testing._redaction",
     "hermes_envs.testing.snapshots",
     "hypothesis",
     "openai",

@@ -9,7 +9,7 @@ import string
 import pytest
 from vcr.request import Request
 
-from hermes_envs.testing.redaction import PLACEHOLDER, Redactor
+from hermes_envs.testing._redaction import PLACEHOLDER, Redactor
 
 _RNG = random.Random(5)
 # Built at run time from a seeded RNG: random enough to be a key, and no key-shaped literal in this file.

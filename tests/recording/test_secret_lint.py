@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hermes_envs.cli import main as cli_main
-from hermes_envs.testing.secret_lint import lint_paths, lint_text
+from hermes_envs.testing import lint_paths, lint_text
 
 _RNG = random.Random(11)
 

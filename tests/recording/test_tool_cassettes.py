@@ -20,16 +20,16 @@ from typing import Any
 import pytest
 import yaml
 
+from hermes_envs.testing import ToolCassetteMissError
 from hermes_envs.testing.cassettes import load_cassette, use_cassette
 from hermes_envs.testing.fake_server import FakeOpenAIServer
 from hermes_envs.testing.recording import Provider, run_rollouts
-from hermes_envs.testing.tool_cassette import ToolCassetteMissError
 from hermes_envs.tools import registry
 
 pytest_plugins = ["pytester"]
 # pytester drops modules first imported during a test; the stack the inner run uses is imported at collection (as
 # in test_pytest_flow.py: atroposlib's native dependencies cannot be imported twice per process).
-for _name in ("atroposlib.envs.base", "hermes_envs.env.base", "environments.agent_loop", "vcr", "openai"):
+for _name in ("atroposlib.envs.base", "hermes_envs.env._base", "environments.agent_loop", "vcr", "openai"):
     importlib.import_module(_name)
 importlib.import_module("hermes_envs.testing.offline").load_offline_tokenizer()
 

@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from hermes_envs.testing.netns import loopback_namespace
+from hermes_envs.testing import loopback_namespace
 from hermes_envs.testing.offline import NetworkBlockedError, block_network
 
 TARGET = "192.0.2.1"
@@ -298,7 +298,9 @@ def test_hc902_names_the_raw_socket_and_the_namespace_holds_the_subprocess(tmp_p
 
 
 def test_without_a_namespace_the_guard_says_it_is_partial(monkeypatch: pytest.MonkeyPatch) -> None:
-    from hermes_envs.testing import netns, network_audit, offline
+    from hermes_envs.testing import _netns as netns
+    from hermes_envs.testing import _network_audit as network_audit
+    from hermes_envs.testing import offline
 
     monkeypatch.setattr(netns, "_STATE", {"ns": None, "tried": True, "reason": "no namespace in this test"})
     monkeypatch.setattr(network_audit, "_PARTIAL_WARNED", [False])

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from atroposlib.envs.base import BaseEnv
 
-from hermes_envs.testing.wandb_spy import spy_base_wandb_log
+from hermes_envs.testing import spy_base_wandb_log
 
 
 def test_spy_records_calls_runs_the_original_and_restores(monkeypatch: Any) -> None:

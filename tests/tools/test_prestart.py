@@ -50,3 +50,47 @@ def test_changed_settings_drop_the_spares():
     assert spare.closed and not spare.tree.exists()
     box = get_sandbox("u")
     assert box.config.max_output_bytes == 1000
+
+
+def test_a_burst_that_drained_the_spares_finds_enough_of_them_next_time():
+    configure_sandboxes(prestart=1)
+    get_sandbox("first").cleanup()  # (the spares are made from the first task on)
+    _wait_for_spares(1)
+    burst = [get_sandbox(f"a{i}") for i in range(4)]  # 1 spare, then 3 tasks that start their own shell
+    assert default_manager.target_spares() >= 4  # grown by the tasks that found no spare
+    _wait_for_spares(4)
+    for box in burst:
+        box.cleanup()
+    again = [get_sandbox(f"b{i}") for i in range(4)]
+    assert all(box.backend.shell.proc is not None for box in again)  # all four were pre-started
+    assert [box.run("echo $HERMES_TASK_ID")["output"] for box in again] == [f"b{i}\n" for i in range(4)]
+    configure_sandboxes(prestart=1)
+    assert default_manager.target_spares() == 1  # new settings start from prestart again
+
+
+def test_cleanup_hides_the_folder_at_once_and_the_files_are_removed_afterwards():
+    configure_sandboxes(prestart=1)
+    box = get_sandbox("t")
+    box.run("mkdir -p deep/er && echo x > deep/er/f && chmod 500 deep/er")
+    tree = box.tree
+    box.cleanup()
+    assert not tree.exists()
+    from hermes_envs.tools.backends import _workers
+
+    _workers.flush()
+    assert [p.name for p in tree.parent.iterdir() if p.name.startswith(".trash")] == []
+
+
+def test_a_taken_spare_is_replaced_even_when_its_task_runs_no_command():
+    configure_sandboxes(prestart=1)
+    get_sandbox("first").cleanup()
+    target = default_manager.target_spares()
+    _wait_for_spares(target)
+    get_sandbox("quiet")  # takes a spare; the model answers without a tool call
+    time.sleep(0.2)
+    assert (
+        default_manager.prepared() == target - 1
+    )  # not replaced while the task may still run its first command
+    cleanup_sandbox("quiet")
+    _wait_for_spares(target)
+    assert default_manager.prepared() == target

@@ -74,6 +74,28 @@ def test_exit_ends_the_shell_with_its_code_and_the_next_call_gets_a_fresh_one(ba
     assert box.run("pwd; echo ${X:-unset}")["output"] == f"{box.workdir}\nunset\n"
 
 
+def test_a_shell_that_exited_is_not_signalled_by_its_old_pid(monkeypatch, backend):
+    """Once the namespace's init has exited its pid can belong to another process: it must never be killed."""
+    box = get_sandbox("t")
+    box.run("true")
+    init = box.backend.shell.namespace_init
+    if init is None:
+        pytest.skip("no PID namespace on this machine")
+    ns = box.backend.shell.namespace
+    outside: list[int] = []  # pids signalled at a moment they were not (or no longer) in the task's namespace
+    real_kill = _procfs.kill
+
+    def spy(pid: int) -> None:
+        if _procfs.pid_namespace(pid) != ns:
+            outside.append(pid)
+        real_kill(pid)
+
+    monkeypatch.setattr(_procfs, "kill", spy)
+    assert box.run("exit 3")["exit_code"] == 3
+    box.cleanup()
+    assert init not in outside
+
+
 def test_multiline_and_quoted_commands(backend):
     box = get_sandbox("t")
     out = box.run('for i in 1 2; do\n  echo "it\'s $i"\ndone\necho \'$HOME\' "\\\\"')["output"]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from hermes_envs.testing._process_run import run_process
 from hermes_envs.testing.fake_server import FakeOpenAIServer
-from hermes_envs.testing.process_run import run_process
 
 ENV = Path(__file__).with_name("browser_task_env.py")
 SCRIPT = [

@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from hermes_envs.testing._process_run import run_process
 from hermes_envs.testing.offline import offline_environ
-from hermes_envs.testing.process_run import run_process
 from hermes_envs.tools.toolsets.web_server import CorpusServer
 
 from .conftest import call

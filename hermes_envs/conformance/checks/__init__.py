@@ -1,4 +1,5 @@
-"""The check catalogue: importing this package registers every check (one module per area)."""
+"""The check catalogue: importing this package registers every check (one module per area; the rewards, HC4xx,
+one per family: contract, determinism, controls, runtime)."""
 
 from hermes_envs.conformance.checks import (  # noqa: F401
     answers,
@@ -8,7 +9,10 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     isolation,
     parsers,
     prompt,
-    reward,
+    reward_contract,
+    reward_controls,
+    reward_determinism,
+    reward_runtime,
     schemas,
     security,
     structure,

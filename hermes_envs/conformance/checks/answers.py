@@ -11,18 +11,20 @@ from __future__ import annotations
 import copy
 import re
 import shlex
+from dataclasses import dataclass
 from typing import Any
 
-from hermes_envs.conformance.checks.reward import (
-    _STATS,
-    _numeric,
-    _score,
-    _short,
-    best_control,
-    control_scores,
-    positive_scores,
-)
+from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance.observations.rollouts import run_probe
+from hermes_envs.conformance.observations.scoring import (
+    Controls,
+    GoldProbes,
+    ScoredRollout,
+    _short,
+    numeric,
+    score_rollout,
+)
 from hermes_envs.conformance.probes import say
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
@@ -69,28 +71,28 @@ def renderings(value: str, field: str = "") -> list[tuple[str, str, bool]]:
     return out
 
 
-def rendering_scores(s: EnvSession) -> list[dict[str, Any]]:
-    """Score every other rendering of each proven scalar gold, in the answer shape that proved it; cached."""
-    if "renderings" in s.facts:
-        return s.facts["renderings"]
-    out: list[dict[str, Any]] = []
-    s.facts["renderings"] = out
-    for gold in positive_scores(s)["gold"]:
-        if gold.get("source") != "field" or gold.get("kind") != "scalar" or not gold.get("template"):
+@dataclass(frozen=True)
+class Rendered:
+    """A proven gold answered another way (``answer``, the gold's value written ``what``), and its score."""
+
+    scored: ScoredRollout
+    gold: ScoredRollout
+    answer: str
+    what: str = ""
+    strict: bool = True
+
+
+def rendering_scores(s: EnvSession) -> list[Rendered]:
+    """Score every other rendering of each proven scalar gold, in the answer shape that proved it."""
+    out: list[Rendered] = []
+    for gold in s.observe(GoldProbes).gold:
+        if gold.source != "field" or gold.kind != "scalar" or not gold.template:
             continue
-        for what, text, strict in renderings(gold["value"], str(gold.get("field") or "")):
-            answer = gold["template"].format(v=text)
-            result, task_id = s.run_probe(gold["item"], say(answer), 3, "rendering", "gold")
-            out.append(
-                dict(
-                    _score(s, gold["item"], result, task_id, "gold"),
-                    item=gold["item"],
-                    gold=gold,
-                    what=what,
-                    answer=answer,
-                    strict=strict,
-                )
-            )
+        for what, text, strict in renderings(gold.value, str(gold.field or "")):
+            answer = gold.template.format(v=text)
+            result, task_id = run_probe(s, gold.item, say(answer), 3, "rendering", "gold")
+            scored = score_rollout(s, gold.item, result, task_id, "gold")
+            out.append(Rendered(scored, gold, answer, what, strict))
     return out
 
 
@@ -105,36 +107,32 @@ def answer_renderings(s: EnvSession) -> list[Finding]:
     model is punished for a correct answer written another way, and learns formatting, not the task."""
     if not s.is_hermes_env():
         raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
-    if not any(g.get("kind") == "scalar" and g.get("template") for g in positive_scores(s)["gold"]):
+    if not any(g.kind == "scalar" and g.template for g in s.observe(GoldProbes).gold):
         raise NotApplicable("no scalar gold answer was proven for the probe items (see HC407)")
-    controls = control_scores(s)
+    controls = s.observe(Controls)
     findings = []
     seen: set[str] = set()
-    for entry in rendering_scores(s):
-        gold = entry["gold"]
-        if (
-            not _numeric(entry["score"])
-            or not _numeric(gold["score"])
-            or entry["score"] >= gold["score"] - 1e-9
-        ):
+    for rendered in rendering_scores(s):
+        entry, gold = rendered.scored, rendered.gold
+        if not numeric(entry.score) or not numeric(gold.score) or entry.score >= gold.score - 1e-9:
             continue
-        if entry["what"] in seen:
+        if rendered.what in seen:
             continue
-        seen.add(entry["what"])
-        as_control = entry["score"] <= best_control(s, controls, entry["item"])[1]
-        severity = Severity.ERROR if entry["strict"] and as_control else Severity.WARNING
-        canonical = gold["template"].format(v=gold["value"])
+        seen.add(rendered.what)
+        as_control = entry.score <= controls.best(entry.item, s.settings.control_ceiling)[1]
+        severity = Severity.ERROR if rendered.strict and as_control else Severity.WARNING
+        canonical = gold.template.format(v=gold.value)
         findings.append(
             Finding(
                 "HC410",
-                f"a correct answer should score the same however it is written; field {gold['field']!r} answered "
-                f"as {canonical!r} scored {gold['score']:g}, but written {entry['what']} ({entry['answer']!r}) it "
-                f"scored {entry['score']:g} on item {_short(entry['item'], 100)}.",
+                f"a correct answer should score the same however it is written; field {gold.field!r} answered "
+                f"as {canonical!r} scored {gold.score:g}, but written {rendered.what} ({rendered.answer!r}) it "
+                f"scored {entry.score:g} on item {_short(entry.item, 100)}.",
                 "normalise before comparing: strip markup (`re.sub(r'[*_`]', '', text)`), compare numbers as "
                 "numbers (`float(x.replace(',', ''))` with a tolerance), and words case-insensitively "
                 "(`.strip().lower()`).",
                 severity,
-                subject=f"rendering {entry['what']}",
+                subject=f"rendering {rendered.what}",
             )
         )
     return findings
@@ -152,27 +150,24 @@ def _terminal_tool(s: EnvSession) -> tuple[str, str] | None:
     return None
 
 
-def tool_output_scores(s: EnvSession) -> list[dict[str, Any]]:
+def tool_output_scores(s: EnvSession) -> list[Rendered]:
     """For each proven gold: a rollout that only ever echoes the answer with the terminal and runs out of turns
-    (the transcript ends on the tool result holding the answer; the model never says it); cached."""
-    if "tool_output" in s.facts:
-        return s.facts["tool_output"]
-    out: list[dict[str, Any]] = []
-    s.facts["tool_output"] = out
+    (the transcript ends on the tool result holding the answer; the model never says it)."""
+    out: list[Rendered] = []
     terminal = _terminal_tool(s)
     if terminal is None:
         return out
     name, param = terminal
-    for gold in positive_scores(s)["gold"]:
-        if gold.get("source") != "field" or not gold.get("template"):
+    for gold in s.observe(GoldProbes).gold:
+        if gold.source != "field" or not gold.template:
             continue
-        answer = gold["template"].format(v=gold["value"])
+        answer = gold.template.format(v=gold.value)
         call = {"name": name, "arguments": {param: f"echo {shlex.quote(answer)}"}}
 
         def respond(body: dict[str, Any], call: dict[str, Any] = call) -> dict[str, Any]:
             return {"content": "", "tool_calls": [call]}
 
-        result, task_id = s.run_probe(gold["item"], respond, 2, "tool-output", "gold")
+        result, task_id = run_probe(s, gold.item, respond, 2, "tool-output", "gold")
         last = result.messages[-1] if result.messages else {}
         if last.get("role") != "tool" or answer not in str(last.get("content")):
             continue  # the loop did not end on a tool result holding the answer: nothing to learn here
@@ -181,14 +176,7 @@ def tool_output_scores(s: EnvSession) -> list[dict[str, Any]]:
         plain = copy.deepcopy(result)
         plain.messages[-1]["content"] = answer
         for transcript in (result, plain):
-            out.append(
-                dict(
-                    _score(s, gold["item"], transcript, task_id, "gold"),
-                    item=gold["item"],
-                    gold=gold,
-                    answer=answer,
-                )
-            )
+            out.append(Rendered(score_rollout(s, gold.item, transcript, task_id, "gold"), gold, answer))
     return out
 
 
@@ -206,17 +194,18 @@ def grades_model_answer(s: EnvSession) -> list[Finding]:
         raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
     if _terminal_tool(s) is None:
         raise NotApplicable("the env offers no terminal-like tool to put an answer in a tool result")
-    if not positive_scores(s)["gold"]:
+    if not s.observe(GoldProbes).gold:
         raise Skip("no gold answer was proven for the probe items (see HC407)")
     ceiling = s.settings.control_ceiling
-    for entry in tool_output_scores(s):
-        if _numeric(entry["score"]) and entry["score"] > ceiling:
+    for rendered in tool_output_scores(s):
+        entry = rendered.scored
+        if numeric(entry.score) and entry.score > ceiling:
             return [
                 Finding(
                     "HC411",
                     f"the reward should grade the model's own answer; a rollout in which the model only ran "
-                    f"`echo {entry['answer']!r}` and never answered (it ran out of turns, so the last message is "
-                    f"that tool result) scored {entry['score']:g} on item {_short(entry['item'], 100)}.",
+                    f"`echo {rendered.answer!r}` and never answered (it ran out of turns, so the last message is "
+                    f"that tool result) scored {entry.score:g} on item {_short(entry.item, 100)}.",
                     "take the answer from the last assistant message with content (`from hermes_envs import "
                     "final_response`; `next(m['content'] for m in reversed(result.messages) if m['role'] == "
                     "'assistant' and m.get('content'))`), not result.messages[-1].",

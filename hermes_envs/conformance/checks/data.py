@@ -7,8 +7,15 @@ import traceback
 from typing import Any
 
 from hermes_envs.conformance.findings import Finding, Severity
+from hermes_envs.conformance.observations.evaluation import EvalObservation
+from hermes_envs.conformance.observations.training import (
+    MAX_ITEMS_SCANNED,
+    STUCK_CALLS,
+    SetupRun,
+    TrainingScan,
+)
 from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import MAX_ITEMS_SCANNED, STUCK_CALLS, EnvSession
+from hermes_envs.conformance.session import EnvSession
 
 
 def _describe_exception(exc: BaseException) -> str:
@@ -28,7 +35,7 @@ def _describe_exception(exc: BaseException) -> str:
 def setup_offline(s: EnvSession) -> list[Finding]:
     """``setup()`` that needs the network or the Hub (so CI and air-gapped trainers crash), or that raises."""
     try:
-        s.setup_done()
+        s.observe(SetupRun)
     except Exception as exc:
         text = _describe_exception(exc)
         blocked = (
@@ -55,18 +62,16 @@ def setup_offline(s: EnvSession) -> list[Finding]:
 def train_eval_split(s: EnvSession) -> list[Finding]:
     """No train/eval split: an empty eval set, no training items, or eval prompts that are also training prompts."""
     env = s.env()
-    training = s.training_items()
+    training = s.observe(TrainingScan)
     findings = []
-    if not training["items"]:
+    if not training.items:
         # the env's own warnings (ours, such as a backend stand-in notice, are not the cause)
-        logged = [
-            r for r in s.facts.get("setup_log") or [] if not r.split(" ", 2)[1].startswith("hermes_envs")
-        ]
+        logged = [r for r in s.observe(SetupRun).log if not r.split(" ", 2)[1].startswith("hermes_envs")]
         findings.append(
             Finding(
                 "HC202",
                 "get_next_item() should return training items; it returned none"
-                + (f" and raised {training['error']}" if training["error"] else "")
+                + (f" and raised {training.error}" if training.error else "")
                 + (f", and setup() logged {logged[0]!r}" if logged else "")
                 + ".",
                 "make the data setup() loads available (the logged line above names it)."
@@ -74,20 +79,20 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
                 else "fill the training list in setup() and return items from it in get_next_item().",
             )
         )
-    observed = s.eval_observation()
-    asked = observed["prompts"] or observed.get("raw_prompts")
-    if observed["error"] and not asked:
+    observed = s.observe(EvalObservation)
+    asked = observed.prompts or observed.raw_prompts
+    if observed.error and not asked:
         findings.append(
             Finding(
                 "HC202",
                 f"evaluate() should run on the eval split offline; it raised "
-                f"{observed['error']} before asking the model anything.",
+                f"{observed.error} before asking the model anything.",
                 "keep a held-out eval list from setup() and run the agent loop on it.",
             )
         )
-    elif not asked and (observed.get("swallowed") or observed.get("log_records")):
-        caught = observed.get("swallowed") or []
-        logs = observed.get("log_records") or []
+    elif not asked and (observed.swallowed or observed.log_records):
+        caught = observed.swallowed or []
+        logs = observed.log_records or []
         cause = (
             f"it caught {caught[0]}" + (f" (and {len(caught) - 1} more)" if len(caught) > 1 else "")
             if caught
@@ -112,12 +117,12 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
                 "on every eval item in evaluate().",
             )
         )
-    if training["items"] and asked and not _eval_only(s):
+    if training.items and asked and not _eval_only(s):
         # An eval-only env (upstream's benchmarks) never trains: get_next_item serves the eval items by design.
-        eval_prompts = set(observed["prompts"])
-        raw_prompts = observed.get("raw_prompts") or []
+        eval_prompts = set(observed.prompts)
+        raw_prompts = observed.raw_prompts or []
         shared: list[str] = []
-        for item in training["items"]:
+        for item in training.items:
             try:
                 prompt = env.format_prompt(item)
             except Exception:
@@ -128,7 +133,7 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
             if prompt in eval_prompts or any(prompt in raw for raw in raw_prompts):
                 shared.append(prompt)
         if shared:
-            n_train = len(training["items"])
+            n_train = len(training.items)
             eval_prompts |= set(raw_prompts)
             findings.append(
                 Finding(
@@ -152,33 +157,33 @@ def _eval_only(s: EnvSession) -> bool:
 def next_item_cycles(s: EnvSession) -> list[Finding]:
     """``get_next_item`` that raises (IndexError, StopIteration) once the data runs out, killing a long run, or that
     never advances (the same item on every call: an index never incremented, a fresh iterator per call)."""
-    training = s.training_items()
-    if training.get("stuck"):
+    training = s.observe(TrainingScan)
+    if training.stuck:
         return [
             Finding(
                 "HC203",
                 f"get_next_item() should advance through the data; it returned the same item "
-                f"{2 + STUCK_CALLS} times in a row ({repr(training['items'][0])[:120]}), so every step trains "
+                f"{2 + STUCK_CALLS} times in a row ({repr(training.items[0])[:120]}), so every step trains "
                 "on one item.",
                 "advance the position on every call: `item = self.items[self.index % len(self.items)]; "
                 "self.index += 1` (keep the iterator on self, not a fresh iter() per call). If the data really "
                 "is one item, ignore HC203.",
             )
         ]
-    if training["error"] and training["items"]:
+    if training.error and training.items:
         return [
             Finding(
                 "HC203",
-                f"get_next_item() should keep returning items (cycling through the data); after {len(training['items'])} "
-                f"items it raised {training['error']}.",
+                f"get_next_item() should keep returning items (cycling through the data); after {len(training.items)} "
+                f"items it raised {training.error}.",
                 "index with wrap-around: `item = self._items[self._index % len(self._items)]; self._index += 1`.",
             )
         ]
-    if not training["cycled"] and len(training["items"]) < MAX_ITEMS_SCANNED and training["items"]:
+    if not training.cycled and len(training.items) < MAX_ITEMS_SCANNED and training.items:
         return [
             Finding(
                 "HC203",
-                f"get_next_item() should cycle back to the first item; after {len(training['items'])} items it "
+                f"get_next_item() should cycle back to the first item; after {len(training.items)} items it "
                 "returned None (which pauses atroposlib's worker).",
                 "return items with wrap-around instead of None at the end of the list.",
             )
@@ -211,7 +216,7 @@ def _unserialisable(value: Any, path: str = "item") -> str | None:
 @check("HC204", "items-json", "training items are JSON-serialisable", requires=("HC201",))
 def items_json(s: EnvSession) -> list[Finding]:
     """Items holding sets, datetimes, numpy values or objects: saving groups, eval samples or a resumed run fails."""
-    for index, item in enumerate(s.training_items()["items"]):
+    for index, item in enumerate(s.observe(TrainingScan).items):
         where = _unserialisable(item)
         if where:
             return [
@@ -230,7 +235,7 @@ def items_json(s: EnvSession) -> list[Finding]:
 @check("HC205", "setup-fast", "setup() finishes quickly", severity=Severity.WARNING, requires=("HC201",))
 def setup_fast(s: EnvSession) -> list[Finding]:
     """A setup() that takes minutes (downloads, tokenizing the corpus): every trainer restart and test pays it."""
-    seconds = s.setup_done()
+    seconds = s.observe(SetupRun).seconds
     limit = s.settings.setup_seconds
     if seconds > limit:
         return [

@@ -5,14 +5,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from hermes_envs._chat import offered_tool_names
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance.observations.evaluation import EVAL_ANSWER, EvalObservation
+from hermes_envs.conformance.observations.wandb_log import PROBE_METRIC, WandbObservation
 from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EVAL_ANSWER, PROBE_METRIC, EnvSession
+from hermes_envs.conformance.session import EnvSession
+from hermes_envs.testing._wandb_spy import spy_base_wandb_log
 
 
-def _observed(s: EnvSession) -> dict[str, Any]:
-    observed = s.eval_observation()
-    if not observed["requests"]:
+def _observed(s: EnvSession) -> EvalObservation:
+    observed = s.observe(EvalObservation)
+    if not observed.requests:
         raise Skip("evaluate() made no model request (see HC202)")
     return observed
 
@@ -25,8 +29,8 @@ def eval_agent_loop(s: EnvSession) -> list[Finding]:
     if not schemas:
         raise NotApplicable("the env offers no tools")
     observed = _observed(s)
-    requests = observed["requests"]
-    with_tools = [c for c in requests if c.body.get("tools")]
+    requests = observed.requests
+    with_tools = [c for c in requests if offered_tool_names(c.body)]
     if not with_tools:
         plain = sum(1 for c in requests if "chat/" not in c.route)
         route = (
@@ -62,7 +66,7 @@ def eval_agent_loop(s: EnvSession) -> list[Finding]:
 @check("HC702", "eval-temperature-zero", "evaluate samples at temperature 0", requires=("HC202",))
 def eval_temperature_zero(s: EnvSession) -> list[Finding]:
     """Evaluation at the training temperature: the metric is noisy and not comparable between evals."""
-    requests = _observed(s)["requests"]
+    requests = _observed(s).requests
     hot = [c.body.get("temperature") for c in requests if c.body.get("temperature") not in (0, 0.0)]
     if hot:
         values = sorted({repr(t) for t in hot})
@@ -84,16 +88,16 @@ def eval_temperature_zero(s: EnvSession) -> list[Finding]:
 def eval_metrics(s: EnvSession) -> list[Finding]:
     """An evaluate() that computes accuracy and drops it: the eval runs, costs, and nobody ever sees a number."""
     observed = _observed(s)
-    if observed["error"]:
-        raise Skip(f"evaluate() raised {observed['error']}")
-    logged = [m for m in observed["logged"] if m]
-    returned = observed["returned"]
+    if observed.error:
+        raise Skip(f"evaluate() raised {observed.error}")
+    logged = [m for m in observed.logged if m]
+    returned = observed.returned
     if logged or (isinstance(returned, dict) and returned):
         return []
-    calls = s.wandb_observation()["calls"]
+    calls = s.observe(WandbObservation).calls
     if any(k.startswith(("eval", "val")) or "/eval" in k for c in calls for k in c):
         return []
-    how = "called evaluate_log with empty metrics" if observed["logged"] else "never called evaluate_log"
+    how = "called evaluate_log with empty metrics" if observed.logged else "never called evaluate_log"
     return [
         Finding(
             "HC703",
@@ -110,9 +114,9 @@ def wandb_log_super(s: EnvSession) -> list[Finding]:
     """A wandb_log override that forgets super(), or calls it only when given metrics (atroposlib calls
     ``wandb_log({})`` and ``wandb_log()``): the base's metrics (tool errors, completion lengths, the rollout table)
     and the env's own are never logged."""
-    observed = s.wandb_observation()
+    observed = s.observe(WandbObservation)
     cls = s.load()
-    if observed["error"]:
+    if observed.error:
         import inspect
 
         if not inspect.iscoroutinefunction(getattr(cls, "wandb_log", None)):
@@ -120,7 +124,7 @@ def wandb_log_super(s: EnvSession) -> list[Finding]:
                 Finding(
                     "HC704",
                     f"{cls.__name__}.wandb_log should be `async def` and await super().wandb_log(...); got a plain "
-                    f"`def`, so atroposlib's `await self.wandb_log()` fails ({observed['error']}) and the "
+                    f"`def`, so atroposlib's `await self.wandb_log()` fails ({observed.error}) and the "
                     "super() call is never awaited: nothing is logged.",
                     "write `async def wandb_log(self, wandb_metrics=None):` ending with "
                     "`await super().wandb_log(wandb_metrics)`.",
@@ -129,11 +133,11 @@ def wandb_log_super(s: EnvSession) -> list[Finding]:
         return [
             Finding(
                 "HC704",
-                f"{cls.__name__}.wandb_log(metrics) should log offline; it raised {observed['error']}.",
+                f"{cls.__name__}.wandb_log(metrics) should log offline; it raised {observed.error}.",
                 "make wandb_log work with use_wandb=False.",
             )
         ]
-    if not observed["calls"]:
+    if not observed.calls:
         return [
             Finding(
                 "HC704",
@@ -142,7 +146,7 @@ def wandb_log_super(s: EnvSession) -> list[Finding]:
                 "end the override with `await super().wandb_log(wandb_metrics)`.",
             )
         ]
-    if not any(PROBE_METRIC in c for c in observed["calls"]):
+    if not any(PROBE_METRIC in c for c in observed.calls):
         return [
             Finding(
                 "HC704",
@@ -152,7 +156,7 @@ def wandb_log_super(s: EnvSession) -> list[Finding]:
                 "await super().wandb_log(wandb_metrics)`.",
             )
         ]
-    missed = {how: what for how, what in (observed.get("bare") or {}).items() if what}
+    missed = {how: what for how, what in (observed.bare or {}).items() if what}
     if missed:
         by_what: dict[str, list[str]] = {}
         for how, what in missed.items():
@@ -176,17 +180,11 @@ def _metrics_around_evaluate(s: EnvSession) -> tuple[dict[str, Any], dict[str, A
     Buffers are flushed first, so the only activity between the two logs is the evaluate() run. Keys that change
     between two idle logs (a rate over the clock, say) are left out of both: evaluate() did not move them.
     """
-    from atroposlib.envs.base import BaseEnv
 
-    seen: list[dict[str, Any]] = []
-    original = BaseEnv.__dict__["wandb_log"]
+    def train_only(metrics: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in metrics.items() if str(k).startswith("train/")}
 
-    async def spy(env_self: Any, wandb_metrics: dict | None = None, *args: Any, **kwargs: Any) -> Any:
-        seen.append({k: v for k, v in (wandb_metrics or {}).items() if str(k).startswith("train/")})
-        return await original(env_self, wandb_metrics, *args, **kwargs)
-
-    BaseEnv.wandb_log = spy  # type: ignore[method-assign]
-    try:
+    with spy_base_wandb_log(train_only) as seen:
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # flush what training probes left
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # idle baseline
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # ... twice, to see what moves by itself
@@ -196,8 +194,6 @@ def _metrics_around_evaluate(s: EnvSession) -> tuple[dict[str, Any], dict[str, A
             s.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")
         after = seen[-1] if seen else {}
-    finally:
-        BaseEnv.wandb_log = original  # type: ignore[method-assign]
     idle = {k: v for k, v in idle.items() if k not in drifting}
     return idle, {k: v for k, v in after.items() if k not in drifting}
 
@@ -223,9 +219,9 @@ def eval_not_in_train_metrics(s: EnvSession) -> list[Finding]:
     buffers behind train/* metrics (a warning: the guide's own pattern, a compute_reward that appends to the buffer
     and is called by evaluate()): the training curves then mix held-out results in (usually at temperature 0), and
     look better or worse than training really is."""
-    observed = s.eval_observation()
-    returned = observed["returned"] if isinstance(observed["returned"], dict) else {}
-    for where, metrics in [("evaluate_log(metrics=...)", m) for m in observed["logged"]] + [
+    observed = s.observe(EvalObservation)
+    returned = observed.returned if isinstance(observed.returned, dict) else {}
+    for where, metrics in [("evaluate_log(metrics=...)", m) for m in observed.logged] + [
         ("evaluate()'s return value", returned)
     ]:
         keys = sorted(str(k) for k in (metrics or {}) if str(k).startswith("train/"))
@@ -289,12 +285,12 @@ def _judge_requests(requests: list[Any]) -> tuple[int, int]:
 def eval_judge_once(s: EnvSession) -> list[Finding]:
     """An evaluate() that asks the LLM judge again after compute_reward already judged the rollout: double the
     cost of every eval, and two verdicts that can disagree (the guide's "calling an LLM judge twice")."""
-    from hermes_envs.conformance.checks.reward import scored_probes
+    from hermes_envs.conformance.observations.scoring import ScoredProbes
 
-    judged, rollouts = _judge_requests(_observed(s)["requests"])
+    judged, rollouts = _judge_requests(_observed(s).requests)
     if not judged or not rollouts:
         return []  # no judge in evaluate(): nothing asked twice
-    per_reward = max((e.get("model_requests", 0) for e in scored_probes(s)), default=0)
+    per_reward = max((e.model_requests for e in s.observe(ScoredProbes).rollouts), default=0)
     allowed = rollouts * max(per_reward, 1)
     if judged <= allowed:
         return []

@@ -12,8 +12,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from hermes_envs.conformance.checks.reward import _STATS, _numeric, _short, positive_scores
+from hermes_envs._chat import assistant_turns
+from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance.observations.scoring import GoldProbes, _short
+from hermes_envs.conformance.observations.scoring import numeric as _numeric
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
 
@@ -126,7 +129,7 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
 
     if not s.is_hermes_env():
         raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
-    golds = [g for g in positive_scores(s)["gold"] if g.get("template") and _numeric(g["score"])]
+    golds = [g for g in s.observe(GoldProbes).gold if g.template and _numeric(g.score)]
     if not golds:
         raise NotApplicable(
             "no gold answer was proven for the probe items, so nothing to search around (HC407)"
@@ -149,7 +152,7 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
             last = messages[-1] if messages else {}
             result = AgentResult(
                 messages=messages,
-                turns_used=sum(1 for m in messages if m.get("role") == "assistant"),
+                turns_used=assistant_turns(messages),
                 finished_naturally=last.get("role") == "assistant" and not last.get("tool_calls"),
             )
             value = s.run_env(lambda _env: env.compute_reward(item, result, ctx), phase="fuzz")
@@ -161,16 +164,16 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
             cleanup_sandbox(ctx.task_id)
 
     for gold in golds:
-        item, best = gold["item"], float(gold["score"])
-        prompt = [m for m in gold["result"].messages if m.get("role") in ("system", "user")][:2]
-        answer = gold["template"].format(v=gold["value"])
-        forbidden = [gold["value"], *(v for _k, v in _scalar_fields(item) if len(v) >= 2)]
-        numeric = any(c.isdigit() for c in gold["value"])
-        calibration, _seconds, _error = score(item, [dict(m) for m in gold["result"].messages])
+        item, best = gold.item, float(gold.score)
+        prompt = [m for m in gold.result.messages if m.get("role") in ("system", "user")][:2]
+        answer = gold.template.format(v=gold.value)
+        forbidden = [gold.value, *(v for _k, v in _scalar_fields(item) if len(v) >= 2)]
+        numeric = any(c.isdigit() for c in gold.value)
+        calibration, _seconds, _error = score(item, [dict(m) for m in gold.result.messages])
         if not (_numeric(calibration) and abs(float(calibration) - best) <= 1e-9):
             continue  # the reward needs more than the transcript (state from the rollout): a search would mislead
         stop_at = min(deadline, time.perf_counter() + per_gold)
-        prefix = gold["template"] != "{v}" or _reads_inside_text(score, item, prompt, gold["value"], best)
+        prefix = gold.template != "{v}" or _reads_inside_text(score, item, prompt, gold.value, best)
         for mode in ("without", "with"):
             seen = _search(
                 s,
@@ -285,14 +288,14 @@ def _finding(s: EnvSession, found: Any, item: Any, gold: dict[str, Any], best: f
         return Finding(
             "HC412",
             f"a transcript without a correct answer should score below a correct one; this one holds no "
-            f"{gold['value']!r} (nor any digit, for a numeric answer) and scored {detail:g}, as much as the correct "
+            f"{gold.value!r} (nor any digit, for a numeric answer) and scored {detail:g}, as much as the correct "
             f"answer ({best:g}), {where}: {transcript}.",
             "credit only the answer itself: parse it from the last assistant message and compare it with the "
             "item's answer; give nothing for format words, tool calls or length.",
             subject="fuzz: no answer, full credit",
         )
     if kind == "refuses":
-        correct = gold["template"].format(v=gold["value"])
+        correct = gold.template.format(v=gold.value)
         about = (
             f"a transcript ending on the correct answer {correct!r} should score as the correct answer does "
             f"({best:g}); this one scored {detail:g}"

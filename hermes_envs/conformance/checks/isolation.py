@@ -5,13 +5,22 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from hermes_envs.conformance.checks.reward import positive_scores, scored_probes
 from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
+from hermes_envs.conformance.observations.evaluation import EvalObservation
+from hermes_envs.conformance.observations.group import CollectedGroup
+from hermes_envs.conformance.observations.rollouts import probe_items
+from hermes_envs.conformance.observations.scoring import (
+    EnvTranscripts,
+    GoldProbes,
+    ScoredProbes,
+    ScoredRollout,
+)
+from hermes_envs.conformance.observations.training import TrainingScan
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
 
 
-def _by_prompt(s: EnvSession, positives: dict[str, Any]) -> dict[str, Any]:
+def _by_prompt(s: EnvSession, proven: tuple[ScoredRollout, ...]) -> dict[str, Any]:
     """The prompt of each proven item -> the responder that answers it correctly."""
     from hermes_envs.conformance.golds import gold_positives
     from hermes_envs.conformance.probes import play
@@ -19,18 +28,18 @@ def _by_prompt(s: EnvSession, positives: dict[str, Any]) -> dict[str, Any]:
     env = s.env()
     schemas, _ = s.tools()
     out = {}
-    for entry in positives["gold"] + positives["env_good"]:
-        item = entry["item"]
+    for entry in proven:
+        item = entry.item
         prompt = env.format_prompt(item)
         if prompt in out:
             continue
-        if entry["source"] == "env":
-            index = int(entry["name"].rsplit("#", 1)[1])
+        if entry.source == "env":
+            index = int(entry.name.rsplit("#", 1)[1])
             from hermes_envs.conformance.probes import env_transcripts
 
             out[prompt] = play(env_transcripts(env, item)["good"][index])
         else:
-            out[prompt] = next(p.responder for p in gold_positives(item, schemas) if p.name == entry["name"])
+            out[prompt] = next(p.responder for p in gold_positives(item, schemas) if p.name == entry.name)
     return out
 
 
@@ -45,15 +54,15 @@ def no_shared_state(s: EnvSession) -> list[Finding]:
     different items overwrite it and are scored against each other's answers."""
     if not s.is_hermes_env():
         raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
-    positives = positive_scores(s)
-    answers = _by_prompt(s, positives)
+    gold, own = s.observe(GoldProbes), s.observe(EnvTranscripts)
+    answers = _by_prompt(s, gold.gold + own.good)
     if not answers:
         raise Skip("no transcript is known to score above the controls (see HC407), so a mix-up cannot show")
     env = s.env()
-    proven = [e["item"] for e in positives["gold"] + positives["env_good"]]
+    proven = [e.item for e in gold.gold + own.good]
     # Proven items are answered correctly, the others get "I don't know.", so scores differ between items.
     items, prompts = [], set()
-    for item in proven + s.training_items()["items"]:
+    for item in [*proven, *s.observe(TrainingScan).items]:
         prompt = env.format_prompt(item)
         if prompt not in prompts:
             items.append(item)
@@ -109,14 +118,14 @@ def sandbox_privacy(s: EnvSession) -> list[Finding]:
     rollouts one rollout is credited (or blamed) for another's files."""
     from hermes_envs.conformance.fileaudit import FileAudit, private_violation
 
-    entries = scored_probes(s)
+    entries = s.observe(ScoredProbes).rollouts
     accesses: list[tuple[Any, str | None, str | None, str]] = []
-    for entry in entries + positive_scores(s)["gold"] + positive_scores(s)["env_good"]:
-        label = f"probe {entry.get('probe') or entry.get('name')}"
-        accesses.extend((a, box, root, label) for a, box, root in entry["accesses"])
+    for entry in entries + s.observe(GoldProbes).gold + s.observe(EnvTranscripts).good:
+        label = f"probe {entry.probe or entry.name}"
+        accesses.extend((a, box, root, label) for a, box, root in entry.accesses)
     env = s.env()
     audit = FileAudit()
-    for item in s.probe_items():
+    for item in probe_items(s):
         with audit.watching("format_prompt"):
             try:
                 env.format_prompt(item)
@@ -158,12 +167,10 @@ def sandbox_privacy(s: EnvSession) -> list[Finding]:
 def sandbox_cleanup(s: EnvSession) -> list[Finding]:
     """Sandboxes left behind after a rollout (a ToolContext whose cleanup() never runs): files pile up for the
     length of a run, processes keep running, and a later rollout with a reused id is credited for old work."""
-    from hermes_envs.conformance.checks.trajectory import collected_group
-
     findings = []
     for where, leaked in (
-        ("collect_trajectories", collected_group(s).get("leaked_sandboxes") or []),
-        ("evaluate()", s.eval_observation().get("leaked_sandboxes") or []),
+        ("collect_trajectories", s.observe(CollectedGroup).leaked_sandboxes or []),
+        ("evaluate()", s.observe(EvalObservation).leaked_sandboxes or []),
     ):
         if leaked:
             findings.append(
@@ -197,11 +204,11 @@ def task_specific_paths(s: EnvSession) -> list[Finding]:
     backend = str(getattr(getattr(s.env(), "config", None), "terminal_backend", "local") or "local")
     if backend in CONTAINER_BACKENDS:
         raise NotApplicable(f"terminal_backend {backend!r} gives each task a container of its own")
-    entries = scored_probes(s) + positive_scores(s)["all_gold"] + positive_scores(s)["env_good"]
+    entries = (
+        s.observe(ScoredProbes).rollouts + s.observe(GoldProbes).all_gold + s.observe(EnvTranscripts).good
+    )
     uses = [
-        (repr(e["item"]), e.get("task_id") or "", method, path)
-        for e in entries
-        for method, path in e.get("ctx_paths") or []
+        (repr(e.item), e.task_id or "", method, path) for e in entries for method, path in e.ctx_paths or []
     ]
     shared = shared_paths(uses)
     findings = []

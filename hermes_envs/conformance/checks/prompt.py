@@ -6,6 +6,7 @@ import inspect
 import re
 
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance.observations.training import TrainingScan
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
 
@@ -23,7 +24,7 @@ def prompt_is_text(s: EnvSession) -> list[Finding]:
     if not s.is_hermes_env():
         raise NotApplicable("the env has no format_prompt (not an agent env)")
     env = s.env()
-    items = s.training_items()["items"]
+    items = s.observe(TrainingScan).items
     findings: list[Finding] = []
     seen_kinds: set[str] = set()
     for index, item in enumerate(items):
@@ -113,17 +114,17 @@ def _contains(text: str, value: str) -> bool:
 def answer_not_in_prompt(s: EnvSession) -> list[Finding]:
     """Prompts that carry their own answer (the item dumped with str(item), a leaked hint): the model learns to
     copy, not to solve."""
-    from hermes_envs.conformance.checks.reward import positive_scores
+    from hermes_envs.conformance.observations.scoring import GoldProbes
 
     if not s.is_hermes_env():
         raise NotApplicable("the env has no format_prompt (not an agent env)")
-    gold = [e for e in positive_scores(s)["gold"] if e["source"] == "field"]
+    gold = [e for e in s.observe(GoldProbes).gold if e.source == "field"]
     if not gold:
         raise NotApplicable("no item field was shown to be the answer (see HC407)")
-    field = gold[0]["field"]
+    field = gold[0].field
     env = s.env()
     pairs = []
-    for item in s.training_items()["items"][:50]:
+    for item in s.observe(TrainingScan).items[:50]:
         if isinstance(item, dict) and field in item:
             try:
                 pairs.append((str(item[field]).strip(), env.format_prompt(item)))

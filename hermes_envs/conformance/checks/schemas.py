@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, NotApplicable
+from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
+from hermes_envs.conformance.observations.evaluation import EvalObservation
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
 
@@ -71,12 +72,16 @@ def schema_problems(tool: Any) -> list[str]:
 
 
 def _offered(s: EnvSession) -> list[tuple[str, Any]]:
-    """(where, tool) for the env's tools and for tools its own requests offered (evaluate(), already observed)."""
+    """(where, tool) for the env's tools and for tools its own requests offered in evaluate() (none when
+    evaluate() could not be observed: setup or the env failing is another check's finding)."""
     schemas, _names = s.tools()
     out = [("the env's tools", t) for t in schemas]
     seen = {repr(t) for t in schemas}
-    observed = s.facts.get("eval") or {}
-    for call in observed.get("requests") or []:
+    try:
+        requests = s.observe(EvalObservation).requests
+    except (Exception, Skip, NotApplicable):
+        requests = ()
+    for call in requests:
         for tool in call.body.get("tools") or []:
             if repr(tool) not in seen:
                 seen.add(repr(tool))

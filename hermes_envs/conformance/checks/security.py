@@ -65,16 +65,15 @@ def loopback_only(s: EnvSession) -> list[Finding]:
     they cannot connect out, though only Python-level attempts are named in a finding."""
     # Run what we can first so every phase had its chance to connect (cached observations; failures are other
     # checks' findings).
-    from hermes_envs.conformance.checks.reward import positive_scores
+    from hermes_envs.conformance.observations.evaluation import EvalObservation
+    from hermes_envs.conformance.observations.scoring import GoldProbes
+    from hermes_envs.conformance.observations.training import SetupRun, TrainingScan
 
-    for observe in (
-        s.setup_done,
-        s.training_items,
-        s.eval_observation,
-        lambda: positive_scores(s) if s.is_hermes_env() else None,
-    ):
+    for kind in (SetupRun, TrainingScan, EvalObservation, GoldProbes):
+        if kind is GoldProbes and not s.is_hermes_env():
+            continue
         try:
-            observe()
+            s.observe(kind)
         except (Exception, Skip, NotApplicable):
             pass
     by_target: dict[tuple[str, bool], tuple[list[str], object]] = {}
@@ -87,7 +86,7 @@ def loopback_only(s: EnvSession) -> list[Finding]:
 
     partial = ""
     if block_network(isolate=True).isolation == "partial":
-        from hermes_envs.testing.netns import unavailable_reason
+        from hermes_envs.testing._netns import unavailable_reason
 
         partial = (
             f" (The guard is partial here: {unavailable_reason()}; a subprocess, a forked child or native code "

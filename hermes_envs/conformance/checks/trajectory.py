@@ -5,61 +5,21 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-from typing import Any
 
+from hermes_envs._chat import offered_tool_names
 from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
-from hermes_envs.conformance.golds import varied_answers
+from hermes_envs.conformance.observations.group import CollectedGroup
 from hermes_envs.conformance.probes import call_each_tool_then
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
-
-
-def collected_group(s: EnvSession) -> dict[str, Any]:
-    """``collect_trajectories(item)`` once, the fake model calling every tool then answering; cached.
-
-    Returns ``{"group", "error", "requests"}``.
-    """
-    if "group" in s.facts:
-        return s.facts["group"]
-    item = s.probe_items()[0]
-    group, error = None, None
-    with s.sandbox_leaks() as leaked, s.responding(call_each_tool_then("I think the answer is 0.")) as made:
-        try:
-            group, _backlog = s.run_env(lambda e: e.collect_trajectories(item), phase="trajectories")
-        except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
-    if isinstance(group, list):
-        group = next((g for g in group if g), None)
-    retried = False
-    if group is None and error is None:
-        # No group and no error: an env that drops a group whose scores all tie (atroposlib's gsm8k returns None)
-        # got the same answer in every rollout. Ask again with a different answer per rollout (and per choice).
-        retried = True
-        with s.sandbox_leaks() as leaked_again, s.responding(varied_answers(item)) as made_again:
-            try:
-                group, _backlog = s.run_env(lambda e: e.collect_trajectories(item), phase="trajectories")
-            except Exception as exc:
-                error = f"{type(exc).__name__}: {exc}"
-        if isinstance(group, list):
-            group = next((g for g in group if g), None)
-        made = [*made, *made_again]
-        leaked = [*leaked, *leaked_again]
-    s.facts["group"] = {
-        "group": group,
-        "error": error,
-        "requests": made,
-        "leaked_sandboxes": leaked,
-        "retried": retried,
-    }
-    return s.facts["group"]
 
 
 def eval_only(s: EnvSession) -> str | None:
     """Why the env is eval-only, or None: its collect_trajectories returned no group, raised nothing and never
     asked the model, also when asked again (upstream's benchmarks stub it as ``return None, []`` and do all their
     work in evaluate()). Such an env has no training group to check."""
-    observed = collected_group(s)
-    if observed["group"] is not None or observed["error"] or observed["requests"]:
+    observed = s.observe(CollectedGroup)
+    if observed.group is not None or observed.error or observed.requests:
         return None
     return (
         "the env collects no training rollouts: collect_trajectories(item) returned None without asking the "
@@ -75,28 +35,28 @@ def eval_only(s: EnvSession) -> str | None:
 )
 def smoke_group(s: EnvSession) -> list[Finding]:
     """A rollout group that crashes, is empty, has the wrong size, or tokens and masks of different lengths."""
-    observed = collected_group(s)
+    observed = s.observe(CollectedGroup)
     note = eval_only(s)
     if note:
         raise NotApplicable(note)
     env = s.env()
     group_size = env.config.group_size
-    if observed["error"]:
+    if observed.error:
         return [
             Finding(
                 "HC501",
-                f"collect_trajectories(item) should return a scored group; it raised {observed['error']}.",
+                f"collect_trajectories(item) should return a scored group; it raised {observed.error}.",
                 "run the env against the fake server (hermes-envs fake-server) to see where it fails.",
             )
         ]
-    group = observed["group"]
+    group = observed.group
     if not group:
         return [
             Finding(
                 "HC501",
                 f"collect_trajectories(item) should return a scored group of {group_size}; got "
-                f"{group!r} after {len(observed['requests'])} model requests"
-                + (", also when every rollout gave a different answer" if observed.get("retried") else "")
+                f"{group!r} after {len(observed.requests)} model requests"
+                + (", also when every rollout gave a different answer" if observed.retried else "")
                 + ".",
                 "make sure every rollout returns a ScoredDataItem (tokens, masks, scores); returning None drops "
                 "the group, which atroposlib only expects for a group to skip (e.g. all scores tie).",
@@ -166,11 +126,11 @@ def smoke_group(s: EnvSession) -> list[Finding]:
 )
 def trainable_group(s: EnvSession) -> list[Finding]:
     """Masks that train on the prompt (or on nothing), and groups that drop the tool-role messages."""
-    observed = collected_group(s)
+    observed = s.observe(CollectedGroup)
     note = eval_only(s)
     if note:
         raise NotApplicable(note)
-    group = observed["group"] or {}
+    group = observed.group or {}
     findings = []
     for i, (_tok, mask) in enumerate(zip(group.get("tokens") or [], group.get("masks") or [])):
         if mask and mask[0] != -100:
@@ -196,8 +156,8 @@ def trainable_group(s: EnvSession) -> list[Finding]:
                 )
             )
             break
-    offered = any(c.body.get("tools") for c in observed["requests"])
-    called = any("tool" == m.get("role") for c in observed["requests"] for m in c.body.get("messages") or [])
+    offered = any(offered_tool_names(c.body) for c in observed.requests)
+    called = any("tool" == m.get("role") for c in observed.requests for m in c.body.get("messages") or [])
     messages = group.get("messages") or []
     if (
         offered
@@ -234,7 +194,7 @@ def process_run(s: EnvSession) -> list[Finding]:
     note = eval_only(s)
     if note:
         raise NotApplicable(note)
-    from hermes_envs.testing.process_run import run_process
+    from hermes_envs.testing._process_run import run_process
 
     out = s.tmp / f"process-{s.path.stem}.jsonl"
     with s.timed("process"), s.responding(call_each_tool_then("I think the answer is 0.")):
@@ -310,7 +270,7 @@ def groups_survive_send_filters(s: EnvSession) -> list[Finding]:
             )
         )
     limit = getattr(config, "max_token_length", 0) or 0
-    group = collected_group(s)["group"] or {}
+    group = s.observe(CollectedGroup).group or {}
     lengths = [len(t) for t in group.get("tokens") or [] if isinstance(t, list)]
     if limit > 0 and lengths and min(lengths) >= limit:
         findings.append(

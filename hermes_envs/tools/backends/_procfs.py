@@ -51,6 +51,50 @@ def session_members(sid: int) -> dict[int, int]:
     return found
 
 
+def children(pid: int) -> list[int] | None:
+    """The child pids of ``pid`` (its main thread's), or None when the kernel does not list them (no
+    CONFIG_PROC_CHILDREN) or ``pid`` is gone. One small read, where a session scan reads every process's stat."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
+            return [int(c) for c in f.read().split()]
+    except (OSError, ValueError):
+        return None
+
+
+def descendants_until(pid: int, name: str, depth: int = 4) -> list[int] | None:
+    """The chain of pids from ``pid`` down to its first descendant called ``name`` (``pid`` included), following
+    each wrapper's children (bwrap, unshare); None when the kernel does not list children or none is found."""
+    level = [pid]
+    parents: dict[int, int] = {}
+    for _ in range(depth):
+        below: list[int] = []
+        for p in level:
+            kids = children(p)
+            if kids is None:
+                return None
+            for kid in kids:
+                parents[kid] = p
+                if comm(kid) == name:
+                    chain = [kid]
+                    while chain[0] != pid:
+                        chain.insert(0, parents[chain[0]])
+                    return chain
+            below += kids
+        if not below:
+            return None
+        level = below
+    return None
+
+
+def comm(pid: int) -> str | None:
+    """The command name of ``pid`` (``/proc/PID/comm``), or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
 def pid_namespace(pid: int) -> str | None:
     """The PID namespace of ``pid`` (``'pid:[4026531836]'``), or None when it is gone or hidden."""
     try:

@@ -7,11 +7,10 @@ signal the shell (a USR1 trap makes it abandon the rest of the command) and SIGK
 started after the command did: the command's processes die, the shell and earlier background jobs stay. "Of the
 task" means of its PID namespace when it has one (``setsid`` cannot leave that), else of its session.
 
-Shells are started from one long-lived thread: the parent-death signal that kills a sandbox with the trainer is tied
-to the thread that forked it, and a worker thread of a pool may exit.
+Shells are forked from the spawner thread and the slow half of a close (waiting for the wrappers, closing the
+pipes) runs on the janitor thread (:mod:`._workers`).
 
-Over 400 lines for one job: starting, collecting, the timeout and watch kills and the restart are one state machine
-over one set of descriptors.
+Which processes are the task's and how they are killed lives in :mod:`._shell_procs` (the mixin ShellProcesses).
 """
 
 from __future__ import annotations
@@ -21,46 +20,26 @@ import os
 import secrets
 import select
 import shlex
-import signal
 import subprocess
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import hermes_envs.tools.backends._procfs as procfs
 from hermes_envs.errors import SandboxError
 
 from ._output import CappedOutput
+from ._shell_procs import ShellProcesses
+from ._workers import later, spawn
 from .base import CommandResult
 
 _READ = 65536
 _GRACE = 2.0  # seconds the shell gets to come back after a timeout kill before it is replaced
 _WATCH_EVERY = 0.25  # seconds between two questions to the watch (the disk quota) while a command runs
-_spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hermes-shell-spawner")
 
 
-def spawn(fn, /, *args, **kwargs):
-    """Run ``fn`` (which forks) in the spawner thread and return its result."""
-    if threading.current_thread().name.startswith("hermes-shell-spawner"):
-        return fn(*args, **kwargs)
-    try:
-        future = _spawner.submit(fn, *args, **kwargs)
-    except RuntimeError:  # the interpreter is shutting down: fork from here
-        return fn(*args, **kwargs)
-    return future.result()
-
-
-def spawn_later(fn, /, *args, **kwargs) -> None:
-    """Queue ``fn`` on the spawner thread (pre-starting shells off the critical path); dropped at shutdown."""
-    try:
-        _spawner.submit(fn, *args, **kwargs)
-    except RuntimeError:
-        pass
-
-
-class PersistentShell:
+class PersistentShell(ShellProcesses):
     """One long-lived bash per task; see the module docstring for the protocol."""
 
     def __init__(
@@ -150,33 +129,11 @@ class PersistentShell:
             raise SandboxError(
                 f"the task's shell did not start (argv {self.argv + ['bash']}); output: {output!r}"
             )
-        self.shell_pid = self._find_shell_pid()
-        members = procfs.session_members(self.proc.pid)
-        ns = procfs.pid_namespace(self.shell_pid)
-        if ns is not None and ns != procfs.pid_namespace(os.getpid()):
-            self.namespace = ns
-            self.namespace_init = procfs.namespace_init(ns, sorted(members))
-        # the shell and its wrappers (bwrap's processes): never killed by a command timeout
-        self._infra = set(members) | {self.proc.pid, self.shell_pid}
+        self._find_shell()
         startup_output = out.text()[0].strip()
         if startup_output:  # e.g. a ulimit the kernel refused: fail loudly rather than run without it
             self._terminate()
             raise SandboxError(f"the task's shell reported a problem while starting: {startup_output}")
-
-    def _find_shell_pid(self) -> int:
-        assert self.proc is not None
-        if not self.argv:
-            return self.proc.pid
-        # wrapped (bwrap, unshare): the shell is the newest process of the session named bash
-        members = procfs.session_members(self.proc.pid)
-        for pid in sorted(members, key=members.get, reverse=True):
-            try:
-                with open(f"/proc/{pid}/comm") as f:
-                    if f.read().strip() == "bash":
-                        return pid
-            except OSError:
-                continue
-        return self.proc.pid
 
     def _write(self, text: str) -> None:
         assert self.proc is not None and self.proc.stdin is not None
@@ -357,56 +314,17 @@ class PersistentShell:
             duration=time.monotonic() - started,
         )
 
-    def members(self) -> dict[int, int]:
-        """pid -> start ticks of every process of this task (its PID namespace, else its session)."""
-        if self.namespace is not None:
-            return procfs.namespace_members(self.namespace)
-        return procfs.session_members(self.proc.pid) if self.proc is not None else {}
-
-    def kill_command(self, start_ticks: int | None = None) -> None:
-        """Stop the running command: USR1 to the shell (abandon the rest), SIGKILL its newer processes."""
-        start_ticks = self._cmd_start if start_ticks is None else start_ticks
-        proc, shell = self.proc, self.shell_pid
-        if proc is None or start_ticks is None:
-            return
-        if shell is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(shell, signal.SIGUSR1)
-        for _ in range(20):  # repeat: a dying parent may have forked meanwhile
-            members = self.members()
-            if (
-                self.namespace is None
-            ):  # no namespace: those that left the session keep our environment marker
-                for pid in procfs.pids_with_marker(self.marker):
-                    st = procfs.proc_stat(pid)
-                    if st is not None:
-                        members.setdefault(pid, st[2])
-            victims = [
-                pid for pid, started in members.items() if started >= start_ticks and pid not in self._infra
-            ]
-            if not victims:
-                return
-            for pid in victims:
-                procfs.kill(pid)
-            time.sleep(0.005)
-
     def interrupt(self) -> None:
         if self._cmd_start is not None:
             self._interrupted = True
             self.kill_command()
 
     def _terminate(self) -> int:
-        """Kill the whole shell (namespace init, session, then stragglers); returns its exit code."""
+        """Kill the whole shell and wait for it; returns its exit code."""
         proc = self.proc
         if proc is None:
             return 0
-        members = list(self.members())
-        if self.namespace_init is not None:
-            procfs.kill(self.namespace_init)  # the kernel then kills every process of the namespace
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        for pid in members:
-            procfs.kill(pid)
+        self._kill()
         try:
             code = proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover
@@ -436,8 +354,11 @@ class PersistentShell:
                 return
             self.closed = True
             namespaced = self.namespace is not None
-            if self.proc is not None:
-                self._terminate()  # a run() in progress sees the shell die and returns
+            if self.proc is not None:  # a run() in progress sees the shell die and returns
+                if namespaced:
+                    self._kill()  # the janitor waits for the wrappers (_discard_closed)
+                else:
+                    self._terminate()
         if not namespaced:
             # without a namespace: processes that left the session (setsid) but kept the environment marker
             for _ in range(3):
@@ -448,5 +369,21 @@ class PersistentShell:
                     procfs.kill(pid)
                 time.sleep(0.01)
         with self._lock:
-            if not self._busy:  # else run() discards when it returns (its fds stay valid until then)
+            if self._busy:  # run() discards when it returns (its fds stay valid until then)
+                return
+            if not namespaced:
                 self._discard()
+                return
+        later(
+            self._discard_closed
+        )  # killed already: waiting for the wrappers to exit is not the caller's job
+
+    def _discard_closed(self) -> None:
+        """(janitor) Wait for the killed wrappers and close the pipes. The init's pid is forgotten first: once it
+        is reaped (by the host's init) its pid may be reused, so it is never signalled again."""
+        with self._lock:
+            self.namespace_init = None
+            if self.proc is not None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.proc.wait(timeout=5)
+            self._discard()

@@ -24,10 +24,10 @@ from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
 from hermes_envs._chat import assistant_turns
 from hermes_envs.agent import AgentResult, HermesAgentLoop
-from hermes_envs.env.config import HermesAgentEnvConfig
-from hermes_envs.env.display import format_trajectory
+from hermes_envs.env._config import HermesAgentEnvConfig
+from hermes_envs.env._display import format_trajectory
+from hermes_envs.env._trajectory import managed_tokens, tokenize_transcript
 from hermes_envs.env.distributions import sample_toolsets
-from hermes_envs.env.trajectory import managed_tokens, tokenize_transcript
 from hermes_envs.errors import HermesEnvsError
 
 logger = logging.getLogger(__name__)
@@ -164,7 +164,7 @@ class HermesAgentBaseEnv(BaseEnv):
             "tool_timeout": self.config.tool_call_timeout,
         }
         if self._is_managed():
-            from hermes_envs.env.managed import HermesManagedServer, pick_server
+            from hermes_envs.env._managed import HermesManagedServer, pick_server
 
             managed = HermesManagedServer(
                 pick_server(self.server), tokenizer=self.tokenizer, tool_parser=self.config.tool_call_parser
@@ -275,7 +275,7 @@ class HermesAgentBaseEnv(BaseEnv):
     # ----------------------------------------------------------------- metrics
     @staticmethod
     def _format_trajectory_for_display(messages: list[dict[str, Any]]) -> str:
-        """A rollout's messages as readable text (upstream's name; see :mod:`hermes_envs.env.display`)."""
+        """A rollout's messages as readable text (upstream's name; see :mod:`hermes_envs.env._display`)."""
         return format_trajectory(messages)
 
     async def add_rollouts_for_wandb(self, scored_data: Any, item: Any = None) -> None:

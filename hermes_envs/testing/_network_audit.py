@@ -1,6 +1,6 @@
 """The network guard's audit hook (PEP 578): Python-level network calls the ``socket`` patch cannot see
 (``_socket``, ``sendmsg``, reverse DNS), and moving threads in and out of the loopback-only namespace around
-process spawns and native code (:mod:`hermes_envs.testing.netns`).
+process spawns and native code (:mod:`hermes_envs.testing._netns`).
 
 One hook is installed on first use (a hook cannot be removed) and does nothing while no guard is active and no
 thread is in the namespace. :class:`~hermes_envs.testing.offline.NetworkGuard` registers itself in ``_ACTIVE``.
@@ -29,7 +29,7 @@ def _warn_partial() -> None:
     _PARTIAL_WARNED[0] = True
     import warnings
 
-    from hermes_envs.testing.netns import unavailable_reason
+    from hermes_envs.testing._netns import unavailable_reason
 
     warnings.warn(
         NetworkGuardPartialWarning(
@@ -106,7 +106,7 @@ def _handle(event: str, args: tuple[Any, ...]) -> None:
         for guard in reversed(guards):
             guard._check(host, port, operation)
     # Never imported or created from here: the hook fires mid-import and while the namespace is being made.
-    state = getattr(sys.modules.get("hermes_envs.testing.netns"), "_STATE", None)
+    state = getattr(sys.modules.get("hermes_envs.testing._netns"), "_STATE", None)
     if state is None:
         return
     ns = state["ns"]

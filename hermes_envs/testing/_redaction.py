@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from hermes_envs.testing.secret_lint import secret_values_from_env
+from hermes_envs.testing._secret_lint import secret_values_from_env
 from hermes_envs.testing.secret_rules import SECRET_NAME, looks_real, redact_text, scan
 
 __all__ = ["PLACEHOLDER", "SECRET_HEADERS", "SECRET_QUERY", "Redactor"]

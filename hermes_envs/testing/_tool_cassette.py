@@ -20,7 +20,7 @@ import threading
 from collections import defaultdict
 from typing import Any
 
-import hermes_envs.testing.cassette_matching as matching
+import hermes_envs.testing._cassette_matching as matching
 from hermes_envs.tools.toolsets.recording import ReplayMissError, current_tool
 
 __all__ = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import hermes_envs.testing.cassette_matching as matching
+import hermes_envs.testing._cassette_matching as matching
 from hermes_envs.tools.toolsets.recording import in_backend_call
 
 __all__ = ["same_recording", "watch_failures"]

@@ -1,0 +1,258 @@
+"""HC401, HC402, HC403, HC405 — the reward's contract: ``compute_reward`` reads AgentResult as an object, never
+raises, returns a float in [0, 1] and leaves the messages and the item as they were."""
+
+from __future__ import annotations
+
+import math
+import traceback
+from typing import Any
+
+from hermes_envs.conformance.findings import Finding, Severity, Skip
+from hermes_envs.conformance.observations.group import CollectedGroup
+from hermes_envs.conformance.observations.scoring import (
+    EnvTranscripts,
+    GoldProbes,
+    ScoredProbes,
+    ScoredRollout,
+    numeric,
+)
+from hermes_envs.conformance.probes import PROBES, ContractViolation
+from hermes_envs.conformance.registry import check
+from hermes_envs.conformance.session import EnvSession
+
+#: The checks every score-based reward check needs first: the scores exist, and are floats in range.
+_STATS = ("HC401", "HC402", "HC403")
+
+
+def _reward_site(exc: BaseException) -> str:
+    """``file:line: code`` of the deepest frame outside hermes-envs and site-packages (the author's line)."""
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if "site-packages" in frame.filename or "/hermes_envs/" in frame.filename:
+            continue
+        return f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}: {(frame.line or '').strip()}"
+    return ""
+
+
+@check("HC401", "result-is-object", "compute_reward uses AgentResult as an object", requires=("HC201",))
+def result_is_object(s: EnvSession) -> list[Finding]:
+    """Rewards that index AgentResult like a dict, read final_response/tool_calls/tools_used (it has none), or read
+    the message / tool-call dicts as objects; a getattr/hasattr fallback on such a name is a warning."""
+    findings = []
+    seen: set[str] = set()
+    for entry in s.observe(ScoredProbes).rollouts:
+        problems = list(entry.violations)
+        if isinstance(entry.exc, ContractViolation) and str(entry.exc) not in problems:
+            problems.append(str(entry.exc))
+        if isinstance(entry.exc, (TypeError, AttributeError)) and "subscriptable" in str(entry.exc):
+            problems.append(f"{entry.error} — AgentResult is a dataclass, not a dict.")
+        for problem in problems:
+            if problem in seen:
+                continue
+            seen.add(problem)
+            site = _reward_site(entry.exc) if entry.exc is not None else ""
+            swallowed = (
+                ""
+                if entry.exc is not None
+                else " (your reward caught the error and carried on with a fallback score, so the bug stays "
+                "silent during training)"
+            )
+            findings.append(
+                Finding(
+                    "HC401",
+                    f"compute_reward should read AgentResult's attributes; {problem}{swallowed}"
+                    + (f" At {site}." if site else ""),
+                    "use result.messages / result.turns_used / result.finished_naturally / result.tool_errors; "
+                    "`from hermes_envs import final_response` gives the final answer.",
+                    subject=f"probe {entry.probe}",
+                )
+            )
+    for entry in s.observe(ScoredProbes).rollouts:
+        for problem in entry.soft_violations:
+            if problem in seen:
+                continue
+            seen.add(problem)
+            findings.append(
+                Finding(
+                    "HC401",
+                    f"compute_reward should read what AgentResult has; {problem} (the reward never sees the "
+                    "real answer, and no error says so)",
+                    "use result.messages / result.turns_used / result.finished_naturally / result.tool_errors, "
+                    "and tc['function']['name'] / m['content'] on the message dicts; `from hermes_envs import "
+                    "final_response` gives the final answer. If the fallback is deliberate, ignore HC401.",
+                    Severity.WARNING,
+                    subject=f"probe {entry.probe}",
+                )
+            )
+    return findings
+
+
+@check(
+    "HC402",
+    "reward-never-raises",
+    "compute_reward never raises on transcripts the loop can produce",
+    requires=("HC201",),
+)
+def reward_never_raises(s: EnvSession) -> list[Finding]:
+    """Rewards that crash on an empty reply, tool errors, max-turns truncation, unicode or a huge output."""
+    findings = []
+    seen: set[str] = set()
+    hc401_reports = not s.is_ignored("HC401")
+    for entry in s.observe(ScoredProbes).rollouts:
+        exc = entry.exc
+        if exc is None or (isinstance(exc, ContractViolation) and hc401_reports):
+            continue  # contract misuse is HC401's finding (unless HC401 is ignored: a raise is still a raise)
+        key = f"{type(exc).__name__}:{_reward_site(exc)}"
+        if key in seen:
+            continue
+        seen.add(key)
+        about = entry.about or PROBES[entry.probe][2]
+        hint = ""
+        if isinstance(exc, AttributeError) and "'dict' object has no attribute" in str(exc):
+            hint = (
+                " Tool calls in result.messages are dicts: use tc['function']['name'], not tc.function.name."
+            )
+        site = _reward_site(exc)
+        findings.append(
+            Finding(
+                "HC402",
+                f"compute_reward should score every transcript the agent loop can produce; on probe "
+                f"{entry.probe!r} ({about}) it raised {entry.error}"
+                + (f" at {site}" if site else "")
+                + "."
+                + hint,
+                'handle empty content (""), missing tool calls, tool error results and truncated rollouts; a reward '
+                "that raises is logged and scored 0.0, which hides the bug during training.",
+                subject=f"probe {entry.probe}",
+            )
+        )
+    findings += _swallowed_everywhere(s, seen)
+    return findings
+
+
+def _swallowed_everywhere(s: EnvSession, seen: set[str]) -> list[Finding]:
+    """A bug-type exception the reward raised and caught itself on EVERY probe transcript: the reward can never
+    score anything but its fallback (a parse failure on some replies is normal; on all of them it is a bug)."""
+    entries = [e for e in s.observe(ScoredProbes).rollouts if e.exc is None and e.traced]
+    if not entries:
+        return []
+    common: dict[str, tuple[BaseException, int]] = {}
+    for entry in entries:
+        for exc, where in entry.swallowed or []:
+            key = f"{type(exc).__name__}@{where}"
+            previous = common.get(key)
+            common[key] = (exc, (previous[1] if previous else 0) + 1)
+    findings = []
+    for key, (exc, count) in common.items():
+        if count < len(entries) or key in seen:
+            continue
+        seen.add(key)
+        where = key.split("@", 1)[1]
+        findings.append(
+            Finding(
+                "HC402",
+                f"compute_reward should score transcripts without raising; on every one of the {len(entries)} "
+                f"probe transcripts it raised {type(exc).__name__}: {exc} at {where}, and caught it itself (a "
+                "try/except returning a fallback score), so it never scores anything but the fallback.",
+                "fix the line that raises; catch only what a bad model reply can cause (ValueError when parsing "
+                "its text), never `except Exception` around the whole reward.",
+                subject=where,
+            )
+        )
+        if len(findings) >= 2:
+            break
+    return findings
+
+
+def _range_problem(score: Any) -> str | None:
+    """What is wrong with ``score`` as a trainer score (not a finite float in [0, 1]), or None."""
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        return f"got {score!r} ({type(score).__name__})"
+    if not math.isfinite(score):
+        return f"got {score!r}"
+    if not 0.0 <= score <= 1.0:
+        return f"got {score!r}, outside [0, 1]"
+    return None
+
+
+_RANGE_FIX = (
+    "return float(...) in [0, 1]: rescale a 0..10 or 0..100 scale (`score / 10`), then clamp: "
+    "`return max(0.0, min(1.0, score))`. Bonuses (brevity, format) must fit under 1.0 with the main credit."
+)
+
+
+@check("HC403", "reward-range", "every score is a finite float in [0, 1]", requires=("HC201",))
+def reward_range(s: EnvSession) -> list[Finding]:
+    """Scores that are None, a bool, a string, NaN/inf, or outside [0, 1] (the trainer expects 0..1 floats): from
+    compute_reward on any transcript (negative controls, correct answers, the env's own examples, e.g. a brevity
+    bonus taking a correct answer to 1.2, or a 0..10 judge scale), or in a collected group (raw atroposlib envs
+    too, e.g. a 0..100 score)."""
+
+    findings = []
+    seen: set[str] = set()
+    scored: list[tuple[str, str, ScoredRollout]] = []
+    if s.is_hermes_env():
+        scored += [(f"on probe {e.probe!r}", f"probe {e.probe}", e) for e in s.observe(ScoredProbes).rollouts]
+        positives = s.observe(GoldProbes)
+        own = s.observe(EnvTranscripts)
+        scored += [
+            (f"on the gold-answer probe ({e.name}, a correct answer)", "gold-answer probes", e)
+            for e in positives.gold
+        ]
+        scored += [(f"on {e.name}", e.label, e) for e in own.good + own.bad]
+    for where, subject, entry in scored:
+        if entry.exc is not None:
+            continue
+        problem = _range_problem(entry.score)
+        if problem and problem not in seen:
+            seen.add(problem)
+            findings.append(
+                Finding(
+                    "HC403",
+                    f"compute_reward should return a finite float in [0, 1]; {where} {problem}.",
+                    _RANGE_FIX,
+                    subject=subject,
+                )
+            )
+    if findings:
+        return findings
+    # The scores atroposlib really receives: the only ones a raw BaseEnv has, and a last look for agent envs.
+    group = s.observe(CollectedGroup).group
+    if not group:
+        if not s.is_hermes_env():
+            raise Skip("collect_trajectories(item) gave no scored group (see HC501)")
+        return findings
+    for index, score in enumerate(group.get("scores") or []):
+        if numeric(score) and not 0.0 <= score <= 1.0:
+            return [
+                Finding(
+                    "HC403",
+                    f"the scores of a collected group should be finite floats in [0, 1]; rollout {index} of "
+                    f"collect_trajectories(item) scored {score!r}, outside [0, 1].",
+                    _RANGE_FIX,
+                    subject=f"rollout {index}",
+                )
+            ]
+    return findings
+
+
+@check("HC405", "no-mutation", "compute_reward does not mutate the messages or the item", requires=_STATS)
+def no_mutation(s: EnvSession) -> list[Finding]:
+    """Rewards that pop/append/edit ``result.messages`` or the item: the trainer then tokenizes a changed transcript."""
+    findings = []
+    seen: set[str] = set()
+    for entry in s.observe(ScoredProbes).rollouts:
+        for what, change in entry.mutated:
+            if what in seen:
+                continue
+            seen.add(what)
+            findings.append(
+                Finding(
+                    "HC405",
+                    f"compute_reward should leave {what} unchanged; on probe {entry.probe!r} {change}.",
+                    "read without changing: `last = result.messages[-1]` instead of `.pop()`, and copy before editing "
+                    "(`messages = list(result.messages)`, `item = dict(item)`). The base tokenizes result.messages "
+                    "after the reward, so an edit changes what the model is trained on.",
+                    subject=f"probe {entry.probe}",
+                )
+            )
+    return findings

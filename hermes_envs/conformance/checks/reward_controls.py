@@ -1,0 +1,182 @@
+"""HC406, HC407 — the reward's range: negative controls score under the ceiling, a correct answer above them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hermes_envs.conformance.checks.reward_contract import _STATS
+from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance.golds import derivable
+from hermes_envs.conformance.observations.rollouts import probe_items
+from hermes_envs.conformance.observations.scoring import (
+    Controls,
+    EnvTranscripts,
+    GoldProbes,
+    ItemControls,
+    ScoredProbes,
+    _short,
+    item_key,
+    numeric,
+)
+from hermes_envs.conformance.probes import CONTROLS, PROBES
+from hermes_envs.conformance.registry import check
+from hermes_envs.conformance.session import EnvSession
+
+
+def _answers_in_prompt(s: EnvSession, items: list[Any]) -> str:
+    """The proven (or answer-like) gold values of ``items`` as shown in their own prompts, when every item's prompt
+    shows its answer as a word (an echo of the prompt then holds the answer by construction); else ``""``."""
+    import re
+
+    from hermes_envs.conformance.golds import _scalar_fields
+
+    env = s.env()
+    proven = {item_key(e.item): e.value for e in s.observe(GoldProbes).gold if e.value}
+    shown = []
+    for item in items:
+        try:
+            prompt = env.format_prompt(item)
+        except Exception:
+            continue
+        values = (
+            [proven[item_key(item)]]
+            if item_key(item) in proven
+            else [v for _k, v in _scalar_fields(item)[:1]]
+        )
+        hits = [
+            repr(v)
+            for v in values
+            if isinstance(prompt, str) and re.search(rf"(?<![\w/]){re.escape(v)}(?![\w/])", prompt)
+        ]
+        if not hits:
+            return ""
+        shown += hits
+    return ", ".join(sorted(set(shown))[:3])
+
+
+@check("HC406", "controls-low", "negative controls score under the ceiling", requires=_STATS)
+def controls_low(s: EnvSession) -> list[Finding]:
+    """A reward too lenient: doing nothing, refusing, echoing the prompt or spamming tools earns credit."""
+    ceiling = s.settings.control_ceiling
+    per_control: dict[str, list[float]] = {}
+    examples: dict[str, Any] = {}
+    for entry in s.observe(ScoredProbes).rollouts:
+        if entry.probe in CONTROLS and numeric(entry.score):
+            per_control.setdefault(entry.probe, []).append(float(entry.score))
+            examples.setdefault(entry.probe, entry.item)
+    abouts: dict[str, str] = {}
+    for entry in s.observe(EnvTranscripts).bad + s.observe(ItemControls).rollouts:
+        if numeric(entry.score):
+            per_control.setdefault(entry.name, []).append(float(entry.score))
+            examples.setdefault(entry.name, entry.item)
+            abouts[entry.name] = entry.about or "a transcript the env itself calls bad"
+    findings = []
+    for name, scores in per_control.items():
+        mean = sum(scores) / len(scores)
+        if mean > ceiling:
+            about = PROBES[name][2] if name in PROBES else abouts[name]
+            in_prompt = _answers_in_prompt(
+                s,
+                [
+                    e.item
+                    for e in s.observe(ScoredProbes).rollouts
+                    if e.probe == name and numeric(e.score) and e.score > ceiling
+                ],
+            )
+            if name == "echo_prompt" and in_prompt:
+                findings.append(
+                    Finding(
+                        "HC406",
+                        f"a negative control should score at most {ceiling:g} (control_ceiling); {name!r} ({about}) "
+                        f"got a mean of {mean:.3g} because the prompt itself holds the answer ({in_prompt}), and "
+                        "the reward takes the answer from anywhere in the reply (a warning: with the answer in the "
+                        "prompt, an echo is no pure negative control; HC302 says whether it leaked).",
+                        "read the answer from a marked place (the last 'Answer:' line, a <answer> tag) so that "
+                        "repeating the question or the options earns nothing.",
+                        Severity.WARNING,
+                        subject=f"control {name}",
+                    )
+                )
+                continue
+            findings.append(
+                Finding(
+                    "HC406",
+                    f"a negative control should score at most {ceiling:g} (control_ceiling); {name!r} ({about}) got a "
+                    f"mean of {mean:.3g} over {len(scores)} item(s), e.g. on item {_short(examples[name], 120)}.",
+                    "give credit only for evidence of success (the right answer, the file actually written); drop "
+                    "partial credit for finishing, formatting or calling tools, and never put the answer in the "
+                    "prompt (an echo of the prompt must not be correct).",
+                    subject=f"control {name}",
+                )
+            )
+    return findings
+
+
+@check(
+    "HC407",
+    "reward-varies",
+    "a correct answer scores above the controls (the reward can vary)",
+    requires=_STATS,
+)
+def reward_varies(s: EnvSession) -> list[Finding]:
+    """A reward that never rewards a correct answer (type mismatch, wrong field): every group gets the same score
+    and ``ensure_scores_are_not_same`` drops it, so nothing is learned."""
+    found = s.observe(GoldProbes)
+    own = s.observe(EnvTranscripts)
+    findings = []
+    if own.error:
+        findings.append(
+            Finding(
+                "HC407",
+                f"the env's example transcripts should load; {own.error}.",
+                "return {'good': [[turn, ...], ...], 'bad': [...]} (see docs/checks.md).",
+            )
+        )
+    controls = s.observe(Controls)
+    for entry in own.good:
+        best = controls.best(entry.item, s.settings.control_ceiling)
+        if not (numeric(entry.score) and entry.score > best[1]):
+            findings.append(
+                Finding(
+                    "HC407",
+                    f"{entry.name} should score above every control; got {entry.score!r} (control "
+                    f"{best[0]!r} scored {best[1]:g}) on item {_short(entry.item, 120)}.",
+                    "fix the reward (or the transcript): a known-good rollout must earn more than doing nothing.",
+                    subject=entry.name,
+                )
+            )
+    proved = {item_key(e.item) for e in found.gold} | {
+        item_key(e.item)
+        for e in own.good
+        if numeric(e.score) and e.score > controls.best(e.item, s.settings.control_ceiling)[1]
+    }
+    items = probe_items(s)
+    missing = [item for item in items if item_key(item) not in proved]
+    if not missing or findings:
+        return findings
+    all_scores = sorted(
+        {round(float(e.score), 6) for e in s.observe(ScoredProbes).rollouts if numeric(e.score)}
+    )
+    item = missing[0]
+    tried = found.tried.get(item_key(item), [])
+    answer_like = derivable(item)
+    constant = f" every probe scored {all_scores[0]:g}," if len(all_scores) == 1 else ""
+    message = (
+        f"a correct answer should score above the controls;{constant} none of the {len(tried)} gold-answer "
+        f"probes ({', '.join(tried[:3])}{', ...' if len(tried) > 3 else ''}) beat the best control on item "
+        f"{_short(item, 160)}."
+    )
+    fix = (
+        "compare like with like (str(item['answer']) vs the parsed text, strip and normalise both) and check "
+        "the reward reads the field that holds the answer; if your answers cannot be derived from the item, "
+        "ship known-good transcripts with `def conformance_transcripts(self, item)` (docs/checks.md)."
+    )
+    if not (answer_like or own.good):
+        # "every probe scored 0" then says the probes found no correct answer, not that the reward is wrong.
+        raise NotApplicable(
+            f"no correct answer could be derived for item {_short(item, 120)} (no answer-like field the "
+            f"{len(tried)} gold-answer probes could use, no conformance_transcripts()); ship known-good "
+            "transcripts with `def conformance_transcripts(self, item)` to have the reward's range checked"
+        )
+    findings.append(Finding("HC407", message, fix, subject="gold-answer probes"))
+    return findings

@@ -1,0 +1,178 @@
+"""HC404 — the reward is deterministic: the same score twice in one process, and in other processes whatever
+their PYTHONHASHSEED (set iteration order)."""
+
+from __future__ import annotations
+
+from hermes_envs.conformance.checks.reward_contract import _STATS
+from hermes_envs.conformance.findings import Finding
+from hermes_envs.conformance.observations.rollouts import run_probe
+from hermes_envs.conformance.observations.scoring import (
+    GoldProbes,
+    ItemControls,
+    ScoredProbes,
+    ScoredRollout,
+    numeric,
+    score_rollout,
+)
+from hermes_envs.conformance.registry import check
+from hermes_envs.conformance.session import EnvSession
+
+
+@check(
+    "HC404", "reward-deterministic", "compute_reward gives the same score for the same input", requires=_STATS
+)
+def reward_deterministic(s: EnvSession) -> list[Finding]:
+    """Rewards with randomness or clock dependence (e.g. noise added "to break ties"): the advantage becomes noise.
+    Also rewards whose score depends on hash order (``list(set(words))``, ``max(set(xs), key=...)``): the same
+    transcript scores differently in another process; when the reward's code builds a set, its text-only
+    transcripts are scored again in two fresh interpreters with other PYTHONHASHSEEDs."""
+    findings = _same_in_one_process(s)
+    return findings or _same_across_processes(s)
+
+
+def _same_across_processes(s: EnvSession) -> list[Finding]:
+    import json
+
+    import hermes_envs.conformance.hashseed as hashseed
+
+    where = hashseed.reward_set_use(s.module, s.load())
+    if where is None:
+        return []
+    entries = []
+    for entry in (
+        s.observe(ScoredProbes).rollouts + s.observe(GoldProbes).all_gold + s.observe(ItemControls).rollouts
+    ):
+        messages = entry.result.messages
+        if not numeric(entry.score) or any(m.get("role") == "tool" for m in messages):
+            continue  # a rollout with tool calls needs its sandbox, which another process does not have
+        try:
+            json.dumps([entry.item, messages])
+        except (TypeError, ValueError):
+            continue
+        entries.append(entry)
+    entries = entries[:60] + _other_shapes(s)
+    if not entries:
+        return []
+    found = _differs_by_set_order(s, entries, where)
+    if found:
+        return found
+    cases = [
+        {
+            "item": e.item,
+            "messages": e.result.messages,
+            "turns_used": e.result.turns_used,
+            "finished_naturally": e.result.finished_naturally,
+        }
+        for e in entries
+    ]
+    with s.timed("hashseed"):
+        handles = hashseed.start_workers(s.path, s.load().__name__, cases, s.tmp / "hashseed")
+        elsewhere = hashseed.collect(handles)
+    for seed, scores in sorted(elsewhere.items()):
+        for entry, other in zip(entries, scores):
+            if numeric(other) and abs(float(other) - float(entry.score)) > 1e-9:
+                name = entry.label
+                return [
+                    Finding(
+                        "HC404",
+                        f"compute_reward should give the same score in every process; on {name} it scored "
+                        f"{entry.score!r} here and {other!r} in an interpreter with PYTHONHASHSEED={seed}. "
+                        f"The reward builds {where}: the iteration order of a set of strings changes from one "
+                        "process to the next.",
+                        _HASH_FIX,
+                        subject=name,
+                    )
+                ]
+    return []
+
+
+def _other_shapes(s: EnvSession) -> list[ScoredRollout]:
+    """Each proven scalar gold in every answer shape (a set of the reply's words changes with its length)."""
+    from hermes_envs.conformance.golds import ANSWER_FORMATS
+    from hermes_envs.conformance.probes import say
+
+    out = []
+    for gold in s.observe(GoldProbes).gold:
+        if gold.kind != "scalar" or not gold.template:
+            continue
+        for _shape, template in ANSWER_FORMATS:
+            if template != gold.template:
+                result, task_id = run_probe(
+                    s, gold.item, say(template.format(v=gold.value)), 3, "shape", "gold"
+                )
+                entry = score_rollout(
+                    s,
+                    gold.item,
+                    result,
+                    task_id,
+                    "gold",
+                    name=f"field {gold.field!r} answered as {template.format(v=gold.value)!r}",
+                )
+                if numeric(entry.score):
+                    out.append(entry)
+    return out
+
+
+def _differs_by_set_order(s: EnvSession, entries: list[ScoredRollout], where: str) -> list[Finding]:
+    """Score ``entries`` with the env module's sets iterating sorted, then reversed: a difference is hash order."""
+    import copy
+
+    from hermes_envs.conformance.hashseed import set_order
+    from hermes_envs.tools import ToolContext, cleanup_sandbox
+
+    env = s.env()
+    for entry in entries:
+        scores = []
+        for reverse in (False, True):
+            ctx = ToolContext(f"set-order-{len(scores)}-{id(entry)}")
+            try:
+                with set_order(s.module, reverse):
+                    result, item = copy.deepcopy(entry.result), entry.item
+                    scores.append(
+                        s.run_env(
+                            lambda _env, r=result, c=ctx, i=item: env.compute_reward(i, r, c), phase="rewards"
+                        )
+                    )
+            except Exception:
+                scores.append(None)
+            finally:
+                ctx.cleanup()
+                cleanup_sandbox(ctx.task_id)
+        if all(numeric(x) for x in scores) and abs(scores[0] - scores[1]) > 1e-9:
+            name = entry.label
+            return [
+                Finding(
+                    "HC404",
+                    f"compute_reward should not depend on the order a set iterates in; on {name} it scored "
+                    f"{scores[0]!r} with the reward's sets iterating in one order and {scores[1]!r} in another. "
+                    f"The reward builds {where}; a set of strings iterates in a different order in every process "
+                    "(PYTHONHASHSEED), so the same transcript scores differently from run to run.",
+                    _HASH_FIX,
+                    subject=name,
+                )
+            ]
+    return []
+
+
+_HASH_FIX = (
+    "never let a set's order decide: sort it (`sorted(set(words))`), compare sets as sets (`set(got) == "
+    "set(want)`), keep lists as lists to compare in order, and break ties by a rule (`max(sorted(xs), key=...)`)."
+)
+
+
+def _same_in_one_process(s: EnvSession) -> list[Finding]:
+    for entry in s.observe(ScoredProbes).rollouts:
+        first, second = entry.score, entry.score2
+        if numeric(first) and numeric(second) and abs(first - second) > 1e-9:
+            return [
+                Finding(
+                    "HC404",
+                    f"compute_reward should return the same score when called twice on the same item and transcript; "
+                    f"on probe {entry.probe!r} got {first!r} then {second!r}.",
+                    "remove randomness and time from the reward (no random.*, time.time(), unseeded sampling); if a "
+                    "judge samples, call it at temperature 0. Do not add noise to break ties: a group of equal scores "
+                    "carries no signal and is meant to be dropped.",
+                    subject=f"probe {entry.probe}",
+                )
+            ]
+    return []

@@ -1,0 +1,38 @@
+"""Knobs of a conformance run, read from ``[tool.hermes-conformance]``, markers or the command line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Settings:
+    """Knobs of a conformance run (from ``[tool.hermes-conformance]``, markers or the CLI)."""
+
+    select: list[str] | None = None
+    ignore: list[str] = field(default_factory=list)
+    group_size: int = 2
+    probe_items: int = 2
+    #: HC406: the highest mean score a negative control (do nothing, refuse, echo, spam tools) may get.
+    control_ceiling: float = 0.2
+    #: HC205: setup() taking longer than this is reported (a warning).
+    setup_seconds: float = 30.0
+    #: setup() is abandoned after this long (HC201 then reports the timeout).
+    setup_timeout: float = 300.0
+    #: HC408: the event loop blocked longer than this by the env's code is reported.
+    blocking_seconds: float = 0.5
+    #: HC601: how many different items run concurrently against one at a time.
+    concurrency_items: int = 3
+    #: Run the slow checks too (HC503: a one-step ``process`` run in a subprocess, a few seconds).
+    slow: bool = False
+    #: HC412: how many transcripts the hypothesis search of the reward tries per gold and direction (the bound that
+    #: makes one env give the same findings on a fast laptop and a loaded CI runner), its seed (the report names
+    #: it, so a finding can be reproduced), and a safety cap in seconds for a very slow reward only.
+    fuzz_seconds: float = 30.0
+    fuzz_examples: int = 40
+    fuzz_seed: int = 0
+    #: Ids named on the command line (--hermes-select / --select): they run even if the env ignores them.
+    forced: list[str] = field(default_factory=list)
+    #: Recorded cassettes whose real-model replies also drive the reward probes. Default: every cassette in
+    #: ``<env folder>/cassettes/<env file stem>/`` (where ``hermes-envs record`` writes).
+    cassettes: list[str] | None = None
