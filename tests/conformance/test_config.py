@@ -66,6 +66,7 @@ def test_command_line_overrides_win_over_pyproject(tmp_path, capsys) -> None:
     assert "no_such_setting" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # two in-process pytest runs of HC406 (it scores control policies: a few seconds each)
 def test_plugin_hermes_set(pytester) -> None:
     pytester.makepyfile(
         bad_env=(ROOT / "conformance" / "bad" / "reward_credits_finishing.py").read_text(),

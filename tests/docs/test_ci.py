@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -144,14 +145,6 @@ def test_hook_selects_the_example_envs_only() -> None:
 
 
 @pytest.mark.slow
-def test_workflow_conformance_step_passes(tmp_path: Path) -> None:
-    command = step("Conformance")["run"].replace("conformance-report.md", str(tmp_path / "report.md"))
-    done = _run(command)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "| HC401" in (tmp_path / "report.md").read_text()
-
-
-@pytest.mark.slow
 def test_hook_passes_on_good_envs_and_blocks_a_broken_one(tmp_path: Path) -> None:
     entry = hook()["entry"]
     good = _run(f"{entry} {' '.join(hook_files()[1:])}")
@@ -179,17 +172,54 @@ def test_documented_local_commands_are_the_tested_ones() -> None:
     assert shutil.which("hermes-envs", path=str(BIN))
 
 
-@pytest.mark.slow
-def test_parallel_conformance_command_passes() -> None:
-    (parallel,) = [
+def _report_rows(markdown: str) -> dict[str, list[tuple[str, str, str]]]:
+    """{env label: [(check id, title, status), ...]} from a Markdown conformance report."""
+    rows: dict[str, list[tuple[str, str, str]]] = {}
+    env = None
+    for line in markdown.splitlines():
+        if line.startswith("## "):
+            env = rows.setdefault(line[3:].strip(), [])
+        elif env is not None and re.match(r"\| HC\d+ ", line):
+            check, status = (cell.strip() for cell in line.strip("|").split(" | ")[:2])
+            env.append((check.split(" ", 1)[0], check.split(" ", 1)[1], status))
+    return rows
+
+
+@pytest.mark.slow  # two conformance runs of the example envs in pytest subprocesses, one of them on two workers
+def test_workflow_step_and_parallel_command_pass_and_report_alike(tmp_path: Path) -> None:
+    """The workflow's Conformance step (serial) and the guide's parallel command both pass on environments/, and
+    the parallel run's report (``--hermes-report``, which the guides say works under xdist too) holds every env of
+    the serial one, with the same checks, titles and statuses, and real timings.
+
+    One test on purpose: it replaces four that ran six pytest sessions for these facts (the workflow step, the
+    parallel command, a serial and a parallel report run in tests/docs/test_report_under_xdist.py, and the xdist
+    report run of tests/conformance/test_plugin.py)."""
+    command = step("Conformance")["run"].replace("conformance-report.md", str(tmp_path / "report.md"))
+    serial = _run(command)
+    assert serial.returncode == 0, serial.stdout[-4000:] + serial.stderr[-2000:]
+    markdown = (tmp_path / "report.md").read_text()
+    assert "| HC401" in markdown
+
+    (parallel_command,) = [
         c.split("  #")[0].strip()
         for b in blocks("docs/ci.md", "bash")
         for c in b.splitlines()
         if " -n 2 " in c
     ]
-    done = _run(parallel)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "2 workers" in done.stdout and " failed" not in done.stdout
+    parallel = _run(f"{parallel_command} --hermes-report {tmp_path / 'parallel.json'}")
+    assert parallel.returncode == 0, parallel.stdout[-4000:] + parallel.stderr[-2000:]
+    assert "2 workers" in parallel.stdout and " failed" not in parallel.stdout
+
+    serial_rows = _report_rows(markdown)
+    report = json.loads((tmp_path / "parallel.json").read_text())
+    assert [e["env"] for e in report["envs"]] == list(serial_rows) and len(serial_rows) == 3
+    for env in report["envs"]:
+        assert env["seconds"] > 0.0, env["env"]
+        got = [(c["id"], c["title"], c["status"]) for c in env["checks"]]
+        assert got == serial_rows[env["env"]], env["env"]  # the catalogue's order, every check, same outcome
+        assert {"HC101", "HC202", "HC401"} <= {c["id"] for c in env["checks"]}
+        titles = {c["id"]: c["title"] for c in env["checks"]}
+        assert titles["HC401"] == "compute_reward uses AgentResult as an object"
 
 
 def test_the_guide_says_when_parallel_conformance_pays_off() -> None:

@@ -1,0 +1,48 @@
+"""Scheduling of the suite under pytest-xdist: the long tests start first, and work is handed out a test or two at
+a time, so the last minute of `make test` is not one worker finishing a 30 s test while the other idles.
+
+Why both: xdist's default `load` scheduling sends each worker a quarter of its share as one consecutive chunk at
+the start, then more in shrinking chunks, in collection order. The end-to-end tests (demo, docs commands, packaging)
+sit in the middle of the alphabet, so one of them often starts near the end and sets the finish time. Moving the
+slow tests first alone would put them all in the first worker's first chunk; handing out tests one or two at a time
+(``--maxschedchunk 1``, unless given on the command line) lets whichever worker is free take the next one: with the
+longest first, that is the longest-processing-time-first rule. Nothing here changes what a test asserts or whether
+it runs; without xdist the order change is harmless (each test sets up what it needs).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+#: The longest end-to-end tests (several pytest / python sessions each, 15-40 s on a quiet 2-core machine), by node
+#: id prefix, longest first: they start before the other slow tests. A hint for ordering only: a renamed or removed
+#: test just loses its place at the front, and a new long test marked ``slow`` still runs early.
+LONGEST_FIRST = (
+    "tests/docs/test_ci.py::test_workflow_step_and_parallel_command_pass_and_report_alike",
+    "tests/cli/test_demo.py::test_demo_prints_a_short_summary_and_keeps_the_details",
+    "tests/packaging/",
+    "tests/examples/test_scale_out.py",
+    "tests/docs/test_scale_out_recipe.py",
+    "tests/examples/test_quickstart.py",
+    "tests/docs/test_ci.py::test_hook_passes_on_good_envs_and_blocks_a_broken_one",
+    "tests/docs/test_snippets.py",
+    "tests/docs/",
+)
+
+
+def _rank(item: pytest.Item) -> int:
+    """0, 1, ... for the slow tests of LONGEST_FIRST, then the other slow tests, then the rest."""
+    if not item.get_closest_marker("slow"):
+        return len(LONGEST_FIRST) + 1
+    return next((r for r, p in enumerate(LONGEST_FIRST) if item.nodeid.startswith(p)), len(LONGEST_FIRST))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if getattr(config.option, "dist", "no") == "load" and getattr(config.option, "maxschedchunk", 0) is None:
+        config.option.maxschedchunk = 1
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A stable sort by rank, after other plugins' reordering."""
+    items.sort(key=_rank)
