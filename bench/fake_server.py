@@ -5,7 +5,8 @@ Run: .venv/bin/python bench/fake_server.py [--quick]
 Prints, from one run:
 - openai SDK requests/s through the CLI fake server (``hermes-envs fake-server``, as ``process``/``serve`` runs start
   it: its default offline tokenizer, a policy answering) vs a minimal aiohttp server with a fixed body, each in its
-  own process, at concurrency 1 and 32 — ratio target >= 0.95 (``--cli`` runs only this);
+  own process, at concurrency 1 and 32 — ratio target >= 0.95 (``--cli`` runs only this; ``--instructions`` adds
+  each server's instructions per request, counted by valgrind's callgrind, which no load moves);
 - openai 3.x SDK requests/s through FakeOpenAIServer vs a minimal aiohttp handler returning a fixed body
   (both in a daemon thread, loopback HTTP), at concurrency 1 and 32 — ratio target >= 0.9;
 - the in-process transport vs httpx2.MockTransport with a fixed handler — ratio target >= 0.9;
@@ -26,10 +27,12 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -202,10 +205,8 @@ async def cli_ratio(total: int, concurrency: int, pairs: int) -> tuple[float, fl
     Each server in its own process, each side with its own warm client. The CPU figures hardly move with the load
     of other processes, unlike the rates: they show what the CLI server does per request beyond the minimal one.
     """
-    ours, ours_url = _spawn(
-        [sys.executable, "-m", "hermes_envs.cli", "fake-server", "--policy", "answer:text=ok"]
-    )
-    floor, floor_url = _spawn([sys.executable, str(Path(__file__).resolve()), "--serve-minimal"])
+    ours, ours_url = _spawn(CLI_SERVER)
+    floor, floor_url = _spawn(MINIMAL_SERVER)
     cpu = {ours.pid: [0.0, 0], floor.pid: [0.0, 0]}
 
     def timed(client: openai.AsyncOpenAI, pid: int):
@@ -234,7 +235,41 @@ async def cli_ratio(total: int, concurrency: int, pairs: int) -> tuple[float, fl
     return (*out, per[0], per[1])
 
 
-async def main_cli(pairs: int) -> bool:
+CLI_SERVER = [sys.executable, "-m", "hermes_envs.cli", "fake-server", "--policy", "answer:text=ok"]
+MINIMAL_SERVER = [sys.executable, str(Path(__file__).resolve()), "--serve-minimal"]
+
+
+async def instructions_per_request(argv: list[str], total: int, concurrency: int) -> float:
+    """Instructions the server process ``argv`` executes per request, counted by callgrind (valgrind).
+
+    Only the measured requests are counted: the server starts with counting off (``--instr-atstart=no``), and
+    ``callgrind_control`` turns it on after a warm-up and off again after ``total`` requests. Unlike a time, the
+    count does not move with the load of other processes.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        proc, url = _spawn(
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}", *argv]
+        )
+        try:
+            client = openai.AsyncOpenAI(base_url=url, api_key="x", max_retries=0, timeout=600)
+            await _rate(client, max(40, concurrency * 2), concurrency)
+            control = ["callgrind_control", "--instr"]
+            subprocess.run([*control, "on", str(proc.pid)], capture_output=True, check=True)
+            await _rate(client, total, concurrency)
+            subprocess.run([*control, "off", str(proc.pid)], capture_output=True, check=True)
+            await client.close()
+        finally:
+            proc.terminate()
+            proc.wait(120)
+        counted = 0
+        for name in os.listdir(tmp):
+            with open(os.path.join(tmp, name)) as f:
+                counted += sum(int(line.split()[1]) for line in f if line.startswith("totals:"))
+    return counted / (max(1, total // concurrency) * concurrency)
+
+
+async def main_cli(pairs: int, instructions: bool = False) -> bool:
     ok = True
     for conc, total in ((1, 100), (32, 320)):
         ours, floor, ratio, cpu_ours, cpu_floor = await cli_ratio(total, conc, pairs)
@@ -242,9 +277,22 @@ async def main_cli(pairs: int) -> bool:
         print(
             f"CLI fake server, concurrency {conc:>2} (own process): ours {ours:7.0f} req/s, minimal aiohttp "
             f"{floor:7.0f} req/s, ratio {ratio:.2f} (target >= 0.95); server CPU per request: ours "
-            f"{cpu_ours:.3f} ms, minimal {cpu_floor:.3f} ms",
+            f"{cpu_ours:.3f} ms, minimal {cpu_floor:.3f} ms (load average {_loadavg()})",
             flush=True,
         )
+    if instructions:
+        if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
+            print("instructions per request: valgrind (callgrind) is not installed", flush=True)
+            return ok
+        for conc, total in ((1, 320), (32, 320)):
+            i_ours = await instructions_per_request(CLI_SERVER, total, conc)
+            i_floor = await instructions_per_request(MINIMAL_SERVER, total, conc)
+            print(
+                f"CLI fake server, concurrency {conc:>2}: server instructions per request (callgrind): ours "
+                f"{i_ours / 1000:.0f}k, minimal aiohttp {i_floor / 1000:.0f}k, ratio {i_ours / i_floor:.2f}; "
+                f"ours above the minimal: {(i_ours - i_floor) / 1000:.0f}k",
+                flush=True,
+            )
     return ok
 
 
@@ -431,10 +479,10 @@ def _print_rollouts(where: str, n: int, r: dict[str, float]) -> None:
     )
 
 
-async def main(quick: bool, cli_only: bool = False) -> int:
+async def main(quick: bool, cli_only: bool = False, instructions: bool = False) -> int:
     pairs, rounds = (5, 2) if quick else (15, 5)
-    print(f"python {sys.version.split()[0]}, openai {openai.__version__}")
-    ok = await main_cli(pairs)
+    print(f"python {sys.version.split()[0]}, openai {openai.__version__}, load average {_loadavg()}")
+    ok = await main_cli(pairs, instructions)
     if cli_only:
         return 0
     for conc, total in ((1, 60), (32, 192)):
@@ -473,12 +521,25 @@ async def main(quick: bool, cli_only: bool = False) -> int:
     return 0
 
 
+def _loadavg() -> str:
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "unknown"
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer requests (for a smoke run)")
     ap.add_argument("--cli", action="store_true", help="only the CLI fake server vs a minimal aiohttp server")
+    ap.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count each CLI-test server's instructions per request under valgrind's callgrind (slow)",
+    )
     ap.add_argument("--serve-minimal", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve_minimal:
         sys.exit(_serve_minimal())
-    sys.exit(asyncio.run(main(args.quick, args.cli)))
+    sys.exit(asyncio.run(main(args.quick, args.cli, args.instructions)))

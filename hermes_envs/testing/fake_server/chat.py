@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from .plan import Plan, Planner
 from .records import Call
 from .replies import Reply, dumps
-from .requests import ChatRequest, validate
+from .requests import validate_chat
 from .tokens import encode_plain, logprob
 from .turns import Turn
 from .view import RequestView, text_of
@@ -21,35 +20,40 @@ _WORDS = re.compile(r"\s*\w+|\s*[^\w\s]|\s+")
 
 def chat_completion(model: Planner, call: Call, body: Any) -> Reply:
     """Validate the request, pick the turn and fault, and build the completion (streamed or not)."""
-    req = validate(ChatRequest, body, f"POST {call.route}")
-    top_logprobs = (req.top_logprobs or 0) if req.logprobs else None
+    validate_chat(body, f"POST {call.route}")
+    # every field read here is strict in ChatRequest: its value in the validated body is the validated one
+    get = body.get
+    top_logprobs = (get("top_logprobs") or 0) if get("logprobs") else None
     view = RequestView(body)
-    call.stream = stream = bool(req.stream)
+    call.stream = stream = get("stream") is True
     plan = model.plan(call, view, "chat")
     if isinstance(plan, Reply):
         return plan
-    messages = [_message(t, plan, i, view) for i, t in enumerate(plan.turn.choice_turns(req.n or 1))]
+    messages = [_message(t, plan, i, view) for i, t in enumerate(plan.turn.choice_turns(get("n") or 1))]
     tok, count = model.tokenizer, model.count
     # prompt tokens: the sum over messages (each message's text is counted once, then memoised)
-    prompt_toks = sum(count(text_of(m.get("content"))) for m in body["messages"] if isinstance(m, Mapping))
-    completion_toks = sum(
-        count(m.get("content") or "")
-        + sum(count(tc["function"]["arguments"]) for tc in m.get("tool_calls", []))
-        for m, _ in messages
-    )
+    prompt_toks = 0
+    for m in body["messages"]:
+        prompt_toks += count(text_of(m.get("content")))
+    completion_toks = 0
+    for m, _ in messages:
+        completion_toks += count(m["content"] or "")
+        for tc in m.get("tool_calls", ()):
+            completion_toks += count(tc["function"]["arguments"])
     usage = {
         "prompt_tokens": prompt_toks,
         "completion_tokens": completion_toks,
         "total_tokens": prompt_toks + completion_toks,
     }
     cid = f"chatcmpl-fake{plan.seq}"
-    name = req.model or model.model
-    logprobs = [
-        None if top_logprobs is None else content_logprobs(tok, m.get("content") or "", top_logprobs)
-        for m, _ in messages
-    ]
-    sent = plan.effect.choices(list(zip(messages, logprobs, strict=True)))
-    call.response = {
+    name = get("model") or model.model
+    if top_logprobs is None:
+        sent = plan.effect.choices([(m, None) for m in messages])
+    else:
+        sent = plan.effect.choices(
+            [(m, content_logprobs(tok, m[0]["content"] or "", top_logprobs)) for m in messages]
+        )
+    response = {
         "id": cid,
         "object": "chat.completion",
         "created": model.created,
@@ -67,13 +71,17 @@ def chat_completion(model: Planner, call: Call, body: Any) -> Reply:
         "system_fingerprint": None,
     }
     if stream:
-        include_usage = bool(req.stream_options and req.stream_options.include_usage)
+        call.response = response
+        options = get("stream_options")
+        include_usage = bool(options and options.get("include_usage"))
         chunks = _chunks(
             model, cid, name, [m for m, _ in sent], usage if include_usage else None, [lp for _, lp in sent]
         )
         events = [b"data: " + dumps(c) + b"\n\n" for c in chunks]
         return plan.effect.stream_reply(plan.fault, events, plan.delay)
-    return plan.effect.body_reply(plan.fault, dumps(call.response), plan.delay)
+    payload = dumps(response)
+    call.response_json = payload  # the record keeps the bytes sent (before any fault garbles them)
+    return plan.effect.body_reply(plan.fault, payload, plan.delay)
 
 
 def _message(turn: Turn, plan: Plan, choice: int, view: RequestView) -> tuple[dict[str, Any], str]:

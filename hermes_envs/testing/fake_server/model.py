@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .chat import chat_completion
+from .fault_effects import NO_FAULT
 from .faults import Fault, FaultInjector
 from .plan import Plan
 from .policies import Policy
@@ -124,7 +125,11 @@ class FakeModel:
         fault, a dropped connection). ``kind``: "chat" or "text" (see :func:`~.responders.respond`)."""
         turn, index = respond(call, view, kind, self.script, self.policy, self.assistant_marker)
         fault = self.injector.pick(turn.fault)
-        effect = self.injector.effect_of(fault)
+        if (
+            fault is None
+        ):  # what NO_FAULT's hooks answer (no label, no early reply, no delay), without the calls
+            return Plan(turn, index, None, NO_FAULT, 0.0, next(self._seq))
+        effect = fault.effect
         call.fault = effect.label(fault)
         early = effect.early_reply(fault)
         if early is not None:

@@ -55,7 +55,8 @@ class Call:
         responder: str = "script",  # "script" | "policy" | "miss" | "route"
     ) -> None:
         self.route, self.method, self.status = route, method, status
-        self.body, self.response = body, response
+        # the slots the body and response setters fill, set directly: a Call is made for every request
+        self._body, self._body_json, self._response, self._response_json = body, None, response, None
         self.matched_turn, self.turn_index, self.fault = matched_turn, turn_index, fault
         self.error, self.stream, self.responder = error, stream, responder
 
@@ -80,6 +81,18 @@ class Call:
     @response.setter
     def response(self, value: Any) -> None:
         self._response, self._response_json = value, None
+
+    @property
+    def response_json(self) -> bytes | None:
+        """The answer as JSON bytes once sealed or set (None before, or when there is no answer)."""
+        return self._response_json
+
+    @response_json.setter
+    def response_json(self, value: bytes) -> None:
+        """Record the answer as the JSON bytes it was sent as (decoded on first read of :attr:`response`), so
+        that sealing does not encode it a second time."""
+        self._response_json = value
+        self._response = _UNSET
 
     def seal(self, raw_body: bytes | None) -> None:
         """Keep the body (``raw_body``, the bytes it was parsed from) and the response as JSON bytes from now on."""

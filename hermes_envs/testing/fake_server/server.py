@@ -1,4 +1,7 @@
-"""FakeOpenAIServer: a real HTTP server on 127.0.0.1 in a daemon thread, plus an in-process transport."""
+"""FakeOpenAIServer: a real HTTP server on 127.0.0.1 in a daemon thread (or a child process), configured here.
+
+Its records and assertion helpers live in ``recorded.py``, its clients and in-process transport in ``clients.py``.
+"""
 
 from __future__ import annotations
 
@@ -10,19 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from .app import make_app
+from .clients import IN_PROCESS_BASE_URL, ServerClients
 from .faults import Fault, fault_from_obj
 from .model import FakeModel
 from .policies import Policy, resolve_policy
 from .process import ServerProcess, encode_setting
-from .records import Call
-from .transport import transport_class
+from .recorded import CHAT_ROUTES, RecordedCalls
 from .turns import Script
-from .view import tool_names
 
-__all__ = ["FakeOpenAIServer"]
-
-CHAT_ROUTES = ("/v1/chat/completions", "/chat/completions")
-IN_PROCESS_BASE_URL = "http://fake-openai.invalid/v1"
+__all__ = ["CHAT_ROUTES", "IN_PROCESS_BASE_URL", "FakeOpenAIServer"]
 
 
 def _to_script(script: Any) -> Script | None:
@@ -33,7 +32,7 @@ def _to_script(script: Any) -> Script | None:
     return Script.from_obj(script, source="<script>")
 
 
-class FakeOpenAIServer:
+class FakeOpenAIServer(RecordedCalls, ServerClients):
     """A scripted, strict, OpenAI-compatible model server for tests.
 
     ``script``: a Script, a list of turns, a mapping in the file schema, or a YAML/JSON path.
@@ -301,106 +300,3 @@ class FakeOpenAIServer:
     def base_url(self) -> str:
         """The OpenAI base URL, ``http://127.0.0.1:PORT/v1``."""
         return self.url + "/v1"
-
-    # --------------------------------------------------------------------------------------------- records
-    def _records(self) -> tuple[list[Call], list[str]]:
-        """(calls, misses): from the child process while it serves, else from our model."""
-        if self._child is not None:
-            return self._child.request("records")
-        return list(self._model.calls), list(self._model.misses)
-
-    @property
-    def calls(self) -> list[Call]:
-        return self._records()[0]
-
-    @property
-    def call_count(self) -> int:
-        return len(self._records()[0])
-
-    def calls_to(self, route: str) -> list[Call]:
-        """Calls to a route; ``"/v1/chat/completions"`` also matches the un-prefixed path."""
-        route = route.rstrip("/")
-        alt = route[3:] if route.startswith("/v1/") else "/v1" + route
-        return [c for c in self.calls if c.route in (route, alt)]
-
-    @property
-    def chat_calls(self) -> list[Call]:
-        return [c for c in self.calls if c.route in CHAT_ROUTES]
-
-    @property
-    def misses(self) -> list[str]:
-        """Every unanswered request's message (strict or not)."""
-        return self._records()[1]
-
-    @property
-    def failures(self) -> list[str]:
-        """Misses that fail the test (empty when ``strict=False``)."""
-        return self.misses if self._model.strict else []
-
-    def assert_no_failures(self) -> None:
-        failures = self.failures
-        if failures:
-            body = "\n\n".join(f"[{i + 1}] {f}" for i, f in enumerate(failures))
-            raise AssertionError(f"the fake model server got {len(failures)} unmatched request(s):\n\n{body}")
-
-    # ------------------------------------------------------------------------------------ assertion helpers
-    def tools_offered(self) -> list[list[str]]:
-        """Per chat call, the names of the tools offered."""
-        return [tool_names((c.body or {}).get("tools")) for c in self.chat_calls if isinstance(c.body, dict)]
-
-    def temperatures(self) -> list[float | None]:
-        """Per chat call, the requested temperature (None when absent)."""
-        return [(c.body or {}).get("temperature") for c in self.chat_calls if isinstance(c.body, dict)]
-
-    def turns(self) -> list[int | None]:
-        """Per chat call, the 1-based scripted turn that answered it (None for policy answers and misses)."""
-        return [None if c.turn_index is None else c.turn_index + 1 for c in self.chat_calls]
-
-    def conversations(self) -> int:
-        """How many conversations started (chat calls answered as turn 1)."""
-        return sum(1 for t in self.turns() if t == 1)
-
-    # ------------------------------------------------------------------------------------- in-process use
-    def transport(self, module: Any = None) -> Any:
-        """An in-process transport (sync and async) for ``httpx2`` or ``httpx`` clients (default: the one the
-        installed openai SDK takes): no socket, no
-        thread; the same routes, records and faults as the HTTP server."""
-        if self._process_settings is not None:
-            raise ValueError(
-                "FakeOpenAIServer(process=True) serves over HTTP from another process, so it has no in-process "
-                "transport.\nFix: point the client at .base_url (async_client() without in_process=True), or use "
-                "process=False for an in-process transport."
-            )
-        if module is None:
-            from hermes_envs._http_client import sdk_http_module
-
-            module = sdk_http_module()
-        return transport_class(module)(self._model)
-
-    def async_client(self, *, in_process: bool = False, max_retries: int = 0, **kwargs: Any) -> Any:
-        """An ``openai.AsyncOpenAI`` pointed at this server (over HTTP, or in-process with ``in_process=True``)."""
-        import openai
-
-        return openai.AsyncOpenAI(**self._client_kwargs(in_process, max_retries, kwargs, sync=False))
-
-    def client(self, *, in_process: bool = False, max_retries: int = 0, **kwargs: Any) -> Any:
-        """An ``openai.OpenAI`` pointed at this server (over HTTP, or in-process with ``in_process=True``)."""
-        import openai
-
-        return openai.OpenAI(**self._client_kwargs(in_process, max_retries, kwargs, sync=True))
-
-    def _client_kwargs(
-        self, in_process: bool, max_retries: int, kw: dict[str, Any], sync: bool
-    ) -> dict[str, Any]:
-        out: dict[str, Any] = {"api_key": "fake-key", "max_retries": max_retries}
-        if in_process:
-            from hermes_envs._http_client import sdk_http_module
-
-            http = sdk_http_module()  # the client library the installed openai SDK accepts
-            cls = http.Client if sync else http.AsyncClient
-            out["base_url"] = IN_PROCESS_BASE_URL
-            out["http_client"] = cls(transport=self.transport(http), base_url=IN_PROCESS_BASE_URL)
-        else:
-            out["base_url"] = self.base_url
-        out.update(kw)
-        return out
