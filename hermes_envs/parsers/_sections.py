@@ -38,10 +38,17 @@ class SectionedJsonParser(ToolCallParser):
     # the whitespace before the call marker to after the call end: read by _parse_plain (None: no such reading)
     plain_head: ClassVar[re.Pattern[str] | None] = None
     plain_tail: ClassVar[re.Pattern[str]]
+    _prose_markers: ClassVar[tuple[str, ...]] = ()
 
     def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
         """Return ``(name, arguments_json, call_id or None, end)``; raise ValueError with a reason."""
         raise NotImplementedError
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "call_begin" in cls.__dict__ or "section_begin_alts" in cls.__dict__:
+            # what must not come before the section for _parse_plain to apply (worked out once per class)
+            cls._prose_markers = (cls.call_begin, *cls.section_begin_alts, *_CONTEXT)
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         plain = self._parse_plain(text)
@@ -56,7 +63,7 @@ class SectionedJsonParser(ToolCallParser):
         start = text.find(self.section_begin)
         if head is None or start == -1 or "</think>" in text:
             return None
-        for marker in (self.call_begin, *self.section_begin_alts, *_CONTEXT):
+        for marker in self._prose_markers:
             if text.find(marker, 0, start) != -1:
                 return None
         tail = self.plain_tail
@@ -83,7 +90,7 @@ class SectionedJsonParser(ToolCallParser):
             return None
         if skip_ws(text, pos + len(self.section_end)) != len(text):
             return None
-        return finish(text, start, calls, [])
+        return ParseResult(text[:start].rstrip() or None, calls, [])
 
     def _plain_name(self, head: re.Match[str]) -> tuple[str, str | None] | None:
         """``(name, call id or None)`` of a call whose :attr:`plain_head` matched; None to read it the general way."""
