@@ -56,9 +56,10 @@ class SectionedJsonParser(ToolCallParser):
 
     def _parse_plain(self, text: str) -> ParseResult | None:
         """The usual output read without the general machinery: prose with no fence, backtick or reasoning tag,
-        then one section of calls in the plain spelling (:attr:`plain_head`, JSON object arguments,
-        :attr:`plain_tail`), then nothing but whitespace. None for any other text, which the general reading then
-        reads from the start (it gives the same answer on every text this one accepts)."""
+        then sections of calls in the plain spelling (:attr:`plain_head`, JSON object arguments, :attr:`plain_tail`)
+        with such prose between and after them (ignored, as the general reading ignores it). None for any other
+        text, which the general reading then reads from the start (it gives the same answer on every text this one
+        accepts)."""
         head = self.plain_head
         start = text.find(self.section_begin)
         if head is None or start == -1 or "</think>" in text:
@@ -68,29 +69,38 @@ class SectionedJsonParser(ToolCallParser):
                 return None
         tail = self.plain_tail
         calls: list[ChatCompletionMessageToolCall] = []
-        pos = start + len(self.section_begin)
-        while (match := head.match(text, pos)) is not None:
-            got = self._plain_name(match)
-            if got is None:
+        section = start
+        while True:
+            pos = section + len(self.section_begin)
+            before = len(calls)
+            while (match := head.match(text, pos)) is not None:
+                got = self._plain_name(match)
+                if got is None:
+                    return None
+                at = match.end()
+                try:
+                    value, end = scan_standard(text, at)  # valid JSON as written: kept as is, not re-encoded
+                except (StopIteration, ValueError, RecursionError):
+                    return None
+                if type(value) is not dict:
+                    return None
+                closing = tail.match(text, end)
+                if closing is None:
+                    return None
+                calls.append(make_tool_call(got[0], text[at:end], got[1]))
+                pos = closing.end()
+            pos = skip_ws(text, pos)
+            if len(calls) == before or not text.startswith(self.section_end, pos):
                 return None
-            at = match.end()
-            try:
-                value, end = scan_standard(text, at)  # valid JSON as written: kept as is, not re-encoded
-            except (StopIteration, ValueError, RecursionError):
-                return None
-            if type(value) is not dict:
-                return None
-            closing = tail.match(text, end)
-            if closing is None:
-                return None
-            calls.append(make_tool_call(got[0], text[at:end], got[1]))
-            pos = closing.end()
-        pos = skip_ws(text, pos)
-        if not calls or not text.startswith(self.section_end, pos):
-            return None
-        if skip_ws(text, pos + len(self.section_end)) != len(text):
-            return None
-        return ParseResult(text[:start].rstrip() or None, calls, [])
+            # the prose up to the next section (or the end) must be as plain as the prose before the first
+            after = pos + len(self.section_end)
+            section = text.find(self.section_begin, after)
+            stop = len(text) if section == -1 else section
+            for marker in self._prose_markers:
+                if text.find(marker, after, stop) != -1:
+                    return None
+            if section == -1:
+                return ParseResult(text[:start].rstrip() or None, calls, [])
 
     def _plain_name(self, head: re.Match[str]) -> tuple[str, str | None] | None:
         """``(name, call id or None)`` of a call whose :attr:`plain_head` matched; None to read it the general way."""
