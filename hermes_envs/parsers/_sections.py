@@ -38,10 +38,17 @@ class SectionedJsonParser(ToolCallParser):
     # the whitespace before the call marker to after the call end: read by _parse_plain (None: no such reading)
     plain_head: ClassVar[re.Pattern[str] | None] = None
     plain_tail: ClassVar[re.Pattern[str]]
+    _prose_markers: ClassVar[tuple[str, ...]] = ()
 
     def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
         """Return ``(name, arguments_json, call_id or None, end)``; raise ValueError with a reason."""
         raise NotImplementedError
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "call_begin" in cls.__dict__ or "section_begin_alts" in cls.__dict__:
+            # what must not come before the section for _parse_plain to apply (worked out once per class)
+            cls._prose_markers = (cls.call_begin, *cls.section_begin_alts, *_CONTEXT)
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         plain = self._parse_plain(text)
@@ -49,41 +56,51 @@ class SectionedJsonParser(ToolCallParser):
 
     def _parse_plain(self, text: str) -> ParseResult | None:
         """The usual output read without the general machinery: prose with no fence, backtick or reasoning tag,
-        then one section of calls in the plain spelling (:attr:`plain_head`, JSON object arguments,
-        :attr:`plain_tail`), then nothing but whitespace. None for any other text, which the general reading then
-        reads from the start (it gives the same answer on every text this one accepts)."""
+        then sections of calls in the plain spelling (:attr:`plain_head`, JSON object arguments, :attr:`plain_tail`)
+        with such prose between and after them (ignored, as the general reading ignores it). None for any other
+        text, which the general reading then reads from the start (it gives the same answer on every text this one
+        accepts)."""
         head = self.plain_head
         start = text.find(self.section_begin)
         if head is None or start == -1 or "</think>" in text:
             return None
-        for marker in (self.call_begin, *self.section_begin_alts, *_CONTEXT):
+        for marker in self._prose_markers:
             if text.find(marker, 0, start) != -1:
                 return None
         tail = self.plain_tail
         calls: list[ChatCompletionMessageToolCall] = []
-        pos = start + len(self.section_begin)
-        while (match := head.match(text, pos)) is not None:
-            got = self._plain_name(match)
-            if got is None:
+        section = start
+        while True:
+            pos = section + len(self.section_begin)
+            before = len(calls)
+            while (match := head.match(text, pos)) is not None:
+                got = self._plain_name(match)
+                if got is None:
+                    return None
+                at = match.end()
+                try:
+                    value, end = scan_standard(text, at)  # valid JSON as written: kept as is, not re-encoded
+                except (StopIteration, ValueError, RecursionError):
+                    return None
+                if type(value) is not dict:
+                    return None
+                closing = tail.match(text, end)
+                if closing is None:
+                    return None
+                calls.append(make_tool_call(got[0], text[at:end], got[1]))
+                pos = closing.end()
+            pos = skip_ws(text, pos)
+            if len(calls) == before or not text.startswith(self.section_end, pos):
                 return None
-            at = match.end()
-            try:
-                value, end = scan_standard(text, at)  # valid JSON as written: kept as is, not re-encoded
-            except (StopIteration, ValueError, RecursionError):
-                return None
-            if type(value) is not dict:
-                return None
-            closing = tail.match(text, end)
-            if closing is None:
-                return None
-            calls.append(make_tool_call(got[0], text[at:end], got[1]))
-            pos = closing.end()
-        pos = skip_ws(text, pos)
-        if not calls or not text.startswith(self.section_end, pos):
-            return None
-        if skip_ws(text, pos + len(self.section_end)) != len(text):
-            return None
-        return finish(text, start, calls, [])
+            # the prose up to the next section (or the end) must be as plain as the prose before the first
+            after = pos + len(self.section_end)
+            section = text.find(self.section_begin, after)
+            stop = len(text) if section == -1 else section
+            for marker in self._prose_markers:
+                if text.find(marker, after, stop) != -1:
+                    return None
+            if section == -1:
+                return ParseResult(text[:start].rstrip() or None, calls, [])
 
     def _plain_name(self, head: re.Match[str]) -> tuple[str, str | None] | None:
         """``(name, call id or None)`` of a call whose :attr:`plain_head` matched; None to read it the general way."""

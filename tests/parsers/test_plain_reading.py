@@ -102,3 +102,14 @@ def test_arguments_are_kept_as_written_when_valid_json(name):
         "a": "x\ny"
     }  # a raw newline in a string: re-encoded, valid JSON
     assert "\n" not in call.function.arguments
+
+
+@pytest.mark.parametrize("name", SECTIONED)
+def test_several_sections_with_prose_between_take_the_plain_reading(name):
+    parser = reader(name)
+    first = parser.render("Let me check.", [("get_weather", {"city": "Paris"})])
+    second = parser.render("And the other one.", [("f", {"a": 1})])
+    text = first + "\n\n" + second + "\nDone."
+    plain = parser._parse_plain(text)
+    assert plain is not None and summary(plain) == summary(parser._parse_general(text))
+    assert [c.function.name for c in plain.tool_calls] == ["get_weather", "f"]
