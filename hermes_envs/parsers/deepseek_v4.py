@@ -117,7 +117,9 @@ class DeepSeekV4Parser(ToolCallParser):
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         if "DSML" not in text:
             return ParseResult(text, None)
-        canonical = _SPELLINGS.sub(_canonical, text)
+        # Text already in the canonical markup (what models trained on DSML and our render write) is read as it
+        # is: rewriting other spellings would also rewrite them inside parameter values.
+        canonical = text if INVOKE_OPEN in text or TOKENS_BEGIN in text else _SPELLINGS.sub(_canonical, text)
         result = self._invokes(canonical, tools)
         if not result.tool_calls and TOKEN_CALL_BEGIN in canonical:
             tokens = _TOKEN_READER.parse_detailed(canonical)

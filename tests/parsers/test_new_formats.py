@@ -85,6 +85,21 @@ def test_deepseek_v4_plain_text_and_a_fenced_example_are_unchanged():
         assert D.parse_detailed(text).tool_calls is None and D.parse_detailed(text).content == text
 
 
+@pytest.mark.parametrize(
+    "value", ["x <|DSML| z", "x <｜DSML｜ y", "<|DSML|parameter", "< | DSML | tool_calls_begin >"]
+)
+def test_deepseek_v4_string_value_mentioning_another_dsml_spelling_reads_back_as_written(value):
+    # The canonical markup was rewritten wholesale to read other spellings: the value lost a space or its bars.
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "f", "arguments": json.dumps({"a": value})},
+    }
+    result = D.parse_detailed(D.render(None, [call]), None)
+    assert result.errors == []
+    assert [json.loads(c.function.arguments) for c in result.tool_calls] == [{"a": value}]
+
+
 def test_deepseek_v4_aliases():
     assert type(get_parser("deepseek_dsml")) is type(get_parser("deepseek_v32")) is type(D)
 
