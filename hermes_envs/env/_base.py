@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
+import inspect
 import logging
 import math
 import random
@@ -67,11 +69,49 @@ _GROUP_TOOLS: contextvars.ContextVar[tuple[list[dict], set[str]] | None] = conte
 )
 
 
+#: Env methods whose body (and the tasks and tool threads it starts) sees the env's own model server; overrides in
+#: subclasses are wrapped too (``__init_subclass__``), so an author's ``evaluate`` gets it without doing anything.
+_ENV_ENTRY_POINTS = (
+    "setup",
+    "evaluate",
+    "collect_trajectory",
+    "collect_trajectories",
+    "compute_reward",
+    "run_agent",
+    "score_rollout",
+    "process_manager",
+    "env_manager",
+)
+
+
+def _in_env_context(fn: Any) -> Any:
+    """Wrap the coroutine method ``fn`` so it runs with its env's model endpoint bound for the tools."""
+    if not inspect.iscoroutinefunction(fn) or getattr(fn, "_hermes_env_context", False):
+        return fn
+
+    @functools.wraps(fn)
+    async def bound(self: Any, *args: Any, **kwargs: Any) -> Any:
+        from hermes_envs.tools.toolsets.model import using_model_endpoint
+
+        with using_model_endpoint(getattr(self, "_tool_model_endpoint", None)):
+            return await fn(self, *args, **kwargs)
+
+    bound._hermes_env_context = True  # type: ignore[attr-defined]
+    return bound
+
+
 class HermesAgentBaseEnv(BaseEnv):
     """Base class for tool-calling agent environments (see the module docstring for what it does for you)."""
 
     name: str | None = None
     env_config_cls = HermesAgentEnvConfig
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for attr in _ENV_ENTRY_POINTS:
+            fn = cls.__dict__.get(attr)
+            if fn is not None and not getattr(fn, "__isabstractmethod__", False):
+                setattr(cls, attr, _in_env_context(fn))
 
     def __init__(
         self,
@@ -92,9 +132,11 @@ class HermesAgentBaseEnv(BaseEnv):
         )
         set_pool_size(getattr(config, "tool_pool_size", 128))  # the pool that runs tools off the loop
         install_sigterm_cleanup()  # a `serve` worker stopped with SIGTERM leaves no sandbox files behind
-        from hermes_envs.tools.toolsets import bind_env_server
+        from hermes_envs.tools.toolsets.model import endpoint_of_server
 
-        bind_env_server(self.server)  # vision, delegation, moa ... tools ask this env's own model server
+        # Vision, delegation, moa ... tools ask THIS env's model server: entered per rollout / evaluate call
+        # (see _in_env_context), never bound process-wide, so two envs in one process keep their own servers.
+        self._tool_model_endpoint = endpoint_of_server(self.server)
         # An agent loop the author builds on self.server (e.g. in evaluate) recovers text tool calls with the
         # configured parser, not a default one (HermesAgentLoop reads this when given no tool_call_parser).
         try:
@@ -371,3 +413,9 @@ class HermesAgentBaseEnv(BaseEnv):
     def config_init(cls) -> tuple[HermesAgentEnvConfig, list[APIServerConfig]]:
         """Default config: override in your env; return a LIST of APIServerConfig so --openai.* flags apply."""
         return cls.env_config_cls(), [APIServerConfig()]
+
+
+for _attr in _ENV_ENTRY_POINTS:
+    _fn = HermesAgentBaseEnv.__dict__.get(_attr)
+    if _fn is not None and not getattr(_fn, "__isabstractmethod__", False):
+        setattr(HermesAgentBaseEnv, _attr, _in_env_context(_fn))
