@@ -4,14 +4,14 @@ Authors implement ``setup``, ``get_next_item``, ``format_prompt``, ``compute_rew
 resolves tools once per group, runs the agent loop, hands the reward a :class:`ToolContext` on the rollout's own
 sandbox, always cleans that sandbox up, and builds the tokens/masks atroposlib trains on. Unlike upstream, a reward
 that raises is logged with its traceback and counted (``train/reward_errors``), not silently turned into 0.0.
+A little over 400 lines: every hook atroposlib calls on the env (rollout, group, process, eval log, wandb) is a
+method of this one class; the helpers it can hand off live in the sibling modules.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
-import functools
-import inspect
 import logging
 import math
 import random
@@ -28,7 +28,8 @@ from hermes_envs._chat import assistant_turns
 from hermes_envs.agent import AgentResult, HermesAgentLoop
 from hermes_envs.env._config import HermesAgentEnvConfig
 from hermes_envs.env._display import format_trajectory
-from hermes_envs.env._server_errors import dropped_group_message, failed_on_server
+from hermes_envs.env._env_context import ENV_ENTRY_POINTS, in_env_context, watching_eval
+from hermes_envs.env._server_errors import dropped_group_message, eval_failure_message, failed_on_server
 from hermes_envs.env._trajectory import managed_tokens, tokenize_transcript
 from hermes_envs.env.distributions import sample_toolsets
 from hermes_envs.errors import HermesEnvsError
@@ -69,37 +70,6 @@ _GROUP_TOOLS: contextvars.ContextVar[tuple[list[dict], set[str]] | None] = conte
 )
 
 
-#: Env methods whose body (and the tasks and tool threads it starts) sees the env's own model server; overrides in
-#: subclasses are wrapped too (``__init_subclass__``), so an author's ``evaluate`` gets it without doing anything.
-_ENV_ENTRY_POINTS = (
-    "setup",
-    "evaluate",
-    "collect_trajectory",
-    "collect_trajectories",
-    "compute_reward",
-    "run_agent",
-    "score_rollout",
-    "process_manager",
-    "env_manager",
-)
-
-
-def _in_env_context(fn: Any) -> Any:
-    """Wrap the coroutine method ``fn`` so it runs with its env's model endpoint bound for the tools."""
-    if not inspect.iscoroutinefunction(fn) or getattr(fn, "_hermes_env_context", False):
-        return fn
-
-    @functools.wraps(fn)
-    async def bound(self: Any, *args: Any, **kwargs: Any) -> Any:
-        from hermes_envs.tools.toolsets.model import using_model_endpoint
-
-        with using_model_endpoint(getattr(self, "_tool_model_endpoint", None)):
-            return await fn(self, *args, **kwargs)
-
-    bound._hermes_env_context = True  # type: ignore[attr-defined]
-    return bound
-
-
 class HermesAgentBaseEnv(BaseEnv):
     """Base class for tool-calling agent environments (see the module docstring for what it does for you)."""
 
@@ -108,10 +78,10 @@ class HermesAgentBaseEnv(BaseEnv):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        for attr in _ENV_ENTRY_POINTS:
+        for attr in ENV_ENTRY_POINTS:
             fn = cls.__dict__.get(attr)
             if fn is not None and not getattr(fn, "__isabstractmethod__", False):
-                setattr(cls, attr, _in_env_context(fn))
+                setattr(cls, attr, in_env_context(watching_eval(fn) if attr == "evaluate" else fn))
 
     def __init__(
         self,
@@ -135,7 +105,7 @@ class HermesAgentBaseEnv(BaseEnv):
         from hermes_envs.tools.toolsets.model import endpoint_of_server
 
         # Vision, delegation, moa ... tools ask THIS env's model server: entered per rollout / evaluate call
-        # (see _in_env_context), never bound process-wide, so two envs in one process keep their own servers.
+        # (see in_env_context), never bound process-wide, so two envs in one process keep their own servers.
         self._tool_model_endpoint = endpoint_of_server(self.server)
         # An agent loop the author builds on self.server (e.g. in evaluate) recovers text tool calls with the
         # configured parser, not a default one (HermesAgentLoop reads this when given no tool_call_parser).
@@ -148,6 +118,7 @@ class HermesAgentBaseEnv(BaseEnv):
         self.reward_error_count = 0
         self.reward_errors: list[str] = []
         self.server_error_groups = 0  # groups dropped because a rollout's model call failed
+        self.eval_server_errors = 0  # rollouts of the last evaluate() call that failed on the model server
         _set_current_env(self)
 
     # ----------------------------------------------------------------- what subclasses write
@@ -365,6 +336,25 @@ class HermesAgentBaseEnv(BaseEnv):
                 f"{self._process_stop_reason}"
             )
 
+    # ----------------------------------------------------------------- evaluate
+    def _report_eval_server_errors(self, seen: list[AgentResult]) -> None:
+        """After an ``evaluate`` call: one warning when some of its rollouts failed on the model server."""
+        failed = [r for r in seen if failed_on_server(r)]
+        self.eval_server_errors = len(failed)
+        if failed:
+            first = failed[0].error or "model call failed"
+            logger.warning("%s", eval_failure_message(self.server, len(failed), len(seen), first))
+
+    async def evaluate_log(self, metrics: dict, *args: Any, **kwargs: Any) -> None:
+        """atroposlib's eval log, plus ``eval/api_errors``: eval rollouts (so far) that failed on the model server."""
+        from hermes_envs.agent._observe import watched_results
+
+        seen = watched_results()
+        failed = sum(1 for r in seen or [] if failed_on_server(r))
+        if failed:
+            metrics = {**metrics, "eval/api_errors": failed, "eval/rollouts": len(seen or [])}
+        await super().evaluate_log(metrics, *args, **kwargs)
+
     # ----------------------------------------------------------------- metrics
     @staticmethod
     def _format_trajectory_for_display(messages: list[dict[str, Any]]) -> str:
@@ -415,7 +405,7 @@ class HermesAgentBaseEnv(BaseEnv):
         return cls.env_config_cls(), [APIServerConfig()]
 
 
-for _attr in _ENV_ENTRY_POINTS:
+for _attr in ENV_ENTRY_POINTS:
     _fn = HermesAgentBaseEnv.__dict__.get(_attr)
     if _fn is not None and not getattr(_fn, "__isabstractmethod__", False):
-        setattr(HermesAgentBaseEnv, _attr, _in_env_context(_fn))
+        setattr(HermesAgentBaseEnv, _attr, in_env_context(_fn))

@@ -32,7 +32,7 @@ def dead_port() -> int:
         return sock.getsockname()[1]
 
 
-def dead_env(port: int, **config: Any) -> FileEnv:
+def dead_env(port: int, cls: type[FileEnv] = FileEnv, **config: Any) -> FileEnv:
     cfg = HermesAgentEnvConfig(
         tokenizer_name=offline_tokenizer_path(),
         use_wandb=False,
@@ -49,7 +49,7 @@ def dead_env(port: int, **config: Any) -> FileEnv:
             health_check=False,
         )
     ]
-    env = FileEnv(cfg, servers, slurm=False, testing=False)
+    env = cls(cfg, servers, slurm=False, testing=False)
     disable_client_retries(env.server)
     return env
 
@@ -120,3 +120,33 @@ def test_process_run_against_a_dead_server_writes_no_group_and_says_why(tmp_path
     assert "Traceback" not in run.stderr
     assert run.stderr.count(f"the model server at http://127.0.0.1:{port}/v1 should answer") == 1
     assert "Fix: start the model server, or check --openai.base_url" in run.stderr
+
+
+class EvalEnv(FileEnv):
+    """evaluate() as the contract shows it: a hand-built loop per item, scored, logged with evaluate_log."""
+
+    async def evaluate(self, *args: Any, **kwargs: Any) -> None:
+        from environments.agent_loop import HermesAgentLoop
+
+        samples = []
+        for question in ("a", "b"):
+            loop = HermesAgentLoop(server=self.server, tool_schemas=[], valid_tool_names=set(), temperature=0.0)
+            result = await loop.run([{"role": "user", "content": question}])
+            samples.append({"question": question, "score": 1.0 if "42" in str(result.messages[-1]) else 0.0})
+        accuracy = sum(s["score"] for s in samples) / len(samples)
+        await self.evaluate_log(metrics={"eval/accuracy": accuracy}, samples=samples)
+
+
+async def test_eval_rollouts_that_failed_on_the_server_are_counted_not_silent(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    port = dead_port()
+    env = dead_env(port, EvalEnv, data_dir_to_save_evals=str(tmp_path))
+    await env.setup()
+    with fast_retries(), caplog.at_level(logging.WARNING):
+        await env.evaluate()
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["results"]["all"]["eval/api_errors"] == 2 and metrics["results"]["all"]["eval/rollouts"] == 2
+    (warning,) = [r.getMessage() for r in caplog.records if "should answer every eval rollout" in r.getMessage()]
+    assert f"http://127.0.0.1:{port}/v1" in warning and "2 of 2" in warning and "eval/api_errors" in warning
+    assert env.eval_server_errors == 2
