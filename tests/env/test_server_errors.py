@@ -130,7 +130,9 @@ class EvalEnv(FileEnv):
 
         samples = []
         for question in ("a", "b"):
-            loop = HermesAgentLoop(server=self.server, tool_schemas=[], valid_tool_names=set(), temperature=0.0)
+            loop = HermesAgentLoop(
+                server=self.server, tool_schemas=[], valid_tool_names=set(), temperature=0.0
+            )
             result = await loop.run([{"role": "user", "content": question}])
             samples.append({"question": question, "score": 1.0 if "42" in str(result.messages[-1]) else 0.0})
         accuracy = sum(s["score"] for s in samples) / len(samples)
@@ -146,7 +148,11 @@ async def test_eval_rollouts_that_failed_on_the_server_are_counted_not_silent(
     with fast_retries(), caplog.at_level(logging.WARNING):
         await env.evaluate()
     metrics = json.loads((tmp_path / "metrics.json").read_text())
-    assert metrics["results"]["all"]["eval/api_errors"] == 2 and metrics["results"]["all"]["eval/rollouts"] == 2
-    (warning,) = [r.getMessage() for r in caplog.records if "should answer every eval rollout" in r.getMessage()]
+    assert (
+        metrics["results"]["all"]["eval/api_errors"] == 2 and metrics["results"]["all"]["eval/rollouts"] == 2
+    )
+    (warning,) = [
+        r.getMessage() for r in caplog.records if "should answer every eval rollout" in r.getMessage()
+    ]
     assert f"http://127.0.0.1:{port}/v1" in warning and "2 of 2" in warning and "eval/api_errors" in warning
     assert env.eval_server_errors == 2
