@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from hermes_envs._text import exception_text
+from hermes_envs.agent._observe import report_result
 from hermes_envs.agent.budget import DEFAULT_BUDGET, BudgetConfig, fit_result, fit_turn
 from hermes_envs.agent.response import (
     _extract_reasoning,
@@ -143,15 +144,17 @@ class HermesAgentLoop:
         turns = [0]
 
         def result(turns: int, natural: bool, termination: str, error: str | None = None) -> AgentResult:
-            return AgentResult(
-                messages=messages,
-                managed_state=None,
-                turns_used=turns,
-                finished_naturally=natural,
-                reasoning_per_turn=reasoning_per_turn,
-                tool_errors=tool_errors,
-                termination=termination,  # type: ignore[arg-type]
-                error=error,
+            return report_result(  # an env watching its evaluate() sees every rollout's outcome
+                AgentResult(
+                    messages=messages,
+                    managed_state=None,
+                    turns_used=turns,
+                    finished_naturally=natural,
+                    reasoning_per_turn=reasoning_per_turn,
+                    tool_errors=tool_errors,
+                    termination=termination,  # type: ignore[arg-type]
+                    error=error,
+                )
             )
 
         try:

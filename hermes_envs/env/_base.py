@@ -4,6 +4,8 @@ Authors implement ``setup``, ``get_next_item``, ``format_prompt``, ``compute_rew
 resolves tools once per group, runs the agent loop, hands the reward a :class:`ToolContext` on the rollout's own
 sandbox, always cleans that sandbox up, and builds the tokens/masks atroposlib trains on. Unlike upstream, a reward
 that raises is logged with its traceback and counted (``train/reward_errors``), not silently turned into 0.0.
+A little over 400 lines: every hook atroposlib calls on the env (rollout, group, process, eval log, wandb) is a
+method of this one class; the helpers it can hand off live in the sibling modules.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from hermes_envs._chat import assistant_turns
 from hermes_envs.agent import AgentResult, HermesAgentLoop
 from hermes_envs.env._config import HermesAgentEnvConfig
 from hermes_envs.env._display import format_trajectory
+from hermes_envs.env._env_context import ENV_ENTRY_POINTS, in_env_context, watching_eval
+from hermes_envs.env._server_errors import dropped_group_message, eval_failure_message, failed_on_server
 from hermes_envs.env._trajectory import managed_tokens, tokenize_transcript
 from hermes_envs.env.distributions import sample_toolsets
 from hermes_envs.errors import HermesEnvsError
@@ -55,6 +59,11 @@ def current_env() -> HermesAgentBaseEnv | None:
     return env
 
 
+# The server errors of the group being collected (rollouts that ended in an API error append theirs).
+_GROUP_SERVER_ERRORS: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "hermes_group_server_errors", default=None
+)
+
 # The tools resolved for the group being collected, so every rollout of a group is offered the same tools.
 _GROUP_TOOLS: contextvars.ContextVar[tuple[list[dict], set[str]] | None] = contextvars.ContextVar(
     "hermes_group_tools", default=None
@@ -66,6 +75,13 @@ class HermesAgentBaseEnv(BaseEnv):
 
     name: str | None = None
     env_config_cls = HermesAgentEnvConfig
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for attr in ENV_ENTRY_POINTS:
+            fn = cls.__dict__.get(attr)
+            if fn is not None and not getattr(fn, "__isabstractmethod__", False):
+                setattr(cls, attr, in_env_context(watching_eval(fn) if attr == "evaluate" else fn))
 
     def __init__(
         self,
@@ -86,9 +102,11 @@ class HermesAgentBaseEnv(BaseEnv):
         )
         set_pool_size(getattr(config, "tool_pool_size", 128))  # the pool that runs tools off the loop
         install_sigterm_cleanup()  # a `serve` worker stopped with SIGTERM leaves no sandbox files behind
-        from hermes_envs.tools.toolsets import bind_env_server
+        from hermes_envs.tools.toolsets.model import endpoint_of_server
 
-        bind_env_server(self.server)  # vision, delegation, moa ... tools ask this env's own model server
+        # Vision, delegation, moa ... tools ask THIS env's model server: entered per rollout / evaluate call
+        # (see in_env_context), never bound process-wide, so two envs in one process keep their own servers.
+        self._tool_model_endpoint = endpoint_of_server(self.server)
         # An agent loop the author builds on self.server (e.g. in evaluate) recovers text tool calls with the
         # configured parser, not a default one (HermesAgentLoop reads this when given no tool_call_parser).
         try:
@@ -99,6 +117,8 @@ class HermesAgentBaseEnv(BaseEnv):
         self.tool_error_buffer: list[int] = []
         self.reward_error_count = 0
         self.reward_errors: list[str] = []
+        self.server_error_groups = 0  # groups dropped because a rollout's model call failed
+        self.eval_server_errors = 0  # rollouts of the last evaluate() call that failed on the model server
         _set_current_env(self)
 
     # ----------------------------------------------------------------- what subclasses write
@@ -221,12 +241,24 @@ class HermesAgentBaseEnv(BaseEnv):
         return value
 
     async def collect_trajectory(self, item: Any) -> tuple[ScoredDataItem | None, list[Any]]:
-        """One rollout of ``item``: agent loop, reward, tokens and masks."""
+        """One rollout of ``item``: agent loop, reward, tokens and masks.
+
+        A rollout that ended because the model server failed (``termination == "api_error"``) returns ``None``:
+        it is not scored, and :meth:`collect_trajectories` drops its group.
+        """
         task_id = str(uuid.uuid4())
         schemas, names = self._tools()
         messages = self.initial_messages(item)
         result = await self.run_agent(messages, task_id=task_id, tools=(schemas, names))
         self.tool_error_buffer.append(len(result.tool_errors))
+        if failed_on_server(result):
+            from hermes_envs.tools import cleanup_sandbox
+
+            cleanup_sandbox(task_id)
+            failures = _GROUP_SERVER_ERRORS.get()
+            if failures is not None:
+                failures.append(result.error or "model call failed")
+            return None, []
         score = await self.score_rollout(item, result, task_id)
         exact = managed_tokens(result.managed_state)
         if exact is not None:
@@ -247,21 +279,30 @@ class HermesAgentBaseEnv(BaseEnv):
         return scored, []
 
     async def collect_trajectories(self, item: Any) -> tuple[ScoredDataGroup | None, list[Any]]:
-        """``group_size`` concurrent rollouts of ``item``, all offered the same tools (resolved once per group)."""
+        """``group_size`` concurrent rollouts of ``item``, all offered the same tools (resolved once per group).
+
+        A group in which any rollout failed on the model server is dropped (``None``) with one warning: atroposlib
+        only accepts full groups, and a failed rollout scored 0.0 would read as a bad answer (docs/framework.md).
+        """
         tools = self._resolve_tools_for_group()
         token = _GROUP_TOOLS.set(tools)
+        server_errors: list[str] = []
+        errors_token = _GROUP_SERVER_ERRORS.set(server_errors)
         try:
             results = await asyncio.gather(
                 *(self.collect_trajectory(item) for _ in range(self.config.group_size))
             )
         finally:
+            _GROUP_SERVER_ERRORS.reset(errors_token)
             _GROUP_TOOLS.reset(token)
+        backlog: list[Any] = [extra for _scored, extras in results for extra in extras]
+        if server_errors:
+            self._drop_group_on_server_errors(server_errors)
+            return None, backlog
         group = ScoredDataGroup(
             tokens=[], masks=[], scores=[], messages=[], advantages=None, ref_logprobs=None
         )
-        backlog: list[Any] = []
-        for scored, extra in results:
-            backlog.extend(extra)
+        for scored, _extra in results:
             if scored is None:
                 continue
             group["tokens"].append(scored["tokens"])
@@ -271,6 +312,48 @@ class HermesAgentBaseEnv(BaseEnv):
         if not group["tokens"]:
             return None, backlog
         return group, backlog
+
+    def _drop_group_on_server_errors(self, errors: list[str]) -> None:
+        """Count and report a group dropped for server errors; a ``process`` run stops when all rollouts failed."""
+        self.server_error_groups += 1
+        size = self.config.group_size
+        message = dropped_group_message(self.server, errors, size)
+        if getattr(self, "process_mode", False) and len(errors) >= size:
+            # atroposlib's process loop retries a dropped group forever; against a server that failed every
+            # (already retried) request that would spin without end, so stop after the groups written so far.
+            self._process_stop_reason = message
+            self.n_groups_to_process = getattr(self, "curr_step", 0)
+            return
+        logger.warning("%s", message)
+
+    async def process_manager(self) -> None:
+        """atroposlib's ``process`` run; exits with the reason (no traceback) when the model server failed."""
+        self._process_stop_reason: str | None = None
+        await super().process_manager()
+        if self._process_stop_reason:
+            raise SystemExit(
+                f"process stopped after {getattr(self, 'curr_step', 0)} written group(s): "
+                f"{self._process_stop_reason}"
+            )
+
+    # ----------------------------------------------------------------- evaluate
+    def _report_eval_server_errors(self, seen: list[AgentResult]) -> None:
+        """After an ``evaluate`` call: one warning when some of its rollouts failed on the model server."""
+        failed = [r for r in seen if failed_on_server(r)]
+        self.eval_server_errors = len(failed)
+        if failed:
+            first = failed[0].error or "model call failed"
+            logger.warning("%s", eval_failure_message(self.server, len(failed), len(seen), first))
+
+    async def evaluate_log(self, metrics: dict, *args: Any, **kwargs: Any) -> None:
+        """atroposlib's eval log, plus ``eval/api_errors``: eval rollouts (so far) that failed on the model server."""
+        from hermes_envs.agent._observe import watched_results
+
+        seen = watched_results()
+        failed = sum(1 for r in seen or [] if failed_on_server(r))
+        if failed:
+            metrics = {**metrics, "eval/api_errors": failed, "eval/rollouts": len(seen or [])}
+        await super().evaluate_log(metrics, *args, **kwargs)
 
     # ----------------------------------------------------------------- metrics
     @staticmethod
@@ -313,9 +396,16 @@ class HermesAgentBaseEnv(BaseEnv):
             )
             self.tool_error_buffer = []
         wandb_metrics["train/reward_errors"] = self.reward_error_count
+        wandb_metrics["train/server_error_groups_dropped"] = self.server_error_groups
         await super().wandb_log(wandb_metrics)
 
     @classmethod
     def config_init(cls) -> tuple[HermesAgentEnvConfig, list[APIServerConfig]]:
         """Default config: override in your env; return a LIST of APIServerConfig so --openai.* flags apply."""
         return cls.env_config_cls(), [APIServerConfig()]
+
+
+for _attr in ENV_ENTRY_POINTS:
+    _fn = HermesAgentBaseEnv.__dict__.get(_attr)
+    if _fn is not None and not getattr(_fn, "__isabstractmethod__", False):
+        setattr(HermesAgentBaseEnv, _attr, in_env_context(_fn))

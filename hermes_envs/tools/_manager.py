@@ -7,6 +7,7 @@ the default tool registry; tests and embedders may make their own.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import logging
 import shutil
@@ -353,4 +354,6 @@ class SandboxManager:
     async def run_off_loop(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         """Run a blocking call in the sandbox thread pool so the event loop keeps serving other rollouts."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor(), functools.partial(fn, *args, **kwargs))
+        # The caller's context goes with the call, so a tool sees e.g. the env whose rollout it serves.
+        call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
+        return await loop.run_in_executor(self.executor(), call)

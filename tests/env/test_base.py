@@ -140,8 +140,8 @@ async def test_wandb_log_adds_tool_and_reward_error_metrics(
     assert seen["mine"] == 1 and seen["train/tool_errors_count"] == 0 and seen["train/reward_errors"] == 2
 
 
-async def test_no_reward_call_when_nothing_happened() -> None:
-    # the first model call fails with HTTP 500: the loop ends on turn 1 with only the user message
+async def test_no_reward_call_and_no_score_when_the_model_call_failed() -> None:
+    # the first model call fails with HTTP 500: the rollout is unusable, not a 0.0 (see test_server_errors.py)
     with FakeOpenAIServer(script=[{"content": "never sent", "fault": 500}]) as srv:
         env = build(FileEnv, srv)
         await env.setup()
@@ -151,7 +151,7 @@ async def test_no_reward_call_when_nothing_happened() -> None:
         disable_client_retries(env.server)
         with fast_retries():
             scored, _ = await env.collect_trajectory(await env.get_next_item())
-        assert scored["scores"] == 0.0 and len(FileEnv.seen_ctx) == calls_before
+        assert scored is None and len(FileEnv.seen_ctx) == calls_before
         assert [c.status for c in srv.chat_calls] == [500]
 
 

@@ -1,5 +1,10 @@
 """The model server that tools needing a model (vision, image generation, delegation, mixture of agents, clarify)
-call: the env's own server (bound by ``HermesAgentBaseEnv``), or ``HERMES_TOOLS_MODEL_BASE_URL``.
+call: the server of the env whose rollout is running (``using_env_server``, which ``HermesAgentBaseEnv`` enters
+for each rollout, reward and evaluate call), else one bound process-wide, else ``HERMES_TOOLS_MODEL_BASE_URL``.
+
+The env's endpoint lives in a ``ContextVar``, not a global: two envs in one process (a train env next to an eval
+env, the conformance kit's several envs) each send their tools' model calls to their own server, even when their
+rollouts run concurrently on one event loop. Tool threads see it because the tool pools copy the context.
 
 Under tests the env's server is the fake model server, so these tools are answered by its script or policy like
 any other request. Calls are plain synchronous OpenAI-compatible HTTP (tools run in worker threads, never on the
@@ -8,7 +13,10 @@ event loop), so an HTTP cassette records them with the rest of the model traffic
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +24,16 @@ from hermes_envs.errors import ConfigError
 
 from ._limits import ToolBackendError
 
-__all__ = ["ModelEndpoint", "bind_env_server", "bind_model_endpoint", "chat", "model_endpoint"]
+__all__ = [
+    "ModelEndpoint",
+    "bind_env_server",
+    "bind_model_endpoint",
+    "chat",
+    "endpoint_of_server",
+    "model_endpoint",
+    "using_env_server",
+    "using_model_endpoint",
+]
 
 
 @dataclass(frozen=True)
@@ -29,36 +46,71 @@ class ModelEndpoint:
 
 
 _bound: ModelEndpoint | None = None
+# The endpoint of the env whose rollout / evaluate call is running in this context (see the module docstring).
+_env_endpoint: contextvars.ContextVar[ModelEndpoint | None] = contextvars.ContextVar(
+    "hermes_env_model_endpoint", default=None
+)
 
 
 def bind_model_endpoint(endpoint: ModelEndpoint | None) -> None:
-    """Send the tools' model calls to ``endpoint`` (None: back to the environment variables)."""
+    """Send the tools' model calls to ``endpoint`` process-wide, outside any env's rollout (None: unbind)."""
     global _bound
     if endpoint is not None and not isinstance(endpoint, ModelEndpoint):
         raise ConfigError(f"bind_model_endpoint() should get a ModelEndpoint; got {type(endpoint).__name__}.")
     _bound = endpoint
 
 
-def bind_env_server(server: Any) -> bool:
-    """Bind the first server of an env's ``ServerManager`` (what the env base calls); False when it has no URL."""
+def endpoint_of_server(server: Any) -> ModelEndpoint | None:
+    """The endpoint of the first server of an atroposlib ``ServerManager`` that has a base URL (None: none has)."""
     for candidate in getattr(server, "servers", None) or []:
         config = getattr(candidate, "config", None)
         base_url = getattr(config, "base_url", None)
         if base_url:
-            bind_model_endpoint(
-                ModelEndpoint(
-                    base_url=str(base_url).rstrip("/"),
-                    api_key=str(getattr(config, "api_key", None) or "x"),
-                    model=str(getattr(config, "model_name", None) or "default"),
-                )
+            return ModelEndpoint(
+                base_url=str(base_url).rstrip("/"),
+                api_key=str(getattr(config, "api_key", None) or "x"),
+                model=str(getattr(config, "model_name", None) or "default"),
             )
-            return True
-    return False
+    return None
+
+
+@contextlib.contextmanager
+def using_model_endpoint(endpoint: ModelEndpoint | None) -> Iterator[None]:
+    """Within the block (and tasks / tool threads started from it) tools ask ``endpoint``; None changes nothing."""
+    if endpoint is None:
+        yield
+        return
+    token = _env_endpoint.set(endpoint)
+    try:
+        yield
+    finally:
+        _env_endpoint.reset(token)
+
+
+def using_env_server(server: Any) -> contextlib.AbstractContextManager[None]:
+    """:func:`using_model_endpoint` with the endpoint of an env's ``ServerManager``."""
+    return using_model_endpoint(endpoint_of_server(server))
+
+
+def bind_env_server(server: Any) -> bool:
+    """Bind an env's server process-wide (:func:`bind_model_endpoint`); False when it has no URL.
+
+    The env base does not call this (the last env built would win for every env); it enters
+    :func:`using_env_server` per rollout instead. Kept for scripts that run tools outside any env.
+    """
+    endpoint = endpoint_of_server(server)
+    if endpoint is None:
+        return False
+    bind_model_endpoint(endpoint)
+    return True
 
 
 def model_endpoint(tool: str) -> ModelEndpoint:
-    """Where ``tool`` sends its model calls: the bound endpoint, else ``HERMES_TOOLS_MODEL_BASE_URL`` (+ ``_API_KEY``,
-    ``_MODEL``)."""
+    """Where ``tool`` sends its model calls: the running env's server, else the process-wide bound endpoint, else
+    ``HERMES_TOOLS_MODEL_BASE_URL`` (+ ``_API_KEY``, ``_MODEL``)."""
+    current = _env_endpoint.get()
+    if current is not None:
+        return current
     if _bound is not None:
         return _bound
     base = os.environ.get("HERMES_TOOLS_MODEL_BASE_URL", "").strip()
