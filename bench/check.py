@@ -44,6 +44,7 @@ def main() -> int:
     env = {**os.environ, **offline_environ()}
     floor_argv = [sys.executable, "-c", "import atroposlib.envs.base"]
     check_argv = [sys.executable, "-m", "hermes_envs.cli", "check", args.env_file]
+    load_before = _loadavg()
     timed(floor_argv, env)  # warm the OS file cache for both
     floors, checks, ratios, cpu_ratios = [], [], [], []
     for _ in range(args.rounds):
@@ -59,7 +60,16 @@ def main() -> int:
     print(
         f"check / import ratio: {statistics.median(cpu_ratios):.2f}x CPU (user+system; steadier on a busy machine)"
     )
+    print(f"load average (1 min) {load_before} before, {_loadavg()} after ({os.cpu_count()} CPUs)")
     return 0
+
+
+def _loadavg() -> str:
+    """The 1-minute load average: ratios from a machine busier than its CPU count drift (the floor too)."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except OSError:  # pragma: no cover - not available on this platform
+        return "unknown"
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import functools
 import gc
+import os
 import sys
 import sysconfig
 import threading
@@ -64,6 +65,7 @@ class _Sampler:
         self._watched: dict[int, LoopWatchdog] = {}
         self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
+        self._cpus: set[int] | None = None
 
     def add(self, dog: LoopWatchdog) -> None:
         with self._changed:
@@ -71,7 +73,24 @@ class _Sampler:
             if self._thread is None or not self._thread.is_alive():  # first use, or a forked child
                 self._thread = threading.Thread(target=self._run, name="hermes-loop-watchdog", daemon=True)
                 self._thread.start()
+                self._cpus = None
+            self._follow_cpus()
             self._changed.notify()
+
+    def _follow_cpus(self) -> None:
+        """Keep the sampler on the CPUs the watched thread may use, as a thread it started would be: the per-call
+        sampler this replaces inherited them, so a loop pinned to one CPU (the runqueue test) is watched as
+        before, by a sampler sharing its CPU."""
+        getaffinity = getattr(os, "sched_getaffinity", None)
+        if getaffinity is None or self._thread is None or self._thread.native_id is None:
+            return
+        try:
+            cpus = getaffinity(0)
+            if cpus != self._cpus:
+                os.sched_setaffinity(self._thread.native_id, cpus)
+                self._cpus = cpus
+        except OSError:  # the thread just ended, or the platform refuses: sampling still works
+            pass
 
     def remove(self, dog: LoopWatchdog) -> None:
         with self._changed:

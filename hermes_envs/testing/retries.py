@@ -28,9 +28,21 @@ _RETRYING_METHODS = (
 )
 
 
+_FOUND: dict[int, list[Any]] = {}
+
+
 def _retry_objects() -> list[Any]:
+    """The tenacity ``Retrying`` objects of atroposlib's server classes, found once per module object (a check run
+    enters :func:`fast_retries` hundreds of times; the classes' decorators never change)."""
     from atroposlib.envs.server_handling import server_baseline
 
+    key = id(server_baseline)
+    if key not in _FOUND:
+        _FOUND[key] = _find_retry_objects(server_baseline)
+    return _FOUND[key]
+
+
+def _find_retry_objects(server_baseline: Any) -> list[Any]:
     found = []
     for klass in vars(server_baseline).values():
         if not isinstance(klass, type):
