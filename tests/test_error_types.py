@@ -32,6 +32,8 @@ KNOWN: dict[str, list[tuple[str, int, str]]] = {
     "_lazy.py": [("AttributeError", 1, "module __getattr__ protocol")],
     # OS failures passed through with errno (not a user mistake).
     "testing/_netns.py": [("OSError", 2, "unshare/setns failed: errno from the kernel")],
+    # A command-line run that ends with its reason: SystemExit prints the message and exits 1, no traceback.
+    "env/_base.py": [("SystemExit", 1, "process run stopped by a dead model server: exit 1 with the reason")],
     # Abstract method placeholders.
     "tools/context_web.py": [("NotImplementedError", 1, "mixin placeholder; ToolContext provides it")],
     # Model-facing: raised inside a tool while the model calls it; the agent loop shows the model

@@ -186,6 +186,13 @@ class SandboxManager:
             return len(self._spares)
 
     def _take_spare(self) -> Sandbox | None:
+        if (
+            self._spares and _workers.spawner_gone()
+        ):  # at exit: their shells are being killed with the spawner
+            spares, self._spares = self._spares, []
+            for box in spares:
+                box.cleanup()
+            return None
         while self._spares:
             box = self._spares.pop(0)
             if not box.closed and box.config is self._config:

@@ -107,3 +107,20 @@ get_sandbox("early").run("true")
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout == "ok\n", out.stderr
+
+
+def test_once_the_exit_stopped_the_spawner_no_task_gets_a_pre_started_shell(monkeypatch):
+    # The spawner thread's exit kills the shells it forked (parent-death signal); a task started in an atexit hook
+    # was handed such a spare and its first command died with exit code 137 (about 1 run in 6 of the test above).
+    from hermes_envs.tools.backends import _workers
+
+    configure_sandboxes(prestart=2)
+    get_sandbox("before-exit").run("true")
+    _wait_for_spares(2)
+    spares = list(default_manager._spares)
+    monkeypatch.setattr(_workers, "spawner_gone", lambda: True)
+    late = get_sandbox("at-exit")
+    assert late not in spares
+    assert late.run("echo ok") == {"exit_code": 0, "output": "ok\n"}
+    cleanup_sandbox("at-exit")
+    cleanup_sandbox("before-exit")

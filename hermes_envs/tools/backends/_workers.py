@@ -17,13 +17,20 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import thread as _futures_thread
 from typing import Any
 
-__all__ = ["DaemonPool", "flush", "later", "spawn"]
+__all__ = ["DaemonPool", "flush", "later", "spawn", "spawner_gone"]
 
 log = logging.getLogger("hermes_envs.tools.sandbox")
 
 _spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hermes-shell-spawner")
+
+
+def spawner_gone() -> bool:
+    """True once the interpreter's exit has stopped the spawner thread: the shells it forked die with it (their
+    parent-death signal), so a shell pre-started before is no use to a task started in an ``atexit`` hook."""
+    return bool(getattr(_spawner, "_shutdown", False)) or bool(getattr(_futures_thread, "_shutdown", False))
 
 
 def spawn(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
