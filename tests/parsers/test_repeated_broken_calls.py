@@ -142,15 +142,64 @@ def test_bulk_counting_in_the_xml_formats_gives_what_reading_each_copy_gives(
     name, pre, unit, copies, post, start
 ):
     text = pre + (start + unit) * copies + post
+    assert_xml_bulk_counting_exact(name, text)
+
+
+def assert_xml_bulk_counting_exact(name, text):
     parser = get_parser(name)
     fast = outcome(parser.parse_detailed(text))
-    original = xml_params.CONTEXT_MARKERS
-    xml_params.CONTEXT_MARKERS = ("",)  # "" is in every text: turns the bulk counting off
+    original = xml_params.looping_copies
+    xml_params.looping_copies = lambda *args: 0  # no copy counted: each one is read
     try:
         slow = outcome(parser.parse_detailed(text))
     finally:
-        xml_params.CONTEXT_MARKERS = original
+        xml_params.looping_copies = original
     assert fast == slow
+
+
+# what decides whether a marker counts: fences (closed or not), inline code, reasoning blocks
+CONTEXT_PIECES = ["```\n", "\n```\n", "~~~\n", "````\n", "<think>", "</think>", "[THINK]", "[/THINK]", "`"]
+XML_CONTEXT_UNIT = st.lists(st.sampled_from(XML_PIECES + CONTEXT_PIECES), min_size=1, max_size=12).map(
+    "".join
+)
+
+
+@pytest.mark.parametrize("name", ["qwen3_coder", "glm45", "glm47"])
+@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    pre=XML_CONTEXT_UNIT,
+    unit=XML_CONTEXT_UNIT,
+    copies=st.integers(55, 90),
+    post=XML_CONTEXT_UNIT,
+    start=st.sampled_from(["<tool_call>", "<function=", "```\n<tool_call>", "<think><tool_call>"]),
+    fence=st.sampled_from(["", "```\n", "<think>", "\n~~~\n"]),
+    far=st.sampled_from(
+        ["", "x" * 300 + "\n```\n", "x" * 300 + "</think>", "x" * 300 + "\n~~~\n<tool_call>f"]
+    ),
+)
+def test_bulk_counting_among_fences_and_reasoning_gives_what_reading_each_copy_gives(
+    name, pre, unit, copies, post, start, fence, far
+):
+    # markers alternating inside and outside fences (a fence line in each copy), or hidden by one that closes
+    # far after the run (past what the counting compares)
+    text = pre + (start + unit + fence) * copies + post + far
+    assert_xml_bulk_counting_exact(name, text)
+
+
+@pytest.mark.parametrize(
+    ("name", "unit"),
+    [
+        ("glm45", "```\n<tool_call>write_file\n<arg_key>\n"),
+        ("glm47", "```\n<tool_call>write_file<arg_key>\n"),
+    ],
+)
+def test_a_long_run_of_broken_xml_calls_between_fences_is_counted(name, unit):
+    # a fence line between the copies (a broken call resumes at the next marker, so each fence opens a new one)
+    text = unit * 3000
+    result = get_parser(name).parse_detailed(text)
+    assert result.tool_calls is None and len(result.errors) == 51
+    assert int(result.errors[-1].split()[0]) + 50 >= 2999
+    assert_xml_bulk_counting_exact(name, text)
 
 
 @pytest.mark.parametrize(
