@@ -16,7 +16,6 @@ __all__ = [
     "XmlScan",
     "XmlTags",
     "check_name",
-    "confirmed_copies",
     "json_or_text",
     "looping_copies",
 ]
@@ -110,22 +109,6 @@ def looping_copies(text: str, pos: int, resume: int, nxt: int) -> int:
         return 0
     upto = max(resume, nxt + len(TOOL_CALL)) + _LOOKAHEAD
     return max(0, count_repeats(text, pos, nxt - pos, upto) - 1)
-
-
-def confirmed_copies(
-    next_start: Callable[[int], int], end: int, nxt: int, period: int, copies: int
-) -> tuple[int, int]:
-    """How many of ``copies`` (the broken call repeated every ``period``, resuming at ``end``, the next call
-    found at ``nxt``) to count, and the next call after them: copy k is counted when the marker search from
-    where copy k-1 resumes finds it (a fence or reasoning block may hide it), searched as reading would. (Reading
-    a call only uses the text-local searches of :class:`XmlScan`: a copy's text fails the same way anywhere.)"""
-    counted = 0
-    while counted < copies:
-        counted += 1
-        following = next_start(end + counted * period)
-        if following != nxt + counted * period:
-            return counted, following
-    return counted, nxt + counted * period
 
 
 def check_name(parser: str, what: str, value: str, forbidden: str, spaces: bool = True) -> None:

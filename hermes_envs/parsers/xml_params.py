@@ -21,13 +21,12 @@ from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
-from hermes_envs.parsers._scan import CONTEXT_MARKERS
+from hermes_envs.parsers._scan import CONTEXT_MARKERS, confirmed_copies
 from hermes_envs.parsers._xml_scan import (
     TOOL_CALL,
     TOOL_CALL_END,
     BrokenCall,
     XmlScan,
-    confirmed_copies,
     json_or_text,
     looping_copies,
 )

@@ -44,15 +44,55 @@ def outcome(result):
 def test_bulk_counting_gives_what_reading_each_copy_gives(name, pre, unit, copies, post):
     tag = "<longcat_tool_call>" if name == "longcat" else "<tool_call>"
     text = pre + (tag + unit.replace("<tool_call>", tag)) * copies + post
+    assert_json_tagged_bulk_counting_exact(name, text)
+
+
+def assert_json_tagged_bulk_counting_exact(name, text):
     parser = get_parser(name)
     fast = outcome(parser.parse_detailed(text))
-    original = json_tagged._CONTEXT_MARKERS
-    json_tagged._CONTEXT_MARKERS = ("",)  # "" is in every text: turns the bulk counting off
+    original = json_tagged.MAX_ERRORS
+    json_tagged.MAX_ERRORS = 10**9  # bulk counting starts once the error list is full: never, so each is read
     try:
         slow = outcome(parser.parse_detailed(text))
     finally:
-        json_tagged._CONTEXT_MARKERS = original
+        json_tagged.MAX_ERRORS = original
     assert fast == slow
+
+
+JSON_CONTEXT_UNIT = st.lists(
+    st.sampled_from(
+        [*PIECES, '"arguments"', "{}", "```\n", "\n```\n", "~~~\n", "<think>", "</think>", "[THINK]"]
+    ),
+    min_size=1,
+    max_size=12,
+).map("".join)
+
+
+@pytest.mark.parametrize("name", ["hermes", "longcat"])
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    pre=JSON_CONTEXT_UNIT,
+    unit=JSON_CONTEXT_UNIT,
+    copies=st.integers(55, 90),
+    post=JSON_CONTEXT_UNIT,
+    fence=st.sampled_from(["", "```\n", "\n```\n", "<think>", "\n~~~\n"]),
+    far=st.sampled_from(["", "x" * 300 + "\n```\n", "x" * 300 + "</think>"]),
+)
+def test_json_tagged_bulk_counting_among_fences_gives_what_reading_each_copy_gives(
+    name, pre, unit, copies, post, fence, far
+):
+    tag = "<longcat_tool_call>" if name == "longcat" else "<tool_call>"
+    text = pre + (fence + tag + unit.replace("<tool_call>", tag)) * copies + post + far
+    assert_json_tagged_bulk_counting_exact(name, text)
+
+
+@pytest.mark.parametrize("name", ["hermes", "longcat"])
+def test_a_long_run_of_broken_json_calls_between_fences_is_counted(name):
+    tag = "<longcat_tool_call>" if name == "longcat" else "<tool_call>"
+    text = ("```\n" + tag + '\n{"name": "wr\n') * 3000  # every other call inside a closed fence
+    result = get_parser(name).parse_detailed(text)
+    assert result.tool_calls is None and len(result.errors) == 51
+    assert_json_tagged_bulk_counting_exact(name, text)
 
 
 def test_a_long_run_of_the_same_broken_call_is_reported_and_counted():
