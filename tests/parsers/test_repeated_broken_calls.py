@@ -31,6 +31,13 @@ PIECES = [
     "1",
 ]
 UNIT = st.lists(st.sampled_from([*PIECES, '"arguments"', "{}"]), min_size=1, max_size=12).map("".join)
+JSON_CONTEXT_UNIT = st.lists(
+    st.sampled_from(
+        [*PIECES, '"arguments"', "{}", "```\n", "\n```\n", "~~~\n", "<think>", "</think>", "[THINK]"]
+    ),
+    min_size=1,
+    max_size=12,
+).map("".join)
 
 
 def outcome(result):
@@ -57,15 +64,6 @@ def assert_json_tagged_bulk_counting_exact(name, text):
     finally:
         json_tagged.MAX_ERRORS = original
     assert fast == slow
-
-
-JSON_CONTEXT_UNIT = st.lists(
-    st.sampled_from(
-        [*PIECES, '"arguments"', "{}", "```\n", "\n```\n", "~~~\n", "<think>", "</think>", "[THINK]"]
-    ),
-    min_size=1,
-    max_size=12,
-).map("".join)
 
 
 @pytest.mark.parametrize("name", ["hermes", "longcat"])
@@ -120,15 +118,44 @@ def test_bulk_counting_in_llama_and_mistral_gives_what_reading_each_copy_gives(
     name, module, tag, pre, unit, copies, post
 ):
     text = pre + (tag + unit) * copies + post
+    assert_counted_exact(name, module, text)
+
+
+def assert_counted_exact(name, module, text):
     parser = get_parser(name)
     fast = outcome(parser.parse_detailed(text))
-    original = module.CONTEXT_MARKERS
-    module.CONTEXT_MARKERS = ("",)  # "" is in every text: turns the bulk counting off
+    original = module.count_repeats
+    module.count_repeats = lambda *args: 0  # no copy counted: each one is read
     try:
         slow = outcome(parser.parse_detailed(text))
     finally:
-        module.CONTEXT_MARKERS = original
+        module.count_repeats = original
     assert fast == slow  # (call ids are random: outcome compares names and arguments)
+
+
+@pytest.mark.parametrize(("name", "module", "tag"), [("mistral", mistral, "[TOOL_CALLS]")])
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    pre=JSON_CONTEXT_UNIT,
+    unit=JSON_CONTEXT_UNIT,
+    copies=st.integers(55, 90),
+    post=JSON_CONTEXT_UNIT,
+    fence=st.sampled_from(["", "```\n", "\n```\n", "<think>", "[THINK]", "\n~~~\n"]),
+    far=st.sampled_from(["", "x" * 300 + "\n```\n", "x" * 300 + "[/THINK]"]),
+    head=st.sampled_from(["", "[{", ' [{"', "{"]),
+)
+def test_bulk_counting_among_fences_in_mistral_gives_what_reading_each_copy_gives(
+    name, module, tag, pre, unit, copies, post, fence, far, head
+):
+    text = pre + (fence + tag + head + unit) * copies + post + far
+    assert_counted_exact(name, module, text)
+
+
+def test_a_long_run_of_broken_mistral_calls_between_fences_is_counted():
+    text = '```\n[TOOL_CALLS][{"name": "wr\n' * 3000  # every other call inside a closed fence
+    result = get_parser("mistral").parse_detailed(text)
+    assert result.tool_calls is None and len(result.errors) == 51
+    assert_counted_exact("mistral", mistral, text)
 
 
 @pytest.mark.parametrize(
