@@ -133,7 +133,14 @@ def assert_counted_exact(name, module, text):
     assert fast == slow  # (call ids are random: outcome compares names and arguments)
 
 
-@pytest.mark.parametrize(("name", "module", "tag"), [("mistral", mistral, "[TOOL_CALLS]")])
+@pytest.mark.parametrize(
+    ("name", "module", "tag"),
+    [
+        ("mistral", mistral, "[TOOL_CALLS]"),
+        ("llama3_json", llama, ""),
+        ("llama3_json", llama, "<|python_tag|>"),
+    ],
+)
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     pre=JSON_CONTEXT_UNIT,
@@ -144,18 +151,22 @@ def assert_counted_exact(name, module, text):
     far=st.sampled_from(["", "x" * 300 + "\n```\n", "x" * 300 + "[/THINK]"]),
     head=st.sampled_from(["", "[{", ' [{"', "{"]),
 )
-def test_bulk_counting_among_fences_in_mistral_gives_what_reading_each_copy_gives(
+def test_bulk_counting_among_fences_in_mistral_and_llama_gives_what_reading_each_copy_gives(
     name, module, tag, pre, unit, copies, post, fence, far, head
 ):
     text = pre + (fence + tag + head + unit) * copies + post + far
     assert_counted_exact(name, module, text)
 
 
-def test_a_long_run_of_broken_mistral_calls_between_fences_is_counted():
-    text = '```\n[TOOL_CALLS][{"name": "wr\n' * 3000  # every other call inside a closed fence
-    result = get_parser("mistral").parse_detailed(text)
+@pytest.mark.parametrize(
+    ("name", "module", "unit"),
+    [("mistral", mistral, '```\n[TOOL_CALLS][{"name": "wr\n'), ("llama3_json", llama, '```\n{"name": "wr\n')],
+)
+def test_a_long_run_of_broken_mistral_or_llama_calls_between_fences_is_counted(name, module, unit):
+    text = unit * 3000  # every other call inside a closed fence
+    result = get_parser(name).parse_detailed(text)
     assert result.tool_calls is None and len(result.errors) == 51
-    assert_counted_exact("mistral", mistral, text)
+    assert_counted_exact(name, module, text)
 
 
 @pytest.mark.parametrize(
