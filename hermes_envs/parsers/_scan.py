@@ -18,6 +18,7 @@ __all__ = [
     "THINK_OPEN",
     "Finder",
     "MarkerScanner",
+    "confirmed_copies",
     "count_repeats",
 ]
 
@@ -260,3 +261,20 @@ def count_repeats(text: str, start: int, period: int, upto: int) -> int:
         at += period
         copies += 1
     return copies
+
+
+def confirmed_copies(
+    next_start: Callable[[int], int], end: int, nxt: int, period: int, copies: int
+) -> tuple[int, int]:
+    """How many of ``copies`` (the broken call repeated every ``period``, resuming at ``end``, the next call
+    found at ``nxt``) to count, and the next call after them: copy k is counted when the marker search from
+    where copy k-1 resumes finds it (a fence or reasoning block may hide it), searched as reading would: in the
+    same order, from the same positions (a :class:`MarkerScanner` answer can depend on the queries before it).
+    For readers whose reading of a call looks only at the call's own text, never at fences."""
+    counted = 0
+    while counted < copies:
+        counted += 1
+        following = next_start(end + counted * period)
+        if following != nxt + counted * period:
+            return counted, following
+    return counted, nxt + counted * period

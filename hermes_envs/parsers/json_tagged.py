@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers._json import string_arguments
+from hermes_envs.parsers._scan import confirmed_copies
 from hermes_envs.parsers.base import (
     MAX_ERRORS,
     Finder,
@@ -85,26 +86,26 @@ class JsonTaggedParser(ToolCallParser):
                     nxt != -1
                     and len(errors) >= MAX_ERRORS
                     and reason.startswith(("Expecting", "Invalid"))  # the decoder read nothing past the error
-                    and (
-                        plain
-                        if plain is not None
-                        else (plain := not any(m in text for m in _CONTEXT_MARKERS))
-                    )
                 ):
-                    # no fences or reasoning blocks: whether a marker counts depends only on the character before it
                     # A looping model repeats the same broken call: when the text this failure depended on (up
                     # to the decoder's error and the next marker) recurs right after it, the copy fails the same
                     # way one period later, so the run of copies is counted without decoding each.
                     period = nxt - pos
                     window = text[pos : max(after + 9, nxt + tag_len)]
                     copies = 0
-                    while text.startswith(window, nxt):
-                        nxt += period
+                    at = nxt
+                    while text.startswith(window, at):
+                        at += period
                         copies += 1
                     if copies:
+                        if plain is None:
+                            plain = not any(m in text for m in _CONTEXT_MARKERS)
+                        if plain:  # no fences or reasoning: a marker counts by the character before it
+                            nxt = starts.next(at)
+                        else:  # the marker search is still made from each copy, as decoding each would make it
+                            copies, nxt = confirmed_copies(starts.next, body, nxt, period, copies)
                         index += copies
                         errors.dropped += copies
-                        nxt = starts.next(nxt)
                 pos = nxt
                 continue
             while True:

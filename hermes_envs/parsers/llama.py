@@ -16,7 +16,7 @@ from typing import Any
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
-from hermes_envs.parsers._scan import CONTEXT_MARKERS, count_repeats
+from hermes_envs.parsers._scan import CONTEXT_MARKERS, confirmed_copies, count_repeats
 from hermes_envs.parsers.base import (
     MAX_ERRORS,
     JsonMemo,
@@ -121,11 +121,10 @@ class Llama3JsonParser(ToolCallParser):
                 if (
                     (not meant or (broken != -1 and len(errors) >= MAX_ERRORS))  # nothing more to record
                     and reason.startswith(("Expecting", "Invalid"))  # the decoder read nothing past the error
-                    and (
-                        plain if plain is not None else (plain := not any(m in text for m in CONTEXT_MARKERS))
-                    )
                 ):
-                    pos = self._skip_repeats(text, at, stop, pos, braces, errors, meant)
+                    if plain is None:
+                        plain = not any(m in text for m in CONTEXT_MARKERS)
+                    pos = self._skip_repeats(text, at, stop, pos, braces, errors, meant, plain)
                 continue
             if _is_call_shaped(value):
                 if self._add(value, len(calls) + 1, calls, errors) and first == -1:
@@ -152,9 +151,19 @@ class Llama3JsonParser(ToolCallParser):
 
     @staticmethod
     def _skip_repeats(
-        text: str, at: int, stop: int, pos: int, braces: MarkerScanner, errors: Problems, meant: bool
+        text: str,
+        at: int,
+        stop: int,
+        pos: int,
+        braces: MarkerScanner,
+        errors: Problems,
+        meant: bool,
+        plain: bool,
     ) -> int:
-        """Past the copies of the broken object at ``at`` that follow it (a looping model), counted, not read."""
+        """Past the copies of the broken object at ``at`` that follow it (a looping model), counted, not read.
+
+        Among fences or reasoning blocks (not ``plain``) the search for the next brace is still made from where
+        each copy's reading ends, as reading them would (a fence may hide some)."""
         nxt = braces.next(pos)
         if nxt == -1:
             return pos
@@ -166,6 +175,12 @@ class Llama3JsonParser(ToolCallParser):
             return pos
         upto = max(stop + 9, at + 200, head.end() if head is not None else nxt + 1)
         copies = count_repeats(text, start, nxt - at, upto)
+        if copies and not plain:
+            copies, following = confirmed_copies(braces.next, pos, nxt, nxt - at, copies)
+            if meant:
+                errors.dropped += copies
+            # (asked again from the brace it found, or from where it found none: the same answer)
+            return following if following != -1 else pos + copies * (nxt - at)
         if meant:
             errors.dropped += copies
         return nxt + copies * (nxt - at)

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
-from hermes_envs.parsers._scan import CONTEXT_MARKERS, count_repeats
+from hermes_envs.parsers._scan import CONTEXT_MARKERS, confirmed_copies, count_repeats
 from hermes_envs.parsers.base import (
     _IDS,
     Finder,
@@ -102,23 +102,22 @@ class MistralParser(ToolCallParser):
                 if reason is not None:
                     if errors.room():
                         problem = f"{reason} at offset {stop}"
-                    elif (
-                        following != -1
-                        and reason.startswith(
-                            ("Expecting", "Invalid")
-                        )  # the decoder read nothing past the error
-                        and (
-                            plain
-                            if plain is not None
-                            else (plain := not any(m in text for m in CONTEXT_MARKERS))
-                        )
-                    ):
-                        # a looping model: the copies of this broken call that follow fail the same way
+                    elif following != -1 and reason.startswith(("Expecting", "Invalid")):
+                        # a looping model: the copies of this broken call that follow fail the same way (the
+                        # decoder read nothing past the error)
                         period = following - pos
                         copies = count_repeats(text, pos, period, max(stop + 9, following + len(TOOL_CALLS)))
+                        if copies and plain is None:
+                            plain = not any(m in text for m in CONTEXT_MARKERS)
+                        if plain or not copies:
+                            following += copies * period
+                        else:  # fences or reasoning: the marker search is still made from each copy, as reading
+                            copies, following = confirmed_copies(
+                                markers.next, body, following, period, copies
+                            )
+                            body = end = body + copies * period  # (where the last copy's search was made)
                         index += copies
                         errors.dropped += copies
-                        following += copies * period
                 else:
                     end = stop
                     self._add_items(value, index, calls, errors)

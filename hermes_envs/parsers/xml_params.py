@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
-from hermes_envs.parsers._scan import CONTEXT_MARKERS
+from hermes_envs.parsers._scan import CONTEXT_MARKERS, confirmed_copies
 from hermes_envs.parsers._xml_scan import (
     TOOL_CALL,
     TOOL_CALL_END,
@@ -141,19 +141,21 @@ class XmlParamsParser(ToolCallParser):
                 end = exc.resume
                 if errors.room():
                     errors.append(f"tool call #{index} should be complete and well formed; {exc.reason()}.")
-                elif (
-                    exc.local
-                    and end < len(text)
-                    and (
-                        plain if plain is not None else (plain := not any(m in text for m in CONTEXT_MARKERS))
-                    )
-                ):
+                elif exc.local and end < len(text):
                     # a looping model: the copies of this broken call that follow fail the same way, one period on
+                    # (fences and reasoning blocks matter only to the marker search: see confirmed_copies)
                     nxt = next_start(end)
                     copies = looping_copies(text, pos, end, nxt)
+                    if plain is None and copies:
+                        plain = not any(m in text for m in CONTEXT_MARKERS)
+                    if not (copies and plain):  # (the search from the last copy's resume point is made once)
+                        copies, pos = confirmed_copies(next_start, end, nxt, nxt - pos, copies)
+                        index += copies
+                        errors.dropped += copies
+                        continue
                     index += copies
                     errors.dropped += copies
-                    end = nxt + copies * (nxt - pos) if copies else end
+                    end = nxt + copies * (nxt - pos)  # the last copy's marker is found from its own start
             else:
                 calls.append(make_tool_call(name, arguments_to_json(args)))
             pos = next_start(end) if end < len(text) else -1

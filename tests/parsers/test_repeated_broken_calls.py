@@ -31,6 +31,13 @@ PIECES = [
     "1",
 ]
 UNIT = st.lists(st.sampled_from([*PIECES, '"arguments"', "{}"]), min_size=1, max_size=12).map("".join)
+JSON_CONTEXT_UNIT = st.lists(
+    st.sampled_from(
+        [*PIECES, '"arguments"', "{}", "```\n", "\n```\n", "~~~\n", "<think>", "</think>", "[THINK]"]
+    ),
+    min_size=1,
+    max_size=12,
+).map("".join)
 
 
 def outcome(result):
@@ -44,15 +51,46 @@ def outcome(result):
 def test_bulk_counting_gives_what_reading_each_copy_gives(name, pre, unit, copies, post):
     tag = "<longcat_tool_call>" if name == "longcat" else "<tool_call>"
     text = pre + (tag + unit.replace("<tool_call>", tag)) * copies + post
+    assert_json_tagged_bulk_counting_exact(name, text)
+
+
+def assert_json_tagged_bulk_counting_exact(name, text):
     parser = get_parser(name)
     fast = outcome(parser.parse_detailed(text))
-    original = json_tagged._CONTEXT_MARKERS
-    json_tagged._CONTEXT_MARKERS = ("",)  # "" is in every text: turns the bulk counting off
+    original = json_tagged.MAX_ERRORS
+    json_tagged.MAX_ERRORS = 10**9  # bulk counting starts once the error list is full: never, so each is read
     try:
         slow = outcome(parser.parse_detailed(text))
     finally:
-        json_tagged._CONTEXT_MARKERS = original
+        json_tagged.MAX_ERRORS = original
     assert fast == slow
+
+
+@pytest.mark.parametrize("name", ["hermes", "longcat"])
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    pre=JSON_CONTEXT_UNIT,
+    unit=JSON_CONTEXT_UNIT,
+    copies=st.integers(55, 90),
+    post=JSON_CONTEXT_UNIT,
+    fence=st.sampled_from(["", "```\n", "\n```\n", "<think>", "\n~~~\n"]),
+    far=st.sampled_from(["", "x" * 300 + "\n```\n", "x" * 300 + "</think>"]),
+)
+def test_json_tagged_bulk_counting_among_fences_gives_what_reading_each_copy_gives(
+    name, pre, unit, copies, post, fence, far
+):
+    tag = "<longcat_tool_call>" if name == "longcat" else "<tool_call>"
+    text = pre + (fence + tag + unit.replace("<tool_call>", tag)) * copies + post + far
+    assert_json_tagged_bulk_counting_exact(name, text)
+
+
+@pytest.mark.parametrize("name", ["hermes", "longcat"])
+def test_a_long_run_of_broken_json_calls_between_fences_is_counted(name):
+    tag = "<longcat_tool_call>" if name == "longcat" else "<tool_call>"
+    text = ("```\n" + tag + '\n{"name": "wr\n') * 3000  # every other call inside a closed fence
+    result = get_parser(name).parse_detailed(text)
+    assert result.tool_calls is None and len(result.errors) == 51
+    assert_json_tagged_bulk_counting_exact(name, text)
 
 
 def test_a_long_run_of_the_same_broken_call_is_reported_and_counted():
@@ -80,15 +118,55 @@ def test_bulk_counting_in_llama_and_mistral_gives_what_reading_each_copy_gives(
     name, module, tag, pre, unit, copies, post
 ):
     text = pre + (tag + unit) * copies + post
+    assert_counted_exact(name, module, text)
+
+
+def assert_counted_exact(name, module, text):
     parser = get_parser(name)
     fast = outcome(parser.parse_detailed(text))
-    original = module.CONTEXT_MARKERS
-    module.CONTEXT_MARKERS = ("",)  # "" is in every text: turns the bulk counting off
+    original = module.count_repeats
+    module.count_repeats = lambda *args: 0  # no copy counted: each one is read
     try:
         slow = outcome(parser.parse_detailed(text))
     finally:
-        module.CONTEXT_MARKERS = original
+        module.count_repeats = original
     assert fast == slow  # (call ids are random: outcome compares names and arguments)
+
+
+@pytest.mark.parametrize(
+    ("name", "module", "tag"),
+    [
+        ("mistral", mistral, "[TOOL_CALLS]"),
+        ("llama3_json", llama, ""),
+        ("llama3_json", llama, "<|python_tag|>"),
+    ],
+)
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    pre=JSON_CONTEXT_UNIT,
+    unit=JSON_CONTEXT_UNIT,
+    copies=st.integers(55, 90),
+    post=JSON_CONTEXT_UNIT,
+    fence=st.sampled_from(["", "```\n", "\n```\n", "<think>", "[THINK]", "\n~~~\n"]),
+    far=st.sampled_from(["", "x" * 300 + "\n```\n", "x" * 300 + "[/THINK]"]),
+    head=st.sampled_from(["", "[{", ' [{"', "{"]),
+)
+def test_bulk_counting_among_fences_in_mistral_and_llama_gives_what_reading_each_copy_gives(
+    name, module, tag, pre, unit, copies, post, fence, far, head
+):
+    text = pre + (fence + tag + head + unit) * copies + post + far
+    assert_counted_exact(name, module, text)
+
+
+@pytest.mark.parametrize(
+    ("name", "module", "unit"),
+    [("mistral", mistral, '```\n[TOOL_CALLS][{"name": "wr\n'), ("llama3_json", llama, '```\n{"name": "wr\n')],
+)
+def test_a_long_run_of_broken_mistral_or_llama_calls_between_fences_is_counted(name, module, unit):
+    text = unit * 3000  # every other call inside a closed fence
+    result = get_parser(name).parse_detailed(text)
+    assert result.tool_calls is None and len(result.errors) == 51
+    assert_counted_exact(name, module, text)
 
 
 @pytest.mark.parametrize(
@@ -142,15 +220,64 @@ def test_bulk_counting_in_the_xml_formats_gives_what_reading_each_copy_gives(
     name, pre, unit, copies, post, start
 ):
     text = pre + (start + unit) * copies + post
+    assert_xml_bulk_counting_exact(name, text)
+
+
+def assert_xml_bulk_counting_exact(name, text):
     parser = get_parser(name)
     fast = outcome(parser.parse_detailed(text))
-    original = xml_params.CONTEXT_MARKERS
-    xml_params.CONTEXT_MARKERS = ("",)  # "" is in every text: turns the bulk counting off
+    original = xml_params.looping_copies
+    xml_params.looping_copies = lambda *args: 0  # no copy counted: each one is read
     try:
         slow = outcome(parser.parse_detailed(text))
     finally:
-        xml_params.CONTEXT_MARKERS = original
+        xml_params.looping_copies = original
     assert fast == slow
+
+
+# what decides whether a marker counts: fences (closed or not), inline code, reasoning blocks
+CONTEXT_PIECES = ["```\n", "\n```\n", "~~~\n", "````\n", "<think>", "</think>", "[THINK]", "[/THINK]", "`"]
+XML_CONTEXT_UNIT = st.lists(st.sampled_from(XML_PIECES + CONTEXT_PIECES), min_size=1, max_size=12).map(
+    "".join
+)
+
+
+@pytest.mark.parametrize("name", ["qwen3_coder", "glm45", "glm47"])
+@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    pre=XML_CONTEXT_UNIT,
+    unit=XML_CONTEXT_UNIT,
+    copies=st.integers(55, 90),
+    post=XML_CONTEXT_UNIT,
+    start=st.sampled_from(["<tool_call>", "<function=", "```\n<tool_call>", "<think><tool_call>"]),
+    fence=st.sampled_from(["", "```\n", "<think>", "\n~~~\n"]),
+    far=st.sampled_from(
+        ["", "x" * 300 + "\n```\n", "x" * 300 + "</think>", "x" * 300 + "\n~~~\n<tool_call>f"]
+    ),
+)
+def test_bulk_counting_among_fences_and_reasoning_gives_what_reading_each_copy_gives(
+    name, pre, unit, copies, post, start, fence, far
+):
+    # markers alternating inside and outside fences (a fence line in each copy), or hidden by one that closes
+    # far after the run (past what the counting compares)
+    text = pre + (start + unit + fence) * copies + post + far
+    assert_xml_bulk_counting_exact(name, text)
+
+
+@pytest.mark.parametrize(
+    ("name", "unit"),
+    [
+        ("glm45", "```\n<tool_call>write_file\n<arg_key>\n"),
+        ("glm47", "```\n<tool_call>write_file<arg_key>\n"),
+    ],
+)
+def test_a_long_run_of_broken_xml_calls_between_fences_is_counted(name, unit):
+    # a fence line between the copies (a broken call resumes at the next marker, so each fence opens a new one)
+    text = unit * 3000
+    result = get_parser(name).parse_detailed(text)
+    assert result.tool_calls is None and len(result.errors) == 51
+    assert int(result.errors[-1].split()[0]) + 50 >= 2999
+    assert_xml_bulk_counting_exact(name, text)
 
 
 @pytest.mark.parametrize(
