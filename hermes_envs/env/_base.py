@@ -29,6 +29,7 @@ from hermes_envs.agent import AgentResult, HermesAgentLoop
 from hermes_envs.env._config import HermesAgentEnvConfig
 from hermes_envs.env._display import format_trajectory
 from hermes_envs.env._env_context import ENV_ENTRY_POINTS, in_env_context, watching_eval
+from hermes_envs.env._prompt import prompt_content
 from hermes_envs.env._server_errors import dropped_group_message, eval_failure_message, failed_on_server
 from hermes_envs.env._trajectory import managed_tokens, tokenize_transcript
 from hermes_envs.env.distributions import sample_toolsets
@@ -160,7 +161,7 @@ class HermesAgentBaseEnv(BaseEnv):
         messages: list[dict[str, Any]] = []
         if self.config.system_prompt:
             messages.append({"role": "system", "content": self.config.system_prompt})
-        messages.append({"role": "user", "content": self.format_prompt(item)})
+        messages.append({"role": "user", "content": prompt_content(self, item)})
         return messages
 
     async def run_agent(

@@ -16,6 +16,7 @@ from hermes_envs.conformance.observations.training import (
 )
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
+from hermes_envs.env._prompt import format_prompt_of
 
 
 def _describe_exception(exc: BaseException) -> str:
@@ -124,7 +125,7 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
         shared: list[str] = []
         for item in training.items:
             try:
-                prompt = env.format_prompt(item)
+                prompt = format_prompt_of(env, item)
             except Exception:
                 continue  # HC301 reports prompts that cannot be built
             if not isinstance(prompt, str) or not prompt.strip() or prompt in shared:

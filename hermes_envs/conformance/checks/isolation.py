@@ -18,6 +18,7 @@ from hermes_envs.conformance.observations.scoring import (
 from hermes_envs.conformance.observations.training import TrainingScan
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
+from hermes_envs.env._prompt import format_prompt_of
 
 
 def _by_prompt(s: EnvSession, proven: tuple[ScoredRollout, ...]) -> dict[str, Any]:
@@ -30,7 +31,7 @@ def _by_prompt(s: EnvSession, proven: tuple[ScoredRollout, ...]) -> dict[str, An
     out = {}
     for entry in proven:
         item = entry.item
-        prompt = env.format_prompt(item)
+        prompt = format_prompt_of(env, item)
         if prompt in out:
             continue
         if entry.source == "env":
@@ -63,7 +64,7 @@ def no_shared_state(s: EnvSession) -> list[Finding]:
     # Proven items are answered correctly, the others get "I don't know.", so scores differ between items.
     items, prompts = [], set()
     for item in [*proven, *s.observe(TrainingScan).items]:
-        prompt = env.format_prompt(item)
+        prompt = format_prompt_of(env, item)
         if prompt not in prompts:
             items.append(item)
             prompts.add(prompt)
@@ -128,7 +129,7 @@ def sandbox_privacy(s: EnvSession) -> list[Finding]:
     for item in probe_items(s):
         with audit.watching("format_prompt"):
             try:
-                env.format_prompt(item)
+                format_prompt_of(env, item)
             except Exception:
                 pass  # HC301 reports it
     accesses.extend((a, None, None, "format_prompt") for a in audit.accesses)

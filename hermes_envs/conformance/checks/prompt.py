@@ -9,6 +9,7 @@ from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
 from hermes_envs.conformance.observations.training import TrainingScan
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
+from hermes_envs.env._prompt import format_prompt_of
 
 _UNFILLED = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}|\{\{\s*[A-Za-z_][\w.]*\s*\}\}")
 
@@ -30,7 +31,7 @@ def prompt_is_text(s: EnvSession) -> list[Finding]:
     for index, item in enumerate(items):
         subject = f"training item #{index}"
         try:
-            prompt = env.format_prompt(item)
+            prompt = format_prompt_of(env, item)
         except Exception as exc:
             kind = f"raise:{type(exc).__name__}"
             if kind not in seen_kinds:
@@ -127,7 +128,7 @@ def answer_not_in_prompt(s: EnvSession) -> list[Finding]:
     for item in s.observe(TrainingScan).items[:50]:
         if isinstance(item, dict) and field in item:
             try:
-                pairs.append((str(item[field]).strip(), env.format_prompt(item)))
+                pairs.append((str(item[field]).strip(), format_prompt_of(env, item)))
             except Exception:
                 continue
     if len(pairs) < 2:

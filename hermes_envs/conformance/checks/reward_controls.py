@@ -21,6 +21,7 @@ from hermes_envs.conformance.observations.scoring import (
 from hermes_envs.conformance.probes import CONTROLS, PROBES
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
+from hermes_envs.env._prompt import format_prompt_of
 
 
 def _answers_in_prompt(s: EnvSession, items: list[Any]) -> str:
@@ -35,7 +36,7 @@ def _answers_in_prompt(s: EnvSession, items: list[Any]) -> str:
     shown = []
     for item in items:
         try:
-            prompt = env.format_prompt(item)
+            prompt = format_prompt_of(env, item)
         except Exception:
             continue
         values = (

@@ -15,6 +15,7 @@ from hermes_envs.conformance.findings import Skip
 from hermes_envs.conformance.observations.training import TrainingScan
 from hermes_envs.conformance.probes import PROBES, Responder
 from hermes_envs.conformance.session import EnvSession
+from hermes_envs.env._prompt import format_prompt_of
 
 
 def check_rollouts_possible(s: EnvSession) -> None:
@@ -57,7 +58,7 @@ def prompt_problem(s: EnvSession, items: list[Any]) -> str | None:
     env = s.env()
     for item in items:
         try:
-            prompt = env.format_prompt(item)
+            prompt = format_prompt_of(env, item)
         except Exception as exc:
             return f"format_prompt(item) raised {type(exc).__name__}: {exc}"
         if not isinstance(prompt, str):
@@ -102,7 +103,7 @@ def _initial_messages(env: Any, item: Any) -> list[dict[str, Any]]:
     system = getattr(getattr(env, "config", None), "system_prompt", None)
     if system:
         messages.append({"role": "system", "content": system})
-    messages.append({"role": "user", "content": env.format_prompt(item)})
+    messages.append({"role": "user", "content": format_prompt_of(env, item)})
     return messages
 
 
