@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import re
-import time
 
 from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
-from environments.agent_loop import AgentResult, HermesAgentLoop
+from environments.agent_loop import AgentResult
 from environments.hermes_base_env import HermesAgentBaseEnv, HermesAgentEnvConfig
-from environments.tool_context import ToolContext
 from hermes_envs import final_response
 
 DATA = [
@@ -98,26 +96,7 @@ class CodeRunEnv(HermesAgentBaseEnv):
         return 1.0 if run.get("exit_code") == 0 else 0.0
 
     async def evaluate(self, *args, **kwargs):
-        t0 = time.time()
-        tools, names = self._resolve_tools_for_group()
-        total = 0.0
-        for item in self.test:
-            loop = HermesAgentLoop(
-                server=self.server,
-                tool_schemas=tools,
-                valid_tool_names=names,
-                max_turns=self.config.max_agent_turns,
-                temperature=0.0,
-            )
-            result = await loop.run([{"role": "user", "content": self.format_prompt(item)}])
-            ctx = ToolContext(loop.task_id)
-            try:
-                total += await self.compute_reward(item, result, ctx)
-            finally:
-                ctx.cleanup()
-        await self.evaluate_log(
-            metrics={"eval/score": total / len(self.test)}, start_time=t0, end_time=time.time()
-        )
+        await self.evaluate_items(self.test, "eval/score")
 
 
 if __name__ == "__main__":

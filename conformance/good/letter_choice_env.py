@@ -7,13 +7,11 @@ kit must write the gold where the shape puts it, not at its first occurrence ("*
 from __future__ import annotations
 
 import re
-import time
 
 from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
-from environments.agent_loop import AgentResult, HermesAgentLoop
+from environments.agent_loop import AgentResult
 from environments.hermes_base_env import HermesAgentBaseEnv, HermesAgentEnvConfig
-from environments.tool_context import ToolContext
 
 QUESTIONS = [
     {
@@ -83,26 +81,7 @@ class LetterChoiceEnv(HermesAgentBaseEnv):
         return 1.0 if found and found[-1].upper() == item["answer"] else 0.0
 
     async def evaluate(self, *args, **kwargs):
-        t0 = time.time()
-        tools, names = self._resolve_tools_for_group()
-        correct = 0.0
-        for item in self.held_out:
-            loop = HermesAgentLoop(
-                server=self.server,
-                tool_schemas=tools,
-                valid_tool_names=names,
-                max_turns=self.config.max_agent_turns,
-                temperature=0.0,
-            )
-            result = await loop.run([{"role": "user", "content": self.format_prompt(item)}])
-            ctx = ToolContext(loop.task_id)
-            try:
-                correct += await self.compute_reward(item, result, ctx)
-            finally:
-                ctx.cleanup()
-        await self.evaluate_log(
-            metrics={"eval/accuracy": correct / len(self.held_out)}, start_time=t0, end_time=time.time()
-        )
+        await self.evaluate_items(self.held_out, "eval/accuracy")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import contextvars
 import logging
 import math
 import random
+import time
 import traceback
 import uuid
 import weakref
@@ -33,7 +34,7 @@ from hermes_envs.env._prompt import prompt_content
 from hermes_envs.env._server_errors import dropped_group_message, eval_failure_message, failed_on_server
 from hermes_envs.env._trajectory import managed_tokens, tokenize_transcript
 from hermes_envs.env.distributions import sample_toolsets
-from hermes_envs.errors import HermesEnvsError
+from hermes_envs.errors import ConfigError, HermesEnvsError
 
 logger = logging.getLogger(__name__)
 
@@ -355,6 +356,26 @@ class HermesAgentBaseEnv(BaseEnv):
         if failed:
             metrics = {**metrics, "eval/api_errors": failed, "eval/rollouts": len(seen or [])}
         await super().evaluate_log(metrics, *args, **kwargs)
+
+    async def evaluate_items(self, items: Any, metric: str = "eval/accuracy") -> float:
+        """The usual ``evaluate()`` body: each item through the agent loop with this env's tools at temperature 0,
+        scored by ``compute_reward`` on the rollout's own sandbox (cleaned up after), the mean logged as ``metric``
+        with ``evaluate_log``; returns the mean. Envs that need more (several metrics, samples) keep their own loop."""
+        items = list(items)
+        if not items:
+            raise ConfigError(
+                f"{type(self).__name__}.evaluate_items() should get the eval items; got none. "
+                "Fix: load the eval split in setup() and pass it (e.g. self.evaluate_items(self.test))."
+            )
+        start = time.time()
+        scores = []
+        for item in items:
+            task_id = str(uuid.uuid4())
+            result = await self.run_agent(self.initial_messages(item), task_id=task_id, temperature=0.0)
+            scores.append(await self.score_rollout(item, result, task_id))
+        mean = sum(scores) / len(scores)
+        await self.evaluate_log(metrics={metric: mean}, start_time=start, end_time=time.time())
+        return mean
 
     # ----------------------------------------------------------------- metrics
     @staticmethod
