@@ -40,6 +40,12 @@ KNOWN: dict[str, list[tuple[str, int, str]]] = {
     # "Tool execution failed: <Type>: <message>", so the builtin name is part of recorded transcripts.
     "tools/registry.py": [("TypeError", 2, "model-facing: bad tool arguments")],
     "tools/builtin.py": [("ValueError", 3, "model-facing: patch tool text not found / ambiguous")],
+    # Runs in the sandbox's own python3 (copied there as hermes_tools.py), where hermes_envs is not importable;
+    # the script's author sees the builtin in the script's traceback, as with upstream's module.
+    "tools/toolsets/_script_api.py": [
+        ("RuntimeError", 1, "an execute_code script's tool call failed"),
+        ("ValueError", 4, "an execute_code script's patch() arguments"),
+    ],
     "tools/_sandbox.py": [
         ("TypeError", 3, "model-facing: command/path/content type"),
         ("ValueError", 2, "model-facing: NUL byte, bad timeout"),
