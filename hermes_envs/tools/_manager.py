@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from hermes_envs import _spawn_namespace
 from hermes_envs.errors import ConfigError
 
 from ._sandbox import Sandbox
@@ -171,9 +172,9 @@ class SandboxManager:
                 self._preparer().submit(functools.partial(self._refill, self._generation))
 
     def discard_spares(self) -> None:
-        """Drop the pre-started sandboxes (and any being prepared): their shells were started in the process's
-        network namespace of that moment, so a guard that confines tools to loopback from now on (or stops doing
-        so) must not hand them to tasks. New spares are made on demand."""
+        """Drop the pre-started sandboxes (and any being prepared); new spares are made on demand. (A change of
+        network guard needs none of this: a spare goes only to a task that would start its shell in the same
+        network namespace, see :meth:`_take_spare`.)"""
         with self._lock:
             self._generation += 1
             spares, self._spares = self._spares, []
@@ -181,11 +182,15 @@ class SandboxManager:
             box.cleanup()
 
     def prepared(self) -> int:
-        """How many pre-started sandboxes wait for a task now."""
+        """How many pre-started sandboxes wait for a task started now (in the network namespace it would get)."""
         with self._lock:
-            return len(self._spares)
+            return sum(1 for box in self._spares if _fits(box))
 
     def _take_spare(self) -> Sandbox | None:
+        """The oldest spare a task started now may have. A spare's shell lives in the network namespace it was
+        forked in: it goes only to a task whose own shell would start in that one (a loopback-only namespace inside
+        an isolating network guard, the host's outside), so a shell from outside a guard never serves a task inside
+        one, nor the reverse; spares of the other namespace wait for the next guard (or its end)."""
         if (
             self._spares and _workers.spawner_gone()
         ):  # at exit: their shells are being killed with the spawner
@@ -193,11 +198,13 @@ class SandboxManager:
             for box in spares:
                 box.cleanup()
             return None
-        while self._spares:
-            box = self._spares.pop(0)
-            if not box.closed and box.config is self._config:
+        for box in list(self._spares):
+            if box.closed or box.config is not self._config:
+                self._spares.remove(box)
+                box.cleanup()
+            elif _fits(box):
+                self._spares.remove(box)
                 return box
-            box.cleanup()
         return None
 
     def _max_spares(self) -> int:
@@ -227,7 +234,8 @@ class SandboxManager:
                 # the folder is made under the lock that cleanup_all() removes the root under
                 with self._lock:
                     coming = sum(1 for g in self._in_prep.values() if g == generation)
-                    if generation != self._generation or len(self._spares) + coming >= self.target_spares():
+                    ready = sum(1 for spare in self._spares if _fits(spare))
+                    if generation != self._generation or ready + coming >= self.target_spares():
                         return
                     box = Sandbox("task", self._config, manager=self)
                     self._preparing += 1
@@ -242,9 +250,10 @@ class SandboxManager:
                 return
 
     def _settle(self, box: Sandbox, generation: int, *, keep: bool) -> bool:
-        """Add a freshly prepared spare (when still wanted) or remove it; True when kept."""
+        """Add a freshly prepared spare (when still wanted, and made in the namespace a task would get now: one
+        forked as a guard began or ended is not counted as ready) or remove it; True when kept."""
         with self._lock:
-            kept = keep and generation == self._generation and not box.closed
+            kept = keep and generation == self._generation and not box.closed and _fits(box)
             if kept:
                 self._spares.append(box)
         if not kept:
@@ -364,3 +373,8 @@ class SandboxManager:
         # The caller's context goes with the call, so a tool sees e.g. the env whose rollout it serves.
         call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
         return await loop.run_in_executor(self.executor(), call)
+
+
+def _fits(box: Sandbox) -> bool:
+    """True when pre-started ``box`` may serve a task started now (see :meth:`SandboxManager._take_spare`)."""
+    return _spawn_namespace.fits(box.spawned_in)
