@@ -34,6 +34,8 @@ log = logging.getLogger("hermes_envs.tools.sandbox")
 _MAX_SPARES = 16
 #: Threads pre-starting sandboxes at once.
 _PREPARERS = 4
+#: Seconds a pre-started sandbox may wait for a task before it is retired, beyond the ``prestart`` kept ready.
+SPARE_IDLE_SECONDS = 60.0
 
 
 class SandboxManager:
@@ -328,6 +330,28 @@ class SandboxManager:
             box.cleanup()
         return [box.task_id for box in idle]
 
+    def retire_idle_spares(self, now: float | None = None) -> int:
+        """Retire the pre-started sandboxes that waited more than :data:`SPARE_IDLE_SECONDS` for a task, keeping
+        ``prestart`` of those a task would get now; the pool's target shrinks to what is left (a burst grew it, see
+        :meth:`target_spares`). Spares made for the other network namespace go once idle that long. Returns how
+        many were retired. The reaper calls it; a task never waits for it (nothing it would take is retired)."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            keep = self._config.prestart
+            retired: list[Sandbox] = []
+            for box in list(self._spares):  # oldest first
+                if now - box.created_at <= SPARE_IDLE_SECONDS:
+                    continue
+                if _fits(box) and keep and sum(1 for b in self._spares if _fits(b)) <= keep:
+                    continue
+                self._spares.remove(box)
+                retired.append(box)
+            if retired:  # the next burst grows it again, one task that finds none at a time
+                self._target = max(keep, sum(1 for b in self._spares if _fits(b)))
+        for box in retired:
+            box.cleanup()
+        return len(retired)
+
     def _reaper_loop(self) -> None:
         while True:
             interval = min(max(self._config.lifetime / 4, 0.05), 30.0)
@@ -335,6 +359,7 @@ class SandboxManager:
             self._reaper_wake.clear()
             try:
                 self.reap_idle()
+                self.retire_idle_spares()
             except Exception:  # pragma: no cover - never let the reaper die
                 log.exception("sandbox reaper failed")
 
