@@ -9,6 +9,11 @@ two (the machine is shared); the ratio printed is the median of the per-round ra
 Both run with bytecode caches, as an installed package does (pip compiles it; atroposlib's are in site-packages): a
 PYTHONDONTWRITEBYTECODE=1 inherited from the shell would make only the check recompile its ~250 modules on every
 run (about 0.1x of the floor). ``--no-bytecode`` measures that case.
+
+The check's ``PATH`` starts with this interpreter's folder, as in an activated virtualenv: the example envs run
+``python3`` in their sandboxes (file_task_env checks the agent's script that way, ~30 times per check), and where
+``python3`` is a pyenv shim each start costs ~0.1 s of CPU in shell scripts before Python starts, more than the
+check's own work. ``--path-as-is`` keeps the shell's ``PATH``.
 """
 
 from __future__ import annotations
@@ -51,6 +56,8 @@ def main() -> int:
     env = {**os.environ, **offline_environ()}
     if not args.no_bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if not args.path_as_is:
+        env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", os.defpath)])
     floor_argv = [sys.executable, "-c", "import atroposlib.envs.base"]
     check_argv = [sys.executable, "-m", "hermes_envs.cli", "check", args.env_file]
     load_before = _loadavg()
@@ -71,6 +78,10 @@ def main() -> int:
         f"check / import ratio: {statistics.median(cpu_ratios):.2f}x CPU (user+system; steadier on a busy machine)"
     )
     print(f"load average (1 min) {load_before} before, {_loadavg()} after ({os.cpu_count()} CPUs)")
+    print(
+        f"bytecode caches {'off' if args.no_bytecode else 'on'}; sandbox python3 "
+        f"{'from the shell PATH' if args.path_as_is else 'this interpreter (as in an activated venv)'}"
+    )
     return 0
 
 
