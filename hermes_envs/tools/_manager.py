@@ -169,6 +169,8 @@ class SandboxManager:
             return box
 
     def _request_refill(self) -> None:
+        if _spawn_namespace.expected() == _spawn_namespace.UNKNOWN:
+            return  # the guard cannot say where a shell would start: no spare could be handed out
         with self._lock:
             if self._config.prestart:
                 self._preparer().submit(functools.partial(self._refill, self._generation))
@@ -252,10 +254,18 @@ class SandboxManager:
                 return
 
     def _settle(self, box: Sandbox, generation: int, *, keep: bool) -> bool:
-        """Add a freshly prepared spare (when still wanted, and made in the namespace a task would get now: one
-        forked as a guard began or ended is not counted as ready) or remove it; True when kept."""
+        """Add a freshly prepared spare (when still wanted) or remove it; True when the refill should go on.
+
+        A spare forked just as a network guard began or ended lives in the other namespace: it is kept for the
+        tasks of that one (up to twice the most spares) but not counted as ready, and this refill stops."""
         with self._lock:
-            kept = keep and generation == self._generation and not box.closed and _fits(box)
+            fits = _fits(box)
+            kept = (
+                keep
+                and generation == self._generation
+                and not box.closed
+                and (fits or len(self._spares) < 2 * self._max_spares())
+            )
             if kept:
                 self._spares.append(box)
         if not kept:
@@ -264,7 +274,7 @@ class SandboxManager:
             self._preparing -= 1
             self._in_prep.pop(box, None)
             self._settled.notify_all()
-        return kept
+        return kept and fits
 
     def _forget(self, box: Sandbox) -> None:
         with self._lock:

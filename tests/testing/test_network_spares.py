@@ -88,3 +88,32 @@ def test_a_probe_that_cannot_tell_matches_no_shell(monkeypatch) -> None:
     assert _spawn_namespace.fits(None)  # a backend that keeps no process between commands
     monkeypatch.setattr(_spawn_namespace, "_PROBE", [lambda: HOST_NS])
     assert _spawn_namespace.fits(HOST_NS) and not _spawn_namespace.fits("net:[1]")
+
+
+def test_a_spare_forked_as_the_namespace_changed_waits_for_a_task_of_its_own(pool, monkeypatch) -> None:
+    """A refill that forks its shell just as a guard begins or ends makes a spare for the other namespace: it is
+    kept (not counted as ready) and handed to the first task of its namespace, never to one of the other."""
+    here = HOST_NS  # where the pool forks its shells while no guard is active
+    elsewhere = "net:[1]"  # what the probe says while tasks would start elsewhere than the spare's shell
+    monkeypatch.setattr(_spawn_namespace, "_PROBE", [lambda: here])
+    get_sandbox("warm").run("true")
+    spares = _spare_pids(default_manager.target_spares())
+    cleanup_sandbox("warm")
+    while default_manager._preparing:  # (no refill still running when the namespace changes)
+        time.sleep(0.01)
+    spares = _spare_pids(len(spares))
+    monkeypatch.setattr(_spawn_namespace, "_PROBE", [lambda: elsewhere])
+    assert default_manager.prepared() == 0  # none of them serves a task starting elsewhere
+    box = get_sandbox("elsewhere")  # starts its own shell, and a refill whose spare is forked "here"
+    assert box.backend.shell.proc is None or box.backend.shell.proc.pid not in spares
+    cleanup_sandbox("elsewhere")
+    end = time.monotonic() + 15
+    while len(default_manager._spares) <= len(spares) and time.monotonic() < end:
+        time.sleep(0.01)
+    parked = {box.backend.shell.proc.pid for box in list(default_manager._spares)} - spares
+    assert len(parked) == 1 and default_manager.prepared() == 0  # kept for "here", not ready for "elsewhere"
+    monkeypatch.setattr(_spawn_namespace, "_PROBE", [lambda: here])
+    assert default_manager.prepared() == len(spares) + 1
+    pid, _ = _namespace_of("back-here")
+    cleanup_sandbox("back-here")
+    assert pid in spares
