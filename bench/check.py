@@ -50,6 +50,7 @@ def main() -> int:
     parser.add_argument(
         "--no-bytecode", action="store_true", help="keep PYTHONDONTWRITEBYTECODE from the shell"
     )
+    parser.add_argument("--path-as-is", action="store_true", help="keep PATH from the shell (see above)")
     args = parser.parse_args()
     from hermes_envs.testing.offline import offline_environ
 
