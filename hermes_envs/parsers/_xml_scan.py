@@ -13,6 +13,7 @@ __all__ = [
     "TOOL_CALL",
     "TOOL_CALL_END",
     "BrokenCall",
+    "Starts",
     "XmlScan",
     "XmlTags",
     "check_name",
@@ -37,6 +38,14 @@ class XmlTags(Protocol):
     bare_start: str | None
 
     def _real_call_at(self, text: str, at: int) -> bool: ...
+
+    def _real_starts(self, text: str, needle: str) -> Starts: ...
+
+
+class Starts(Protocol):
+    """A forward search (:class:`~hermes_envs.parsers._scan.Finder`'s contract): the next position >= ``pos``."""
+
+    def find(self, pos: int) -> int: ...
 
 
 def json_or_text(raw: str) -> Any:
@@ -84,16 +93,12 @@ class XmlScan:
         self.closes = Finder(text, parser.value_close)
         self.later_closes = Finder(text, parser.value_close)
         # a later call start only counts when a function head follows it (not a mere mention of the tag)
-        self.later_calls = Finder(text, parser.call_needle, lambda at: parser._real_call_at(text, at))
-        self.bound_calls = Finder(text, parser.call_needle, lambda at: parser._real_call_at(text, at))
-        self.recover_calls = Finder(text, parser.call_needle, lambda at: parser._real_call_at(text, at))
+        self.later_calls = parser._real_starts(text, parser.call_needle)
+        self.bound_calls = parser._real_starts(text, parser.call_needle)
+        self.recover_calls = parser._real_starts(text, parser.call_needle)
         # where real calls start (for skipping mentions of the tag in prose): wrapped, and bare (qwen3_coder)
-        self.real_wrapped = Finder(text, TOOL_CALL, lambda at: parser._real_call_at(text, at))
-        self.real_bare = (
-            Finder(text, parser.bare_start, lambda at: parser._real_call_at(text, at))
-            if parser.bare_start
-            else None
-        )
+        self.real_wrapped = parser._real_starts(text, TOOL_CALL)
+        self.real_bare = parser._real_starts(text, parser.bare_start) if parser.bare_start else None
         self.call_ends = Finder(text, TOOL_CALL_END)
         self.call_closes = Finder(text, parser.call_close)
         self.opens = Finder(text, parser.open_needle)

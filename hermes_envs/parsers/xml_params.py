@@ -21,11 +21,12 @@ from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
-from hermes_envs.parsers._scan import CONTEXT_MARKERS, confirmed_copies
+from hermes_envs.parsers._scan import CONTEXT_MARKERS, Finder, confirmed_copies
 from hermes_envs.parsers._xml_scan import (
     TOOL_CALL,
     TOOL_CALL_END,
     BrokenCall,
+    Starts,
     XmlScan,
     json_or_text,
     looping_copies,
@@ -89,6 +90,10 @@ class XmlParamsParser(ToolCallParser):
         if text.startswith(TOOL_CALL, at):
             return self.start_check.match(text, at + len(TOOL_CALL)) is not None
         return self.bare_start is not None and self.head.match(text, at) is not None
+
+    def _real_starts(self, text: str, needle: str) -> Starts:
+        """The forward search for real call starts at ``needle`` (each one checked by :meth:`_real_call_at`)."""
+        return Finder(text, needle, lambda at: self._real_call_at(text, at))
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         starts = MarkerScanner(text, TOOL_CALL)
