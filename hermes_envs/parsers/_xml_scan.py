@@ -63,13 +63,14 @@ class BrokenCall(Exception):
     thousands of broken calls, and building each message (with its excerpt) would cost more than reading them.
     """
 
-    def __init__(self, reason: Callable[[], str], resume: int, local: bool = False) -> None:
+    def __init__(self, reason: Callable[[], str], resume: int, local: bool = False, seen: int = -1) -> None:
         super().__init__()
         self.reason = reason
         self.resume = resume
         # True when the failure depended only on the text from the call to ``resume`` (no value was read: those
-        # searches look far ahead), so an identical copy of that text fails the same way
+        # searches look far ahead), or to ``seen`` when that is further, so an identical copy fails the same way
         self.local = local
+        self.seen = seen
 
 
 class XmlScan:

@@ -37,10 +37,10 @@ from hermes_envs.parsers.base import (
     Problems,
     ToolCallParser,
     arguments_to_json,
-    decode_json_at,
     excerpt,
     finish,
     make_tool_call,
+    scan_json_at,
     skip_ws,
 )
 from hermes_envs.parsers.schema_typing import ToolSchemas, convert_value, lookup
@@ -150,7 +150,7 @@ class XmlParamsParser(ToolCallParser):
                     # a looping model: the copies of this broken call that follow fail the same way, one period on
                     # (fences and reasoning blocks matter only to the marker search: see confirmed_copies)
                     nxt = next_start(end)
-                    copies = looping_copies(text, pos, end, nxt)
+                    copies = looping_copies(text, pos, max(end, exc.seen), nxt)
                     if plain is None and copies:
                         plain = not any(m in text for m in CONTEXT_MARKERS)
                     if not (copies and plain):  # (the search from the last copy's resume point is made once)
@@ -254,14 +254,23 @@ class XmlParamsParser(ToolCallParser):
 
     def _json_body(self, text: str, pos: int, name: str, scan: XmlScan) -> tuple[str, dict[str, Any], int]:
         """Older outputs put a JSON object after the name instead of parameters; accept it."""
-        try:
-            value, end = decode_json_at(text, pos)
-            args = arguments_to_json(value)
-        except ValueError as exc:
+        value, end, reason = scan_json_at(text, pos)
+        if reason is None:
+            try:
+                args = arguments_to_json(value)
+            except ValueError as exc:
+                reason, end = str(exc), -1
+        if reason is not None:
             raise BrokenCall(
-                lambda why=str(exc): f"the JSON arguments of {name!r} are invalid ({why})",
+                lambda why=reason, at=end: (
+                    f"the JSON arguments of {name!r} are invalid ({why}"
+                    + (f" at offset {at})" if at != -1 else ")")
+                ),
                 self._recover(text, pos, scan),
-            ) from None
+                # the decoder read nothing past a few characters after an "Expecting"/"Invalid" error (JsonMemo)
+                local=end != -1 and reason.startswith(("Expecting", "Invalid")),
+                seen=end + 9,
+            )
         end = skip_ws(text, end)
         if end >= len(text):
             return name, json.loads(args), end
@@ -269,6 +278,8 @@ class XmlParamsParser(ToolCallParser):
             raise BrokenCall(
                 lambda: f"{name!r} should close after its JSON arguments; got {excerpt(text, end)}",
                 self._recover(text, end, scan),
+                local=True,  # (a decoded value and the text after it: nothing past end + call_close was read)
+                seen=end + len(self.call_close),
             )
         return name, json.loads(args), self._after_call_close(text, end)
 
