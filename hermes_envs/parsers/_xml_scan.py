@@ -105,6 +105,28 @@ class XmlScan:
         self.opens = Finder(text, parser.open_needle)
         self.raw = False  # the call being read writes literal backslash-n separators (set per call)
 
+    def seen(self, pos: int) -> int:
+        """How far the cached searches have looked past ``pos``: the end of the furthest occurrence any of them
+        holds (a search that found nothing looked to the end of the text, and finds nothing from later either).
+        Reads the searches' cached answer (``_at``), which they keep for exactly this kind of reuse."""
+        far = pos
+        for search in (
+            self.closes,
+            self.later_closes,
+            self.later_calls,
+            self.bound_calls,
+            self.recover_calls,
+            self.real_wrapped,
+            self.real_bare,
+            self.call_ends,
+            self.call_closes,
+            self.opens,
+        ):
+            at = getattr(search, "_at", -1)
+            if at >= far:
+                far = at + len(getattr(search, "needle", ""))
+        return far
+
 
 def looping_copies(text: str, pos: int, resume: int, nxt: int) -> int:
     """How many copies of the call at ``pos`` (broken, resumed at ``resume``, next call at ``nxt``) follow it and

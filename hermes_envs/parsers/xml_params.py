@@ -140,6 +140,7 @@ class XmlParamsParser(ToolCallParser):
         while pos != -1:
             index += 1
             body = pos + len(TOOL_CALL) if text.startswith(TOOL_CALL, pos) else pos
+            listed, dropped = len(errors), errors.dropped
             try:
                 name, args, end = self._read_call(text, body, index, schemas, scan, errors)
             except BrokenCall as exc:
@@ -162,7 +163,31 @@ class XmlParamsParser(ToolCallParser):
                     errors.dropped += copies
                     end = nxt + copies * (nxt - pos)  # the last copy's marker is found from its own start
             else:
-                calls.append(make_tool_call(name, arguments_to_json(args)))
+                arguments = arguments_to_json(args)
+                calls.append(make_tool_call(name, arguments))
+                if end >= len(text):
+                    break
+                nxt = next_start(end)
+                # a looping model writing the same call again and again (the same text, followed by the same
+                # text): when reading it listed no problem (none, or the list is full) and looked at nothing past
+                # the copies compared, each copy reads the same, so the copies are built from this reading (each
+                # with its own call id) and their problems counted
+                if nxt > pos and listed == len(errors) and text.startswith(text[pos:nxt], nxt):
+                    copies = looping_copies(text, pos, max(end, scan.seen(pos)), nxt)
+                    if copies:
+                        if plain is None:
+                            plain = not any(m in text for m in CONTEXT_MARKERS)
+                        if plain:
+                            following = nxt + copies * (nxt - pos)
+                        else:
+                            copies, following = confirmed_copies(next_start, end, nxt, nxt - pos, copies)
+                        calls.extend([make_tool_call(name, arguments) for _ in range(copies)])
+                        errors.dropped += copies * (errors.dropped - dropped)
+                        index += copies
+                        pos = following
+                        continue
+                pos = nxt
+                continue
             pos = next_start(end) if end < len(text) else -1
         return finish(text, first, calls, errors)
 
