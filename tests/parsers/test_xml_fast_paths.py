@@ -1,0 +1,68 @@
+"""The XML-ish readers' shortcuts for degenerate output give exactly what the general reading gives."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hermes_envs.parsers import get_parser
+from hermes_envs.parsers.custom_xml import CustomXmlParser
+
+CUSTOM_PIECES = [
+    "<tool_use>",
+    "</tool_use>",
+    "<tool_call>",
+    "</tool_call>",
+    "<parameter=",
+    "<parameter=tool_name>",
+    "<parameter=name>",
+    "<parameter=arguments>",
+    "<parameter=k>",
+    "</parameter>",
+    "f",
+    '{"a": 1}',
+    "{",
+    ">",
+    "<",
+    "\n",
+    " ",
+    "x",
+]
+CUSTOM_TEXT = st.lists(st.sampled_from(CUSTOM_PIECES), max_size=40).map("".join)
+
+
+def outcome(result):
+    calls = [(c.function.name, c.function.arguments) for c in result.tool_calls or []]
+    return result.content, calls, result.errors
+
+
+def read_each_mention(text: str, tools=None):
+    original = CustomXmlParser._mention_skipper
+    CustomXmlParser._mention_skipper = lambda self, text: []  # step from each mention to the next marker
+    try:
+        return get_parser("custom_xml").parse_detailed(text, tools)
+    finally:
+        CustomXmlParser._mention_skipper = original
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=CUSTOM_TEXT, repeat=st.integers(1, 5), tail=CUSTOM_TEXT)
+def test_custom_xml_skipping_mentions_in_bulk_gives_the_general_reading(text, repeat, tail):
+    text = text * repeat + tail
+    assert outcome(get_parser("custom_xml").parse_detailed(text)) == outcome(read_each_mention(text))
+
+
+def test_custom_xml_thousands_of_mentions_then_a_call():
+    call = get_parser("custom_xml").render(None, [("f", {"a": 1})])
+    text = "<tool_use>\n<p" * 20_000 + "\n" + call
+    result = get_parser("custom_xml").parse_detailed(text)
+    assert [(c.function.name, c.function.arguments) for c in result.tool_calls] == [("f", '{"a": 1}')]
+    assert outcome(result) == outcome(read_each_mention(text))
+
+
+@pytest.mark.parametrize("context", ["`", "```\n", "<think>", "</think>", "[THINK]", "~~~\n"])
+def test_custom_xml_mentions_among_fences_are_read_one_by_one(context):
+    call = get_parser("custom_xml").render(None, [("f", {"a": 1})])
+    text = ("<tool_use>\n<p" + context) * 50 + call
+    assert outcome(get_parser("custom_xml").parse_detailed(text)) == outcome(read_each_mention(text))
