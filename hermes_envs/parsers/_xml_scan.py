@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from hermes_envs.parsers._errors import ParserError
-from hermes_envs.parsers._scan import Finder, count_repeats
+from hermes_envs.parsers._scan import Finder, PatternFinder, count_repeats
 
 __all__ = [
     "TOOL_CALL",
@@ -36,6 +37,7 @@ class XmlTags(Protocol):
     open_needle: str
     call_needle: str
     bare_start: str | None
+    name_ends: re.Pattern[str] | None
 
     def _real_call_at(self, text: str, at: int) -> bool: ...
 
@@ -83,6 +85,7 @@ class XmlScan:
         "closes",
         "later_calls",
         "later_closes",
+        "name_ends",
         "opens",
         "raw",
         "real_bare",
@@ -103,6 +106,8 @@ class XmlScan:
         self.call_ends = Finder(text, TOOL_CALL_END)
         self.call_closes = Finder(text, parser.call_close)
         self.opens = Finder(text, parser.open_needle)
+        # where the parameter name after each of ``opens`` ends (see XmlParamsParser._opening_at)
+        self.name_ends = PatternFinder(text, parser.name_ends) if parser.name_ends is not None else None
         self.raw = False  # the call being read writes literal backslash-n separators (set per call)
 
     def seen(self, pos: int) -> int:

@@ -74,6 +74,10 @@ class XmlParamsParser(ToolCallParser):
     schema_narrows_keys: ClassVar[bool] = True
     # a no-argument call must have whitespace between its name and the call close (glm45, as SGLang)
     separator_required: ClassVar[bool] = False
+    # the characters (one class) a name in ``head`` and ``param_open`` runs to, the first one met having to be
+    # the tag's ">", when the patterns read names that way (qwen3_coder): openings are then checked by one
+    # cached forward search instead of re-reading a name that never ends from each of them
+    name_ends: ClassVar[re.Pattern[str] | None] = None
 
     def _skip(self, text: str, pos: int, scan: XmlScan) -> int:
         """The first position at or after ``pos`` past whitespace (and literal ``\\n`` in a raw-form call)."""
@@ -374,6 +378,16 @@ class XmlParamsParser(ToolCallParser):
             return self._call_end_confirmed(text, nxt, scan)
         return False
 
+    def _opening_at(self, text: str, at: int, scan: XmlScan) -> re.Match[str] | None:
+        """``param_open.match(text, at)`` at an ``open_needle``. With ``name_ends``, an opening whose name never
+        ends is turned down by one cached forward search: thousands of them in a row (``<parameter=k`` with no
+        ``>`` or newline after it) were each read to the end of the text by the regex (quadratic)."""
+        if scan.name_ends is not None:
+            end = scan.name_ends.find(at + len(self.open_needle))
+            if end == -1 or text[end] != ">":
+                return None
+        return self.param_open.match(text, at)
+
     def _value_end(
         self,
         text: str,
@@ -403,7 +417,7 @@ class XmlParamsParser(ToolCallParser):
                 op_in = op != -1 and op < limit
                 fc_in = fc != -1 and fc < limit
                 if op_in and (not fc_in or op < fc):
-                    opening = self.param_open.match(text, op)
+                    opening = self._opening_at(text, op, scan)
                     if opening is not None and first != -1:
                         other = opening.group(1).strip()
                         if (
