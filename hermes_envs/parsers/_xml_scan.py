@@ -14,6 +14,7 @@ __all__ = [
     "TOOL_CALL",
     "TOOL_CALL_END",
     "BrokenCall",
+    "RealStarts",
     "Starts",
     "XmlScan",
     "XmlTags",
@@ -73,6 +74,55 @@ class BrokenCall(Exception):
         # searches look far ahead), or to ``seen`` when that is further, so an identical copy fails the same way
         self.local = local
         self.seen = seen
+
+
+class RealStarts:
+    """Where real calls start (:class:`~hermes_envs.parsers._scan.Finder`'s contract): the next ``needle`` at or
+    after ``pos`` at which ``pattern`` (which starts with ``needle``) matches.
+
+    The first candidate is found by ``str.find`` and checked by the pattern anchored there (the usual text: a
+    call where the marker is); past one that fails, the regex engine searches on (degenerate text: thousands of
+    mentions, skipped at C speed instead of one Python check each). With ``name_ends``, a match of the pattern's
+    group ``long`` is a name longer than the pattern reads: it counts when the first of ``name_ends`` after it is
+    ``>`` (one cached forward search: every opening in a stretch without one shares that answer).
+    """
+
+    __slots__ = ("_at", "_ends", "_from", "name_ends", "needle", "pattern", "text")
+
+    def __init__(
+        self, text: str, needle: str, pattern: re.Pattern[str], name_ends: re.Pattern[str] | None = None
+    ) -> None:
+        self.text = text
+        self.needle = needle
+        self.pattern = pattern
+        self.name_ends = name_ends
+        self._ends: PatternFinder | None = None
+        self._from = -1
+        self._at = -1
+
+    def find(self, pos: int) -> int:
+        if 0 <= self._from <= pos and (self._at == -1 or self._at >= pos):
+            return self._at
+        self._from = pos
+        text, pattern = self.text, self.pattern
+        at = text.find(self.needle, pos)
+        while at != -1:
+            match = pattern.match(text, at) or pattern.search(text, at + 1)
+            if match is None:
+                at = -1
+                break
+            at = match.start()
+            if self.name_ends is None or match.group("long") is None:
+                break
+            if self._ends is None:
+                self._ends = PatternFinder(text, self.name_ends)
+            end = self._ends.find(match.end())
+            if end != -1 and text[end] == ">":
+                break
+            # no opening before that end has a name that ends with ">" either
+            at = -1 if end == -1 else text.find(self.needle, end + 1)
+        self._at = at
+        return at
 
 
 class XmlScan:

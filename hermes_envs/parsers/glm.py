@@ -7,8 +7,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from hermes_envs.parsers._scan import PatternFinder
-from hermes_envs.parsers._xml_scan import TOOL_CALL, TOOL_CALL_END, Starts, check_name
+from hermes_envs.parsers._xml_scan import TOOL_CALL, TOOL_CALL_END, RealStarts, Starts, check_name
 from hermes_envs.parsers.base import call_parts, join_content, register_parser
 from hermes_envs.parsers.schema_typing import render_value
 from hermes_envs.parsers.xml_params import XmlParamsParser
@@ -39,7 +38,7 @@ class Glm45Parser(XmlParamsParser):
         """Real call starts found by the regex engine: degenerate output holds tens of thousands of
         ``<tool_call>`` mentions, and checking each one in Python cost most of the parse."""
         if needle == TOOL_CALL:
-            return PatternFinder(text, self.real_start)
+            return RealStarts(text, needle, self.real_start)
         return super()._real_starts(text, needle)
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:

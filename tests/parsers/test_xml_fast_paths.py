@@ -72,11 +72,12 @@ def test_custom_xml_mentions_among_fences_are_read_one_by_one(context):
 
 QWEN_PIECES = ["<tool_call>", "<function=", "<function=f>", "<parameter=", "<parameter=k>", "</parameter>",
                "</function>", "f", "k", " ", "\n", ">", "<", "x"]  # fmt: skip
-QWEN_TEXT = st.lists(st.sampled_from(QWEN_PIECES), max_size=40).map("".join)
+# long stretches: names around the length the patterns read in one go (256)
+QWEN_TEXT = st.lists(st.sampled_from([*QWEN_PIECES, "y" * 100, "z" * 17]), max_size=40).map("".join)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
-@given(text=QWEN_TEXT, queries=st.lists(st.integers(0, 400), max_size=8))
+@given(text=QWEN_TEXT, queries=st.lists(st.integers(0, 2000), max_size=8))
 def test_qwen3_coder_real_call_search_agrees_with_the_head_pattern(text, queries):
     parser = get_parser("qwen3_coder")
     for needle in ("<tool_call>", "<function="):
@@ -111,3 +112,19 @@ def test_qwen3_coder_thousands_of_unended_names_are_read_once(text):
     # (the first one re-read the rest of the text from each opening: 30 s of CPU for 240 kB; now a few ms)
     result = get_parser("qwen3_coder").parse_detailed(text)
     assert result.errors
+
+
+@pytest.mark.parametrize("length", [0, 255, 256, 257, 258, 600])
+@pytest.mark.parametrize("end", [">", "\n", "", "<function=f>"])
+@pytest.mark.parametrize("start", ["<function=", "<tool_call>\n<function="])
+def test_qwen3_coder_long_names_are_judged_as_the_head_pattern_judges_them(length, end, start):
+    parser = get_parser("qwen3_coder")
+    for text in (
+        start + "n" * length + end,
+        (start + "n" * length + end + " ") * 3,
+        start * 3 + "n" * length + end,
+    ):
+        for needle in ("<tool_call>", "<function="):
+            fast = parser._real_starts(text, needle)
+            general = Finder(text, needle, lambda at, t=text: parser._real_call_at(t, at))
+            assert [fast.find(q) for q in range(len(text))] == [general.find(q) for q in range(len(text))]
