@@ -126,39 +126,80 @@ class RealStarts:
 
 
 class XmlScan:
-    """Per-text state: the cached searches shared by every call of one ``parse``."""
+    """Per-text state: the cached searches shared by every call of one ``parse``.
+
+    The searches that only unusual text needs (a broken call, a mention of the tag, a value holding a tag) are
+    made when first used: most texts are short messages with a call or two, where setting them up would cost more
+    than the reading."""
 
     __slots__ = (
-        "bound_calls",
+        "_bound",
+        "_name_ends",
+        "_real_bare",
+        "_real_wrapped",
+        "_recover",
         "call_closes",
         "call_ends",
         "closes",
         "later_calls",
         "later_closes",
-        "name_ends",
         "opens",
+        "parser",
         "raw",
-        "real_bare",
-        "real_wrapped",
-        "recover_calls",
+        "text",
     )
 
     def __init__(self, text: str, parser: XmlTags) -> None:
+        self.text = text
+        self.parser = parser
         self.closes = Finder(text, parser.value_close)
         self.later_closes = Finder(text, parser.value_close)
         # a later call start only counts when a function head follows it (not a mere mention of the tag)
         self.later_calls = parser._real_starts(text, parser.call_needle)
-        self.bound_calls = parser._real_starts(text, parser.call_needle)
-        self.recover_calls = parser._real_starts(text, parser.call_needle)
-        # where real calls start (for skipping mentions of the tag in prose): wrapped, and bare (qwen3_coder)
-        self.real_wrapped = parser._real_starts(text, TOOL_CALL)
-        self.real_bare = parser._real_starts(text, parser.bare_start) if parser.bare_start else None
         self.call_ends = Finder(text, TOOL_CALL_END)
         self.call_closes = Finder(text, parser.call_close)
         self.opens = Finder(text, parser.open_needle)
-        # where the parameter name after each of ``opens`` ends (see XmlParamsParser._opening_at)
-        self.name_ends = PatternFinder(text, parser.name_ends) if parser.name_ends is not None else None
+        self._bound: Starts | None = None
+        self._recover: Starts | None = None
+        self._real_wrapped: Starts | None = None
+        self._real_bare: Starts | None = None
+        self._name_ends: PatternFinder | None = None
         self.raw = False  # the call being read writes literal backslash-n separators (set per call)
+
+    @property
+    def bound_calls(self) -> Starts:
+        """Real call starts, searched from each value that holds a tag (where a forgotten closing tag may be)."""
+        if self._bound is None:
+            self._bound = self.parser._real_starts(self.text, self.parser.call_needle)
+        return self._bound
+
+    @property
+    def recover_calls(self) -> Starts:
+        """Real call starts, searched from each broken call (where reading goes on)."""
+        if self._recover is None:
+            self._recover = self.parser._real_starts(self.text, self.parser.call_needle)
+        return self._recover
+
+    @property
+    def real_wrapped(self) -> Starts:
+        """Where real ``<tool_call>`` calls start (for skipping mentions of the tag in prose)."""
+        if self._real_wrapped is None:
+            self._real_wrapped = self.parser._real_starts(self.text, TOOL_CALL)
+        return self._real_wrapped
+
+    @property
+    def real_bare(self) -> Starts | None:
+        """Where real bare calls start (qwen3_coder's ``<function=``), or None for a format without them."""
+        if self._real_bare is None and self.parser.bare_start:
+            self._real_bare = self.parser._real_starts(self.text, self.parser.bare_start)
+        return self._real_bare
+
+    @property
+    def name_ends(self) -> PatternFinder | None:
+        """Where the parameter name after each of ``opens`` ends (see XmlParamsParser._opening_at)."""
+        if self._name_ends is None and self.parser.name_ends is not None:
+            self._name_ends = PatternFinder(self.text, self.parser.name_ends)
+        return self._name_ends
 
     def seen(self, pos: int) -> int:
         """How far the cached searches have looked past ``pos``: the end of the furthest occurrence any of them
@@ -169,10 +210,10 @@ class XmlScan:
             self.closes,
             self.later_closes,
             self.later_calls,
-            self.bound_calls,
-            self.recover_calls,
-            self.real_wrapped,
-            self.real_bare,
+            self._bound,
+            self._recover,
+            self._real_wrapped,
+            self._real_bare,
             self.call_ends,
             self.call_closes,
             self.opens,

@@ -176,7 +176,12 @@ class XmlParamsParser(ToolCallParser):
                 # text): when reading it listed no problem (none, or the list is full) and looked at nothing past
                 # the copies compared, each copy reads the same, so the copies are built from this reading (each
                 # with its own call id) and their problems counted
-                if nxt > pos and listed == len(errors) and text.startswith(text[pos:nxt], nxt):
+                probe = (pos + end) // 2  # (one probe first: the full comparison is looping_copies')
+                if (
+                    nxt > pos
+                    and listed == len(errors)
+                    and text.startswith(text[probe : probe + 8], probe + nxt - pos)
+                ):
                     copies = looping_copies(text, pos, max(end, scan.seen(pos)), nxt)
                     if copies:
                         if plain is None:
