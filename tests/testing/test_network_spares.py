@@ -21,7 +21,7 @@ HOST_NS = os.readlink("/proc/thread-self/ns/net")
 
 def _spare_pids(n: int) -> set[int]:
     """Wait until ``n`` spares wait for a task started now; the pids of every spare's shell."""
-    end = time.monotonic() + 15
+    end = time.monotonic() + 60
     while default_manager.prepared() < n and time.monotonic() < end:
         time.sleep(0.01)
     assert default_manager.prepared() >= n, "the pool did not pre-start its shells"
@@ -107,7 +107,7 @@ def test_a_spare_forked_as_the_namespace_changed_waits_for_a_task_of_its_own(poo
     box = get_sandbox("elsewhere")  # starts its own shell, and a refill whose spare is forked "here"
     assert box.backend.shell.proc is None or box.backend.shell.proc.pid not in spares
     cleanup_sandbox("elsewhere")
-    end = time.monotonic() + 15
+    end = time.monotonic() + 60
     while len(default_manager._spares) <= len(spares) and time.monotonic() < end:
         time.sleep(0.01)
     parked = {box.backend.shell.proc.pid for box in list(default_manager._spares)} - spares

@@ -10,7 +10,7 @@ from hermes_envs.tools import cleanup_sandbox, configure_sandboxes, default_mana
 
 
 def _wait_for_spares(n: int) -> None:
-    end = time.monotonic() + 10
+    end = time.monotonic() + 60
     while default_manager.prepared() < n and time.monotonic() < end:
         time.sleep(0.01)
 
