@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .app import make_app
+from .app import make_server
 from .clients import IN_PROCESS_BASE_URL, ServerClients
 from .faults import Fault, fault_from_obj
 from .model import FakeModel
@@ -217,9 +217,7 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
-        runner = web.AppRunner(
-            make_app(self._model), access_log=None, handle_signals=False, shutdown_timeout=0.2
-        )
+        runner = web.ServerRunner(make_server(self._model, loop), handle_signals=False, shutdown_timeout=0.2)
         try:
             loop.run_until_complete(runner.setup())
             loop.run_until_complete(web.SockSite(runner, sock).start())
