@@ -75,3 +75,13 @@ def test_a_body_over_aiohttps_default_limit_is_read():
         assert r.status_code == 200, r.text
         assert srv.calls[0].body["messages"][0]["content"] == big
         srv.assert_no_failures()
+
+
+def test_serve_forever_refuses_a_running_server():
+    with FakeOpenAIServer(policy="answer:text=ok") as srv:
+        try:
+            srv.serve_forever()
+        except RuntimeError as e:
+            assert "serve_forever() should be called on a stopped server" in str(e) and "Fix:" in str(e)
+        else:
+            raise AssertionError("serve_forever() on a running server should raise")

@@ -27,15 +27,23 @@ MAX_BODY_BYTES = 64 * 1024 * 1024
 Handler = Callable[[Any], Awaitable[Any]]
 
 
-def make_handler(model: FakeModel) -> Handler:
-    """The aiohttp request handler answering every path with ``model`` (routing happens in FakeModel)."""
+def make_handler(model: FakeModel, answer_expect: bool = False) -> Handler:
+    """The aiohttp request handler answering every path with ``model`` (routing happens in FakeModel).
+
+    ``answer_expect``: answer ``Expect: 100-continue`` here, as an Application does before its handlers (for the
+    low-level server, which does not).
+    """
     from aiohttp import web
 
     handle = model.handle
     Response = web.Response
 
     async def handler(request: web.BaseRequest) -> web.StreamResponse:
-        raw = await request.read() if request.can_read_body else b""
+        if answer_expect:
+            expect = request.headers.get("Expect")
+            if expect:
+                await _expect(request, expect)
+        raw = await request.read()  # b"" without a body
         reply = handle(request.method, request.path, raw)
         if reply.delay:
             await asyncio.sleep(reply.delay)
@@ -43,11 +51,10 @@ def make_handler(model: FakeModel) -> Handler:
             _abort(request)
             raise asyncio.CancelledError  # aiohttp closes the handler quietly; the client sees a disconnect
         if reply.sse is None and not reply.cut:
+            if reply.status == 200 and not reply.headers:  # a plain answer: aiohttp's defaults
+                return Response(body=reply.body, content_type=reply.content_type)
             return Response(
-                status=reply.status,
-                body=reply.body,
-                content_type=reply.content_type,
-                headers=reply.headers or None,
+                status=reply.status, body=reply.body, content_type=reply.content_type, headers=reply.headers
             )
         if reply.sse is not None:
             resp = web.StreamResponse(
@@ -80,18 +87,11 @@ def make_server(model: FakeModel, loop: asyncio.AbstractEventLoop) -> Any:
     """
     from aiohttp import web
 
-    handler = make_handler(model)
-
-    async def serve(request: web.BaseRequest) -> web.StreamResponse:
-        expect = request.headers.get("Expect")
-        if expect:
-            await _expect(request, expect)
-        return await handler(request)
-
     def make_request(message: Any, payload: Any, protocol: Any, writer: Any, task: Any) -> web.BaseRequest:
         return web.BaseRequest(message, payload, protocol, writer, task, loop, client_max_size=MAX_BODY_BYTES)
 
-    return web.Server(serve, request_factory=make_request, loop=loop, access_log=None)
+    handler = make_handler(model, answer_expect=True)
+    return web.Server(handler, request_factory=make_request, loop=loop, access_log=None)
 
 
 async def _expect(request: Any, expect: str) -> None:

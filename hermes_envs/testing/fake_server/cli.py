@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
 from typing import Any
 
 from hermes_envs.errors import ScriptError
@@ -99,11 +97,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"fake-server: {e}", file=sys.stderr, flush=True)
         return 2
 
-    done = threading.Event()
-
-    def _stop(signum: int, frame: Any) -> None:
-        done.set()
-
     if getattr(args, "web_corpus", None) is not None:
         from hermes_envs.tools.toolsets.web_server import serve_web_corpus
 
@@ -112,15 +105,8 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as e:
             print(f"fake-server: {e}", file=sys.stderr, flush=True)
             return 2
-    old = {s: signal.signal(s, _stop) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        with srv:
-            print(srv.base_url, flush=True)
-            while not done.wait(0.5):
-                pass
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
+    # the server runs in this (main) thread until SIGINT/SIGTERM: no server thread, no thread waiting beside it
+    srv.serve_forever(on_ready=lambda: print(srv.base_url, flush=True))
     for f in srv.failures:
         print(f"fake-server miss: {f}", file=sys.stderr, flush=True)
     print(
