@@ -80,13 +80,14 @@ def chat_completion(model: Planner, call: Call, body: Any) -> Reply:
     payload = dumps(response)
     call.response_json = payload  # the record keeps the bytes sent (before any fault garbles them)
     if plan.fault is None:  # what NO_FAULT.body_reply answers, without the call
-        return Reply(body=payload)
+        return Reply(200, payload)
     return plan.effect.body_reply(plan.fault, payload, plan.delay)
 
 
 def _message(turn: Turn, plan: Plan, choice: int, view: RequestView) -> tuple[dict[str, Any], str]:
     """One choice's assistant message and finish_reason, with the fault's changes."""
-    calls, content, finish = turn.tool_calls, turn.content, turn.resolved_finish_reason
+    calls, content = turn.tool_calls, turn.content
+    finish = turn.finish_reason or ("tool_calls" if calls else "stop")  # Turn.resolved_finish_reason
     if plan.fault is not None:
         calls, content, finish = plan.effect.chat_message(plan.fault, list(calls), content, finish, view)
     msg: dict[str, Any] = {
