@@ -29,7 +29,9 @@ def chat_completion(model: Planner, call: Call, body: Any) -> Reply:
     plan = model.plan(call, view, "chat")
     if isinstance(plan, Reply):
         return plan
-    messages = [_message(t, plan, i, view) for i, t in enumerate(plan.turn.choice_turns(get("n") or 1))]
+    turn, n = plan.turn, get("n") or 1
+    turns = [turn] * n if not turn.choices else turn.choice_turns(n)  # Turn.choice_turns, inline for a turn
+    messages = [_message(t, plan, i, view) for i, t in enumerate(turns)]
     count = model.count
     prompt_toks = count.contents(body["messages"])  # each message's text counted once, then memoised
     completion_toks = 0

@@ -123,7 +123,8 @@ class FakeModel:
         """The turn and the fault for a generation request, or the reply that replaces the answer (a status
         fault, a dropped connection). ``kind``: "chat" or "text" (see :func:`~.responders.respond`)."""
         turn, index = respond(call, view, kind, self.script, self.policy, self.assistant_marker)
-        fault = self.injector.pick(turn.fault)
+        injector = self.injector
+        fault = injector.pick(turn.fault) if turn.fault is not None or injector.faults else None
         if (
             fault is None
         ):  # what NO_FAULT's hooks answer (no label, no early reply, no delay), without the calls

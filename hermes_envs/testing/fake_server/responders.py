@@ -35,7 +35,8 @@ def respond(
             return turn, index
     if policy is not None:
         try:
-            turn = turn_from_policy_result(policy(dict(view.body)))
+            result = policy(dict(view.body))
+            turn = result if type(result) is Turn else turn_from_policy_result(result)
         except Exception as e:  # the policy is user code: report it as a failure, not a server crash
             name = getattr(policy, "__name__", policy)
             raise Miss(
@@ -43,7 +44,7 @@ def respond(
                 500,
                 "policy_error",
             ) from None
-        if kind == "chat":
+        if kind == "chat" and turn.tool_calls:
             bad = tool_problems(turn, view)
             if bad:
                 name = getattr(policy, "__name__", policy)
