@@ -93,7 +93,7 @@ class FakeModel:
                     code="unknown_route",
                 )
             body = decode_body(raw, method, path) if method == "POST" else None
-            call.body = body
+            call._body = body  # what the ``body`` setter does on a fresh call, without the call
             reply = route(self, call, body)
             call.seal(raw)
             return reply
