@@ -11,7 +11,7 @@ from .replies import Reply, dumps
 from .requests import validate_chat
 from .tokens import encode_plain, logprob
 from .turns import Turn
-from .view import RequestView, text_of
+from .view import RequestView
 
 __all__ = ["chat_completion"]
 
@@ -20,7 +20,7 @@ _WORDS = re.compile(r"\s*\w+|\s*[^\w\s]|\s+")
 
 def chat_completion(model: Planner, call: Call, body: Any) -> Reply:
     """Validate the request, pick the turn and fault, and build the completion (streamed or not)."""
-    validate_chat(body, f"POST {call.route}")
+    validate_chat(body, call.route)
     # every field read here is strict in ChatRequest: its value in the validated body is the validated one
     get = body.get
     top_logprobs = (get("top_logprobs") or 0) if get("logprobs") else None
@@ -29,17 +29,17 @@ def chat_completion(model: Planner, call: Call, body: Any) -> Reply:
     plan = model.plan(call, view, "chat")
     if isinstance(plan, Reply):
         return plan
-    messages = [_message(t, plan, i, view) for i, t in enumerate(plan.turn.choice_turns(get("n") or 1))]
-    tok, count = model.tokenizer, model.count
-    # prompt tokens: the sum over messages (each message's text is counted once, then memoised)
-    prompt_toks = 0
-    for m in body["messages"]:
-        prompt_toks += count(text_of(m.get("content")))
+    turn, n = plan.turn, get("n") or 1
+    turns = [turn] * n if not turn.choices else turn.choice_turns(n)  # Turn.choice_turns, inline for a turn
+    messages = [_message(t, plan, i, view) for i, t in enumerate(turns)]
+    count = model.count
+    prompt_toks = count.contents(body["messages"])  # each message's text counted once, then memoised
     completion_toks = 0
     for m, _ in messages:
         completion_toks += count(m["content"] or "")
-        for tc in m.get("tool_calls", ()):
-            completion_toks += count(tc["function"]["arguments"])
+        if "tool_calls" in m:
+            for tc in m["tool_calls"]:
+                completion_toks += count(tc["function"]["arguments"])
     usage = {
         "prompt_tokens": prompt_toks,
         "completion_tokens": completion_toks,
@@ -48,11 +48,11 @@ def chat_completion(model: Planner, call: Call, body: Any) -> Reply:
     cid = f"chatcmpl-fake{plan.seq}"
     name = get("model") or model.model
     if top_logprobs is None:
-        sent = plan.effect.choices([(m, None) for m in messages])
+        pairs = [(m, None) for m in messages]
     else:
-        sent = plan.effect.choices(
-            [(m, content_logprobs(tok, m[0]["content"] or "", top_logprobs)) for m in messages]
-        )
+        tok = model.tokenizer
+        pairs = [(m, content_logprobs(tok, m[0]["content"] or "", top_logprobs)) for m in messages]
+    sent = pairs if plan.fault is None else plan.effect.choices(pairs)  # no fault: the choices as built
     response = {
         "id": cid,
         "object": "chat.completion",
@@ -81,14 +81,17 @@ def chat_completion(model: Planner, call: Call, body: Any) -> Reply:
         return plan.effect.stream_reply(plan.fault, events, plan.delay)
     payload = dumps(response)
     call.response_json = payload  # the record keeps the bytes sent (before any fault garbles them)
+    if plan.fault is None:  # what NO_FAULT.body_reply answers, without the call
+        return Reply(200, payload)
     return plan.effect.body_reply(plan.fault, payload, plan.delay)
 
 
 def _message(turn: Turn, plan: Plan, choice: int, view: RequestView) -> tuple[dict[str, Any], str]:
     """One choice's assistant message and finish_reason, with the fault's changes."""
-    calls, content, finish = list(turn.tool_calls), turn.content, turn.resolved_finish_reason
+    calls, content = turn.tool_calls, turn.content
+    finish = turn.finish_reason or ("tool_calls" if calls else "stop")  # Turn.resolved_finish_reason
     if plan.fault is not None:
-        calls, content, finish = plan.effect.chat_message(plan.fault, calls, content, finish, view)
+        calls, content, finish = plan.effect.chat_message(plan.fault, list(calls), content, finish, view)
     msg: dict[str, Any] = {
         "role": "assistant",
         "content": content if (content is not None or not calls) else None,

@@ -8,7 +8,6 @@ can fail (a bad body, a script miss, a raising policy, a bug) into a recorded er
 from __future__ import annotations
 
 import itertools
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -33,7 +32,10 @@ Route = Callable[["FakeModel", Call, Any], Reply]
 
 
 class FakeModel:
-    """The server's brain: thread-safe, I/O-free. One per FakeOpenAIServer."""
+    """The server's brain: thread-safe, I/O-free. One per FakeOpenAIServer.
+
+    Thread-safe without a lock of its own: the records are lists, whose ``append`` and ``clear`` are atomic, and
+    the fault counters have the injector's lock."""
 
     def __init__(
         self,
@@ -61,7 +63,6 @@ class FakeModel:
         self.calls: list[Call] = []
         self.misses: list[str] = []
         self._seq = itertools.count(1)
-        self._lock = threading.Lock()
         self.created = int(time.time())
 
     @property
@@ -78,9 +79,8 @@ class FakeModel:
     def handle(self, method: str, path: str, raw: bytes) -> Reply:
         """Answer one request; it is recorded in :attr:`calls` whatever happens."""
         path = path.rstrip("/") or "/"
-        call = Call(route=path, method=method, body=None)
-        with self._lock:
-            self.calls.append(call)
+        call = Call(path, method, None)
+        self.calls.append(call)  # list.append is atomic: no lock (reset() swaps nothing, it clears in place)
         route = ROUTES.get((method, path))
         try:
             if route is None:
@@ -92,8 +92,8 @@ class FakeModel:
                     status=404,
                     code="unknown_route",
                 )
-            body = decode_body(raw, f"{method} {path}") if method == "POST" else None
-            call.body = body
+            body = decode_body(raw, method, path) if method == "POST" else None
+            call._body = body  # what the ``body`` setter does on a fresh call, without the call
             reply = route(self, call, body)
             call.seal(raw)
             return reply
@@ -116,15 +116,15 @@ class FakeModel:
     def _refuse(self, call: Call, m: Miss) -> Reply:
         """Record the request as a miss (a failure for assert_no_failures()) and answer with its error."""
         call.status, call.error, call.responder = m.status, m.message, "miss"
-        with self._lock:
-            self.misses.append(m.message)
+        self.misses.append(m.message)
         return Reply(status=m.status, body=error_body(m.message, m.code))
 
     def plan(self, call: Call, view: RequestView, kind: str) -> Plan | Reply:
         """The turn and the fault for a generation request, or the reply that replaces the answer (a status
         fault, a dropped connection). ``kind``: "chat" or "text" (see :func:`~.responders.respond`)."""
         turn, index = respond(call, view, kind, self.script, self.policy, self.assistant_marker)
-        fault = self.injector.pick(turn.fault)
+        injector = self.injector
+        fault = injector.pick(turn.fault) if turn.fault is not None or injector.faults else None
         if (
             fault is None
         ):  # what NO_FAULT's hooks answer (no label, no early reply, no delay), without the calls
@@ -141,9 +141,8 @@ class FakeModel:
 
     # ---------------------------------------------------------------------------------------------- state
     def reset(self) -> None:
-        with self._lock:
-            self.calls.clear()
-            self.misses.clear()
+        self.calls.clear()
+        self.misses.clear()
         self.injector.reset()
 
 

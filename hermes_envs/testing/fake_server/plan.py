@@ -3,7 +3,6 @@ builders need from the model that made it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -11,6 +10,7 @@ from .fault_effects import FaultEffect
 from .faults import Fault
 from .records import Call
 from .replies import Reply
+from .tokens import TokenCounter
 from .turns import Turn
 from .view import RequestView
 
@@ -36,7 +36,7 @@ class Planner(Protocol):
     model: str
     created: int
     tokenizer: Any
-    count: Callable[[str], int]  # tokens in a text (memoised), see tokens.TokenCounter
+    count: TokenCounter  # tokens in a text (memoised), and in a request's messages
     tool_parser: str
     stream_chunk_chars: int
 

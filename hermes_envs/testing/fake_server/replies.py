@@ -7,12 +7,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 import pydantic_core
 
 __all__ = ["Miss", "Reply", "dumps", "error_body"]
 
-dumps: Callable[[Any], bytes] = pydantic_core.to_json
-"""Compact JSON as UTF-8 bytes: pydantic-core's encoder, about 4x the standard library's on a completion."""
+
+def dumps(obj: Any, _fast: Callable[[Any], bytes] = orjson.dumps) -> bytes:
+    """Compact JSON as UTF-8 bytes, for every reply: orjson's encoder (a completion in about a third of
+    pydantic-core's time, a tenth of the standard library's), and pydantic-core's for what orjson refuses
+    (integers over 64 bits, non-string keys, bytes), so that every value encodes as it did before."""
+    try:
+        return _fast(obj)
+    except TypeError:  # orjson.JSONEncodeError
+        return pydantic_core.to_json(obj)
 
 
 @dataclass

@@ -34,18 +34,20 @@ def respond(
             call.matched_turn, call.turn_index, call.responder = turn, index, "script"
             return turn, index
     if policy is not None:
-        name = getattr(policy, "__name__", policy)
         try:
-            turn = turn_from_policy_result(policy(dict(view.body)))
+            result = policy(dict(view.body))
+            turn = result if type(result) is Turn else turn_from_policy_result(result)
         except Exception as e:  # the policy is user code: report it as a failure, not a server crash
+            name = getattr(policy, "__name__", policy)
             raise Miss(
                 f"policy {name!r} should answer the request; it raised {type(e).__name__}: {e}",
                 500,
                 "policy_error",
             ) from None
-        if kind == "chat":
+        if kind == "chat" and turn.tool_calls:
             bad = tool_problems(turn, view)
             if bad:
+                name = getattr(policy, "__name__", policy)
                 raise Miss(f"policy {name!r} answered with {turn.describe()}, but {bad}")
         call.matched_turn, call.responder = turn, "policy"
         return turn, None

@@ -6,13 +6,14 @@ Its records and assertion helpers live in ``recorded.py``, its clients and in-pr
 from __future__ import annotations
 
 import asyncio
+import signal
 import socket
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from .app import make_app
+from .app import make_server
 from .clients import IN_PROCESS_BASE_URL, ServerClients
 from .faults import Fault, fault_from_obj
 from .model import FakeModel
@@ -104,6 +105,7 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop_event: asyncio.Event | None = None
         self._error: BaseException | None = None
+        self._here = False  # serving in the caller's thread (serve_forever)
 
     # ------------------------------------------------------------------------------------------ configuration
     @property
@@ -187,6 +189,8 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
     def running(self) -> bool:
         if self._child is not None:
             return self._child.alive
+        if self._here:
+            return self._loop is not None
         return self._thread is not None and self._thread.is_alive()
 
     def start(self) -> FakeOpenAIServer:
@@ -194,16 +198,11 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
             return self
         if self._process_settings is not None:
             return self._start_process()
-        sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((self.host, self.port))
-        sock.listen(512)
-        sock.setblocking(False)
-        self.port = sock.getsockname()[1]
+        sock = self._bind()
         ready = threading.Event()
         self._error = None
         self._thread = threading.Thread(
-            target=self._serve, args=(sock, ready), name=f"fake-openai:{self.port}", daemon=True
+            target=self._serve, args=(sock, ready.set), name=f"fake-openai:{self.port}", daemon=True
         )
         self._thread.start()
         ready.wait(10)
@@ -211,29 +210,66 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
             raise RuntimeError(f"fake server failed to start: {self._error!r}") from self._error
         return self
 
-    def _serve(self, sock: socket.socket, ready: threading.Event) -> None:
+    def serve_forever(self, on_ready: Callable[[], None] | None = None) -> None:
+        """Serve in the calling thread (which must be the main thread) until SIGINT or SIGTERM, then stop.
+
+        For a process that only serves (``hermes-envs fake-server``): no server thread, and no thread waiting for
+        the signal beside it. ``on_ready`` is called once the port is bound and the server accepts requests.
+        """
+        if self.running or self._process_settings is not None:
+            raise RuntimeError(
+                "FakeOpenAIServer.serve_forever() should be called on a stopped server without process=True; got "
+                f"{self!r}.\nFix: call it instead of start(), not after it."
+            )
+        sock = self._bind()
+        self._error = None
+        self._here = True
+        try:
+            self._serve(sock, on_ready or (lambda: None), stop_signals=(signal.SIGINT, signal.SIGTERM))
+        finally:
+            self._here = False
+        if self._error is not None:
+            raise RuntimeError(f"fake server failed to start: {self._error!r}") from self._error
+
+    def _bind(self) -> socket.socket:
+        sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, self.port))
+        sock.listen(512)
+        sock.setblocking(False)
+        self.port = sock.getsockname()[1]
+        return sock
+
+    def _serve(
+        self, sock: socket.socket, ready: Callable[[], None], stop_signals: tuple[int, ...] = ()
+    ) -> None:
+        """Run the aiohttp server on a new event loop in this thread until ``stop()`` (or a ``stop_signals``)."""
         from aiohttp import web
 
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
-        runner = web.AppRunner(
-            make_app(self._model), access_log=None, handle_signals=False, shutdown_timeout=0.2
-        )
+        runner = web.ServerRunner(make_server(self._model, loop), handle_signals=False, shutdown_timeout=0.2)
         try:
             loop.run_until_complete(runner.setup())
             loop.run_until_complete(web.SockSite(runner, sock).start())
             self._stop_event = asyncio.Event()
+            for sig in stop_signals:
+                loop.add_signal_handler(sig, self._stop_event.set)
         except BaseException as e:  # report to start()
             self._error = e
-            ready.set()
+            ready()
+            sock.close()
             loop.close()
+            self._loop = None
             return
-        ready.set()
+        ready()
         try:
             loop.run_until_complete(self._stop_event.wait())
         finally:
             try:
+                for sig in stop_signals:
+                    loop.remove_signal_handler(sig)
                 loop.run_until_complete(runner.cleanup())
             finally:
                 sock.close()
@@ -261,15 +297,16 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
             self._model.misses[:] = misses
             return
         loop, thread = self._loop, self._thread
-        if thread is None:
+        if thread is None and not self._here:
             return
         if loop is not None and self._stop_event is not None and not loop.is_closed():
             try:
                 loop.call_soon_threadsafe(self._stop_event.set)
             except RuntimeError:
                 pass
-        thread.join(10)
-        self._thread = None
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(10)
+            self._thread = None
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()

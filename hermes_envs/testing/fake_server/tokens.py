@@ -6,6 +6,7 @@ from typing import Any
 
 from .records import Call
 from .replies import Miss
+from .view import text_of
 
 __all__ = [
     "TokenCounter",
@@ -62,6 +63,16 @@ class TokenCounter:
             self._encode = lambda text: encode_plain(tokenizer, text)
         else:
             self._encode = None
+
+    def contents(self, messages: list[Any]) -> int:
+        """Tokens in the contents of chat ``messages`` (validated: mappings), summed: one call per request."""
+        cache, total = self._cache, 0
+        for m in messages:
+            content = m.get("content")
+            text = content if type(content) is str else text_of(content)
+            n = cache.get(text)
+            total += self(text) if n is None else n
+        return total
 
     def __call__(self, text: str) -> int:
         """Tokens in ``text``: exact with a tokenizer, else ``ceil(chars / 4)``."""
