@@ -15,11 +15,13 @@ __all__ = [
     "MISTRAL_THINK_CLOSE",
     "MISTRAL_THINK_OPEN",
     "THINK_CLOSE",
+    "READ_MARGIN",
     "THINK_OPEN",
     "Finder",
     "MarkerScanner",
     "confirmed_copies",
     "count_repeats",
+    "reading_copies",
 ]
 
 
@@ -261,6 +263,28 @@ def count_repeats(text: str, start: int, period: int, upto: int) -> int:
         at += period
         copies += 1
     return copies
+
+
+#: how far past the next marker reading a call and getting to that marker may look: the longest marker a reader
+#: compares there, with room to spare (see :func:`reading_copies`)
+READ_MARGIN = 64
+
+
+def reading_copies(text: str, mark: int, pos: int, reach: int) -> int:
+    """How many copies of the reading from the marker at ``mark`` to the next one at ``pos`` follow at ``pos``.
+
+    A model stuck in a loop writes the same call (or broken call) thousands of times. When reading the call at
+    ``mark`` and getting to the marker at ``pos`` looked only at text before ``max(pos, reach) +`` ``READ_MARGIN``
+    (``reach``: how far the JSON decoder, and whatever was read after it, went), every copy of that stretch
+    repeated at period ``pos - mark`` reads the same way one period later: the caller builds what the reading
+    gave (fresh call objects, the same problems) for each copy instead of reading it again. Callers make sure
+    their marker search is local (no fences or reasoning blocks) and ``reach`` is finite.
+    """
+    period = pos - mark
+    upto = (pos if pos > reach else reach) + READ_MARGIN
+    if upto + period > len(text) or text[upto - 1] != text[upto - 1 + period]:
+        return 0  # (a cheap check first: two ordinary calls one after another differ there)
+    return count_repeats(text, mark, period, upto)
 
 
 def confirmed_copies(

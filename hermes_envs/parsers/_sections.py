@@ -9,9 +9,9 @@ from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers._base import ToolCallParser
 from hermes_envs.parsers._calls import make_tool_call
-from hermes_envs.parsers._json import JsonMemo, arguments_to_json, excerpt, scan_standard, skip_ws
-from hermes_envs.parsers._result import ParseResult, Problems, finish
-from hermes_envs.parsers._scan import Finder, MarkerScanner
+from hermes_envs.parsers._json import FAR, JsonMemo, arguments_to_json, excerpt, scan_standard, skip_ws
+from hermes_envs.parsers._result import MAX_ERRORS, ParseResult, Problems, finish
+from hermes_envs.parsers._scan import Finder, MarkerScanner, reading_copies
 
 __all__ = ["SectionedJsonParser"]
 
@@ -41,7 +41,10 @@ class SectionedJsonParser(ToolCallParser):
     _prose_markers: ClassVar[tuple[str, ...]] = ()
 
     def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
-        """Return ``(name, arguments_json, call_id or None, end)``; raise ValueError with a reason."""
+        """Return ``(name, arguments_json, call_id or None, end)``; raise ValueError with a reason.
+
+        It must read JSON with ``memo`` and read other text only up to the first ``<`` after ``pos`` (every
+        marker starts with one), or a marker's length past it: ``reading_copies`` relies on it."""
         raise NotImplementedError
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -132,11 +135,18 @@ class SectionedJsonParser(ToolCallParser):
         errors = Problems()
         memo = JsonMemo()
         index = 0
+        n = len(text)
+        # The reading since the last call marker (see reading_copies): where it began (-1: none, or it went through a
+        # section end, whose search depends on fences), problems met so far, and the calls it made.
+        mark = -1
+        problems_at = 0
+        made: list[tuple[str, str, str | None]] = []
         while True:
             pos = skip_ws(text, pos)
-            if pos >= len(text):
+            if pos >= n:
                 break
             if text.startswith(self.section_end, pos):
+                mark = -1
                 # another section may follow later in the text, or a call without its own section marker
                 after = pos + len(self.section_end)
                 pos, section_len = next_section(after)
@@ -158,6 +168,25 @@ class SectionedJsonParser(ToolCallParser):
                     break
                 pos = nxt
                 continue
+            if (
+                mark != -1
+                and memo.reach < FAR
+                and (len(errors) >= MAX_ERRORS or len(errors) + errors.dropped == problems_at)
+            ):
+                # (every _read_call pattern stops at the "<" every marker starts with, or reads a marker past it:
+                # a reading looks no further than reading_copies assumes; a listed problem names its call)
+                copies = reading_copies(text, mark, pos, memo.reach)
+                if copies:
+                    # copies of the reading just done, one after another: each gives the same calls and
+                    # problems, so they are counted and built, not read again
+                    for _ in range(copies):
+                        for name, args, call_id in made:
+                            calls.append(make_tool_call(name, args, call_id))
+                    errors.dropped += copies * (len(errors) + errors.dropped - problems_at)
+                    index += copies
+                    pos += copies * (pos - mark)
+            mark, problems_at, memo.reach = pos, len(errors) + errors.dropped, 0
+            made = []
             index += 1
             start = pos + len(self.call_begin)
             try:
@@ -175,10 +204,11 @@ class SectionedJsonParser(ToolCallParser):
                     break
                 continue
             calls.append(make_tool_call(name, args, call_id))
+            made.append((name, args, call_id))
             end = skip_ws(text, end)
             if text.startswith(self.call_end, end):
                 pos = end + len(self.call_end)
-            elif end >= len(text):
+            elif end >= n:
                 pos = end  # cut off after a complete call: keep it
             else:
                 if errors.room():
@@ -190,7 +220,7 @@ class SectionedJsonParser(ToolCallParser):
                 pos = (
                     stop + len(self.call_end)
                     if stop != -1 and (nxt == -1 or stop < nxt)
-                    else (nxt if nxt != -1 else len(text))
+                    else (nxt if nxt != -1 else n)
                 )
         return finish(text, first, calls, errors)
 
