@@ -109,3 +109,18 @@ def test_fences_are_found_as_commonmark_spells_them(pieces, start):
         got.append((fence.start, _find_fence_close(text, fence)))
         pos = fence.start + fence.length
     assert got == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(FENCE_PIECES), max_size=25))
+def test_one_search_for_a_fence_close_and_the_next_fence_agrees_with_two(pieces):
+    """The scanner's one search (the closing line, then the next opening) against the two it replaced."""
+    from hermes_envs.parsers._scan import _fence_close_and_next, _find_fence_close, _find_fence_open
+
+    text = "".join(pieces)
+    fence = _find_fence_open(text, 0)
+    while fence is not None:
+        closing = _find_fence_close(text, fence)
+        expected = (closing, None if closing == -1 else _find_fence_open(text, closing))
+        assert _fence_close_and_next(text, fence) == expected
+        fence = expected[1]
