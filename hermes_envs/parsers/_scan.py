@@ -57,20 +57,24 @@ class Finder:
 class PatternFinder:
     """:class:`Finder` for a compiled pattern: the next match start at or after ``pos`` (same caching rule)."""
 
-    __slots__ = ("_at", "_from", "pattern", "text")
+    __slots__ = ("_at", "_end", "_from", "pattern", "text")
 
     def __init__(self, text: str, pattern: re.Pattern[str]) -> None:
         self.text = text
         self.pattern = pattern
         self._from = -1
         self._at = -1
+        self._end = -1  # where the match at ``_at`` ends
 
     def find(self, pos: int) -> int:
         if 0 <= self._from <= pos and (self._at == -1 or self._at >= pos):
             return self._at
         self._from = pos
         match = self.pattern.search(self.text, pos)
-        self._at = -1 if match is None else match.start()
+        if match is None:
+            self._at = -1
+        else:
+            self._at, self._end = match.span()
         return self._at
 
 
@@ -117,6 +121,8 @@ def _find_fence_close(text: str, fence: _Fence) -> int:
     match = pattern.search(text, fence.line_end + 1)
     return -1 if match is None else match.end()
 
+
+_FAR = 1 << 62  # a read reaching the end of the text, whatever its length
 
 # Per fence kind (char, length): its closing line, then (optionally) the next fence opening and the newline ending
 # that opening line. One C-speed search for what the reading needs once a fence is passed: where it closes and
@@ -171,6 +177,8 @@ class MarkerScanner:
         "_clean",
         "_fence",
         "_finder",
+        "_marker_len",
+        "_read",
         "_reasoning_end",
         "text",
     )
@@ -181,6 +189,9 @@ class MarkerScanner:
         self._finder: Finder | PatternFinder = (
             Finder(text, marker) if pattern is None else PatternFinder(text, pattern)
         )
+        self._marker_len = len(marker) if pattern is None else -1  # -1: the pattern's match says
+        # the stretch of text the last query's answer depended on, and the next fence before it (see skip_copies)
+        self._read: tuple[int, int, _Fence | None] = (0, _FAR, None)
         # Most texts hold no fence, backtick or reasoning tag before their markers: then every candidate counts,
         # and the fence and reasoning state is only built once one of those appears (``_clean`` is how far the
         # text is known to hold none; -1 once the state is built). This is most of the cost of a short message.
@@ -246,15 +257,21 @@ class MarkerScanner:
                 return p
             self._build()
         text = self.text
+        low, high = pos - 4, pos  # what this query reads (an indented fence line, the character before p)
+        before = self._fence
         while True:
             p = self._finder.find(pos)
             if p == -1:
+                self._read = (low, _FAR, before)
                 return -1
             fence = self._fence
             if fence is not None and fence.start < pos:
                 fence = self._fence = self._open(pos)  # the caller moved past it (a call held it)
+                high = _FAR if fence is None or fence.line_end == -1 else max(high, fence.line_end + 1)
             if fence is not None and fence.start < p:
-                closing, self._fence = _fence_close_and_next(text, fence)
+                closing, fence = _fence_close_and_next(text, fence)
+                self._fence = fence
+                high = _FAR if fence is None or fence.line_end == -1 else max(high, fence.line_end + 1)
                 if closing != -1:
                     if closing > pos:
                         pos = closing
@@ -271,7 +288,44 @@ class MarkerScanner:
                 if thinking_end != -1:
                     pos = thinking_end
                     continue
+            end = p + self._marker_len if self._marker_len != -1 else self._finder._end  # type: ignore[union-attr]
+            self._read = (low, end if end > high else high, before)
             return p
+
+    def skip_copies(self, pos: int, period: int, copies: int) -> int:
+        """How many of the next ``copies`` queries, from ``pos + period``, ``pos + 2 * period``..., would each
+        answer one period after the last query (made from ``pos``), now answered without searching.
+
+        When the text the last query read repeats one period on, and the state it left (the next fence) is the
+        state before it moved one period on, the next query reads the same text in the same state one period on:
+        its answer, and the state it leaves, are the last ones moved one period on. The scanner is left as those
+        queries would leave it. 0 (nothing done) when the last query read up to the end of the text, or when
+        reasoning blocks are about (their state is not checked here).
+        """
+        low, high, before = self._read
+        if self._clean != -1 or self._blocks or high >= _FAR or pos < self._reasoning_end or low < 0:
+            return 0
+        fence = self._fence
+        if (fence is None) != (before is None) or (
+            fence is not None
+            and before is not None
+            and fence != (before.start + period, before.char, before.length, before.line_end + period)
+        ):
+            return 0  # the next query would not start in the state this one started in, moved one period on
+        repeats = min(copies, count_repeats(self.text, low, period, high))
+        if repeats:
+            if fence is not None:
+                shift = repeats * period
+                self._fence = _new_fence(
+                    _Fence, (fence.start + shift, fence.char, fence.length, fence.line_end + shift)
+                )
+                before = _new_fence(
+                    _Fence,
+                    (fence.start + shift - period, fence.char, fence.length, fence.line_end + shift - period),
+                )
+            self._finder._from = -1  # (its cached answer is one of the skipped queries' past)
+            self._read = (low + repeats * period, high + repeats * period, before)
+        return repeats
 
 
 #: what can make a marker an example or deliberation (see :class:`MarkerScanner`); a text without any of them is
@@ -318,17 +372,28 @@ def reading_copies(text: str, mark: int, pos: int, reach: int) -> int:
 
 
 def confirmed_copies(
-    next_start: Callable[[int], int], end: int, nxt: int, period: int, copies: int
+    next_start: Callable[[int], int],
+    end: int,
+    nxt: int,
+    period: int,
+    copies: int,
+    scanner: MarkerScanner | None = None,
 ) -> tuple[int, int]:
     """How many of ``copies`` (the broken call repeated every ``period``, resuming at ``end``, the next call
     found at ``nxt``) to count, and the next call after them: copy k is counted when the marker search from
     where copy k-1 resumes finds it (a fence or reasoning block may hide it), searched as reading would: in the
     same order, from the same positions (a :class:`MarkerScanner` answer can depend on the queries before it).
-    For readers whose reading of a call looks only at the call's own text, never at fences."""
+    For readers whose reading of a call looks only at the call's own text, never at fences.
+
+    With ``scanner`` (the :class:`MarkerScanner` whose ``next`` is ``next_start``), a run of searches that read
+    the same text in the same state one period apart is answered without searching (:meth:`MarkerScanner.skip_copies`).
+    """
     counted = 0
     while counted < copies:
         counted += 1
         following = next_start(end + counted * period)
         if following != nxt + counted * period:
             return counted, following
+        if scanner is not None and counted < copies:
+            counted += scanner.skip_copies(end + counted * period, period, copies - counted)
     return counted, nxt + counted * period

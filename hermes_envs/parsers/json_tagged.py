@@ -128,7 +128,7 @@ class JsonTaggedParser(ToolCallParser):
                         if plain:  # no fences or reasoning: a marker counts by the character before it
                             nxt = starts.next(at)
                         else:  # the marker search is still made from each copy, as decoding each would make it
-                            copies, nxt = confirmed_copies(starts.next, body, nxt, period, copies)
+                            copies, nxt = confirmed_copies(starts.next, body, nxt, period, copies, starts)
                         index += copies
                         errors.dropped += copies
                 pos = nxt

@@ -176,7 +176,7 @@ class Llama3JsonParser(ToolCallParser):
         upto = max(stop + 9, at + 200, head.end() if head is not None else nxt + 1)
         copies = count_repeats(text, start, nxt - at, upto)
         if copies and not plain:
-            copies, following = confirmed_copies(braces.next, pos, nxt, nxt - at, copies)
+            copies, following = confirmed_copies(braces.next, pos, nxt, nxt - at, copies, braces)
             if meant:
                 errors.dropped += copies
             # (asked again from the brace it found, or from where it found none: the same answer)

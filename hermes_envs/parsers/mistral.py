@@ -113,7 +113,7 @@ class MistralParser(ToolCallParser):
                             following += copies * period
                         else:  # fences or reasoning: the marker search is still made from each copy, as reading
                             copies, following = confirmed_copies(
-                                markers.next, body, following, period, copies
+                                markers.next, body, following, period, copies, markers
                             )
                             body = end = body + copies * period  # (where the last copy's search was made)
                         index += copies
