@@ -125,6 +125,9 @@ def adversarial_texts(name: str, size: int) -> dict[str, str]:
     for cut in cuts:  # thousands of calls cut at the same point
         piece = one[:cut]
         texts[f"prefix{cut:03d}"] = piece * (size // len(piece) + 1)
+    # the whole call, again and again (a model looping on a complete call), and with prose between the copies
+    texts["calls"] = one * (size // len(one) + 1)
+    texts["calls+prose"] = (one + "\n\nx\n\n") * (size // (len(one) + 5) + 1)
     marker = one[: max(1, len(one) // 6)]
     opener = _opener(one)
     texts["openers"] = (opener + " ") * (size // (len(opener) + 1) + 1)  # repeated unclosed openers

@@ -292,6 +292,12 @@ class MarkerScanner:
             self._read = (low, end if end > high else high, before)
             return p
 
+    def settled(self, pos: int) -> bool:
+        """True when, for queries from ``pos`` on, whether a marker counts depends only on the character before
+        it: no fence can hide one any more (the last was unclosed, or there is none), no reasoning block is about,
+        and a lone ``</think>`` is behind. A reader may then treat the search as looking only nearby."""
+        return self._clean == -1 and self._fence is None and not self._blocks and pos >= self._reasoning_end
+
     def skip_copies(self, pos: int, period: int, copies: int) -> int:
         """How many of the next ``copies`` queries, from ``pos + period``, ``pos + 2 * period``..., would each
         answer one period after the last query (made from ``pos``), now answered without searching.

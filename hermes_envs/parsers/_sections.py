@@ -11,7 +11,7 @@ from hermes_envs.parsers._base import ToolCallParser
 from hermes_envs.parsers._calls import make_tool_call
 from hermes_envs.parsers._json import FAR, JsonMemo, arguments_to_json, excerpt, scan_standard, skip_ws
 from hermes_envs.parsers._result import MAX_ERRORS, ParseResult, Problems, finish
-from hermes_envs.parsers._scan import Finder, MarkerScanner, reading_copies
+from hermes_envs.parsers._scan import CONTEXT_MARKERS, Finder, MarkerScanner, reading_copies
 
 __all__ = ["SectionedJsonParser"]
 
@@ -73,10 +73,15 @@ class SectionedJsonParser(ToolCallParser):
         tail = self.plain_tail
         calls: list[ChatCompletionMessageToolCall] = []
         section = start
+        last = -1  # where the last call's text began
         while True:
             pos = section + len(self.section_begin)
             before = len(calls)
             while (match := head.match(text, pos)) is not None:
+                if last != -1 and text[pos + (pos - last) // 2] == text[last + (pos - last) // 2]:
+                    if text.startswith(text[last:pos], pos):
+                        return None  # a model looping on one call: the general reading builds the copies
+                last = pos
                 got = self._plain_name(match)
                 if got is None:
                     return None
@@ -123,6 +128,7 @@ class SectionedJsonParser(ToolCallParser):
         section, section_len = next_section(0)
         bare_calls = MarkerScanner(text, self.call_begin)
         bare = bare_calls.next(0)
+        searches = [bare_calls, *(scanner for scanner, _ in scanners)]
         if section == -1 and bare == -1:
             return ParseResult(text, None)
         if section != -1 and (bare == -1 or section <= bare):
@@ -141,12 +147,17 @@ class SectionedJsonParser(ToolCallParser):
         mark = -1
         problems_at = 0
         made: list[tuple[str, str, str | None]] = []
+        plain: bool | None = None  # no fences or reasoning blocks (checked once, when first needed)
         while True:
             pos = skip_ws(text, pos)
             if pos >= n:
                 break
             if text.startswith(self.section_end, pos):
-                mark = -1
+                if plain is None:
+                    plain = not any(m in text for m in CONTEXT_MARKERS)
+                # finding the next section looks only nearby when no fence or reasoning block is about
+                if not plain and not all(s.settled(pos) for s in searches):
+                    mark = -1
                 # another section may follow later in the text, or a call without its own section marker
                 after = pos + len(self.section_end)
                 pos, section_len = next_section(after)
