@@ -78,7 +78,12 @@ class SectionedJsonParser(ToolCallParser):
             pos = section + len(self.section_begin)
             before = len(calls)
             while (match := head.match(text, pos)) is not None:
-                if last != -1 and text[pos + (pos - last) // 2] == text[last + (pos - last) // 2]:
+                # (a cheap check first: the middles of two different calls differ)
+                if (
+                    last != -1
+                    and 2 * pos - last <= len(text)
+                    and text[(pos + last) // 2] == text[(3 * pos - last) // 2]
+                ):
                     if text.startswith(text[last:pos], pos):
                         return None  # a model looping on one call: the general reading builds the copies
                 last = pos
