@@ -298,6 +298,24 @@ class MarkerScanner:
         and a lone ``</think>`` is behind. A reader may then treat the search as looking only nearby."""
         return self._clean == -1 and self._fence is None and not self._blocks and pos >= self._reasoning_end
 
+    def local_between(self, start: int, end: int) -> bool:
+        """True when, for queries from ``start`` (the last answer) up to ``end``, whether a marker counts depends
+        only on the character before it: the scanner is :meth:`settled`, or no fence, backtick or reasoning tag
+        has been met up to ``start`` and none is in ``text[start:end]`` (checked at C speed: the caller is about
+        to skip that stretch instead of reading it)."""
+        if self.settled(start):
+            return True
+        if self._clean == -1 or self._clean < start or start < self._reasoning_end:
+            return False
+        text = self.text
+        low = start - 6 if start > 6 else 0  # a tag that straddles ``start``
+        return (
+            text.find("`", low, end) == -1
+            and text.find("~~~", low, end) == -1
+            and text.find(THINK_OPEN, low, end) == -1
+            and text.find(MISTRAL_THINK_OPEN, low, end) == -1
+        )
+
     def skip_copies(self, pos: int, period: int, copies: int) -> int:
         """How many of the next ``copies`` queries, from ``pos + period``, ``pos + 2 * period``..., would each
         answer one period after the last query (made from ``pos``), now answered without searching.

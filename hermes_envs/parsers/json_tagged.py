@@ -73,9 +73,8 @@ class JsonTaggedParser(ToolCallParser):
                 # (the cheap check of reading_copies first: ordinary calls one after another differ there)
                 if upto + period <= n and text[upto - 1] == text[upto - 1 + period]:
                     copies = reading_copies(text, mark, pos, memo.reach)
-                    if copies and plain is None:
-                        plain = not any(m in text for m in _CONTEXT_MARKERS)
-                    if copies and plain:  # no fences or reasoning: the marker search looks only nearby
+                    # no fences or reasoning there: the marker search looks only nearby
+                    if copies and starts.local_between(mark, pos + copies * period + READ_MARGIN):
                         # copies of the call just read, one after another: each gives the same calls and
                         # problems, so they are built and counted, not read again
                         for _ in range(copies):
