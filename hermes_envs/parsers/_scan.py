@@ -326,6 +326,13 @@ class MarkerScanner:
         queries would leave it. 0 (nothing done) when the last query read up to the end of the text, or when
         reasoning blocks are about (their state is not checked here).
         """
+        repeats = self.predictable(pos, period, copies)
+        if repeats:
+            self.advance(period, repeats)
+        return repeats
+
+    def predictable(self, pos: int, period: int, copies: int) -> int:
+        """How many of the next ``copies`` queries :meth:`skip_copies` would answer (the scanner is unchanged)."""
         low, high, before = self._read
         if self._clean != -1 or self._blocks or high >= _FAR or pos < self._reasoning_end or low < 0:
             return 0
@@ -336,20 +343,23 @@ class MarkerScanner:
             and fence != (before.start + period, before.char, before.length, before.line_end + period)
         ):
             return 0  # the next query would not start in the state this one started in, moved one period on
-        repeats = min(copies, count_repeats(self.text, low, period, high))
-        if repeats:
-            if fence is not None:
-                shift = repeats * period
-                self._fence = _new_fence(
-                    _Fence, (fence.start + shift, fence.char, fence.length, fence.line_end + shift)
-                )
-                before = _new_fence(
-                    _Fence,
-                    (fence.start + shift - period, fence.char, fence.length, fence.line_end + shift - period),
-                )
-            self._finder._from = -1  # (its cached answer is one of the skipped queries' past)
-            self._read = (low + repeats * period, high + repeats * period, before)
-        return repeats
+        return min(copies, count_repeats(self.text, low, period, high))
+
+    def advance(self, period: int, repeats: int) -> None:
+        """Leave the scanner as ``repeats`` queries that :meth:`predictable` answered would leave it."""
+        low, high, before = self._read
+        fence = self._fence
+        if fence is not None:
+            shift = repeats * period
+            self._fence = _new_fence(
+                _Fence, (fence.start + shift, fence.char, fence.length, fence.line_end + shift)
+            )
+            before = _new_fence(
+                _Fence,
+                (fence.start + shift - period, fence.char, fence.length, fence.line_end + shift - period),
+            )
+        self._finder._from = -1  # (its cached answer is one of the skipped queries' past)
+        self._read = (low + repeats * period, high + repeats * period, before)
 
 
 #: what can make a marker an example or deliberation (see :class:`MarkerScanner`); a text without any of them is

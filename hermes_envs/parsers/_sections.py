@@ -153,6 +153,7 @@ class SectionedJsonParser(ToolCallParser):
         problems_at = 0
         made: list[tuple[str, str, str | None]] = []
         plain: bool | None = None  # no fences or reasoning blocks (checked once, when first needed)
+        crossings, unsettled_at = 0, -1  # section ends the reading since mark went through; where it searched
         while True:
             pos = skip_ws(text, pos)
             if pos >= n:
@@ -160,9 +161,11 @@ class SectionedJsonParser(ToolCallParser):
             if text.startswith(self.section_end, pos):
                 if plain is None:
                     plain = not any(m in text for m in CONTEXT_MARKERS)
-                # finding the next section looks only nearby when no fence or reasoning block is about
+                # finding the next section looks only nearby when no fence or reasoning block is about; else
+                # the copies' searches are checked to answer as this one did, one period on (see below)
+                crossings += 1
                 if not plain and not all(s.settled(pos) for s in searches):
-                    mark = -1
+                    unsettled_at = pos + len(self.section_end)
                 # another section may follow later in the text, or a call without its own section marker
                 after = pos + len(self.section_end)
                 pos, section_len = next_section(after)
@@ -192,6 +195,14 @@ class SectionedJsonParser(ToolCallParser):
                 # (every _read_call pattern stops at the "<" every marker starts with, or reads a marker past it:
                 # a reading looks no further than reading_copies assumes; a listed problem names its call)
                 copies = reading_copies(text, mark, pos, memo.reach)
+                if copies and unsettled_at != -1:
+                    if crossings != 1:
+                        copies = 0
+                    else:  # each search made at the section end answers the same way one period on
+                        for search in searches:
+                            copies = search.predictable(unsettled_at, pos - mark, copies)
+                        for search in searches if copies else ():
+                            search.advance(pos - mark, copies)
                 if copies:
                     # copies of the reading just done, one after another: each gives the same calls and
                     # problems, so they are counted and built, not read again
@@ -202,6 +213,7 @@ class SectionedJsonParser(ToolCallParser):
                     index += copies
                     pos += copies * (pos - mark)
             mark, problems_at, memo.reach = pos, len(errors) + errors.dropped, 0
+            crossings, unsettled_at = 0, -1
             made = []
             index += 1
             start = pos + len(self.call_begin)
