@@ -128,6 +128,9 @@ def adversarial_texts(name: str, size: int) -> dict[str, str]:
     # the whole call, again and again (a model looping on a complete call), and with prose between the copies
     texts["calls"] = one * (size // len(one) + 1)
     texts["calls+prose"] = (one + "\n\nx\n\n") * (size // (len(one) + 5) + 1)
+    # ... ending in inline code: a reader that checks the whole rest of the text for backticks before building
+    # the copies it counted, and then reads them one by one, is quadratic here
+    texts["calls+tick"] = one * (size // len(one) - 1) + "`x`"
     marker = one[: max(1, len(one) // 6)]
     opener = _opener(one)
     texts["openers"] = (opener + " ") * (size // (len(opener) + 1) + 1)  # repeated unclosed openers

@@ -298,23 +298,27 @@ class MarkerScanner:
         and a lone ``</think>`` is behind. A reader may then treat the search as looking only nearby."""
         return self._clean == -1 and self._fence is None and not self._blocks and pos >= self._reasoning_end
 
-    def local_between(self, start: int, end: int) -> bool:
-        """True when, for queries from ``start`` (the last answer) up to ``end``, whether a marker counts depends
-        only on the character before it: the scanner is :meth:`settled`, or no fence, backtick or reasoning tag
-        has been met up to ``start`` and none is in ``text[start:end]`` (checked at C speed: the caller is about
-        to skip that stretch instead of reading it)."""
-        if self.settled(start):
-            return True
+    def local_until(self, start: int, end: int) -> int:
+        """How far (at most ``end``) queries from ``start`` (the last answer) look only at the character before
+        the marker they find to decide whether it counts: ``end`` when the scanner is :meth:`settled` or no
+        marker follows; else, when no fence, backtick or reasoning tag has been met up to ``start``, the first
+        one in ``text[start:end]`` (searched at C speed: the caller is about to skip that stretch instead of
+        reading it, and skips only what comes before it); else ``start``."""
+        finder = self._finder
+        if self.settled(start) or (finder._at == -1 and 0 <= finder._from <= start):
+            return end
         if self._clean == -1 or self._clean < start or start < self._reasoning_end:
-            return False
+            return start
         text = self.text
         low = start - 6 if start > 6 else 0  # a tag that straddles ``start``
-        return (
-            text.find("`", low, end) == -1
-            and text.find("~~~", low, end) == -1
-            and text.find(THINK_OPEN, low, end) == -1
-            and text.find(MISTRAL_THINK_OPEN, low, end) == -1
-        )
+        first = end
+        for tag in ("`", "~~~", THINK_OPEN, MISTRAL_THINK_OPEN):
+            at = text.find(tag, low, first)
+            if at != -1:
+                first = at
+        if first > self._clean:
+            self._clean = first  # (known now: the next query need not look there again)
+        return first
 
     def skip_copies(self, pos: int, period: int, copies: int) -> int:
         """How many of the next ``copies`` queries, from ``pos + period``, ``pos + 2 * period``..., would each

@@ -11,7 +11,7 @@ from hermes_envs.parsers._base import ToolCallParser
 from hermes_envs.parsers._calls import make_tool_call
 from hermes_envs.parsers._json import FAR, JsonMemo, arguments_to_json, excerpt, scan_standard, skip_ws
 from hermes_envs.parsers._result import MAX_ERRORS, ParseResult, Problems, finish
-from hermes_envs.parsers._scan import CONTEXT_MARKERS, Finder, MarkerScanner, reading_copies
+from hermes_envs.parsers._scan import READ_MARGIN, Finder, MarkerScanner, reading_copies
 
 __all__ = ["SectionedJsonParser"]
 
@@ -152,20 +152,16 @@ class SectionedJsonParser(ToolCallParser):
         mark = -1
         problems_at = 0
         made: list[tuple[str, str, str | None]] = []
-        plain: bool | None = None  # no fences or reasoning blocks (checked once, when first needed)
-        crossings, unsettled_at = 0, -1  # section ends the reading since mark went through; where it searched
+        crossings = searched_at = (
+            0  # section ends the reading since mark went through; where it searched last
+        )
         while True:
             pos = skip_ws(text, pos)
             if pos >= n:
                 break
             if text.startswith(self.section_end, pos):
-                if plain is None:
-                    plain = not any(m in text for m in CONTEXT_MARKERS)
-                # finding the next section looks only nearby when no fence or reasoning block is about; else
-                # the copies' searches are checked to answer as this one did, one period on (see below)
-                crossings += 1
-                if not plain and not all(s.settled(pos) for s in searches):
-                    unsettled_at = pos + len(self.section_end)
+                crossings += 1  # (the searches made here are checked when copies follow: see below)
+                searched_at = pos + len(self.section_end)
                 # another section may follow later in the text, or a call without its own section marker
                 after = pos + len(self.section_end)
                 pos, section_len = next_section(after)
@@ -195,14 +191,25 @@ class SectionedJsonParser(ToolCallParser):
                 # (every _read_call pattern stops at the "<" every marker starts with, or reads a marker past it:
                 # a reading looks no further than reading_copies assumes; a listed problem names its call)
                 copies = reading_copies(text, mark, pos, memo.reach)
-                if copies and unsettled_at != -1:
-                    if crossings != 1:
-                        copies = 0
-                    else:  # each search made at the section end answers the same way one period on
-                        for search in searches:
-                            copies = search.predictable(unsettled_at, pos - mark, copies)
-                        for search in searches if copies else ():
-                            search.advance(pos - mark, copies)
+                if copies and crossings:
+                    # the searches for the next section look only nearby where no fence or reasoning block is
+                    # about; else each search made at the section end must answer the same way one period on
+                    period = pos - mark
+                    skipped = pos + copies * period + READ_MARGIN
+                    limit = min(search.local_until(searched_at, skipped) for search in searches)
+                    if limit < skipped:
+                        fit = (
+                            limit - READ_MARGIN - pos
+                        ) // period  # the copies before the first fence or tag
+                        if fit > 0:
+                            copies = fit
+                        elif crossings != 1:
+                            copies = 0
+                        else:
+                            for search in searches:
+                                copies = search.predictable(searched_at, period, copies)
+                            for search in searches if copies else ():
+                                search.advance(period, copies)
                 if copies:
                     # copies of the reading just done, one after another: each gives the same calls and
                     # problems, so they are counted and built, not read again
@@ -213,7 +220,7 @@ class SectionedJsonParser(ToolCallParser):
                     index += copies
                     pos += copies * (pos - mark)
             mark, problems_at, memo.reach = pos, len(errors) + errors.dropped, 0
-            crossings, unsettled_at = 0, -1
+            crossings = 0
             made = []
             index += 1
             start = pos + len(self.call_begin)

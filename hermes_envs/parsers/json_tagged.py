@@ -74,7 +74,10 @@ class JsonTaggedParser(ToolCallParser):
                 if upto + period <= n and text[upto - 1] == text[upto - 1 + period]:
                     copies = reading_copies(text, mark, pos, memo.reach)
                     # no fences or reasoning there: the marker search looks only nearby
-                    if copies and starts.local_between(mark, pos + copies * period + READ_MARGIN):
+                    if copies:  # (only as far as the search is known to look nearby)
+                        limit = starts.local_until(pos, pos + copies * period + READ_MARGIN)
+                        copies = min(copies, (limit - READ_MARGIN - pos) // period)
+                    if copies > 0:
                         # copies of the call just read, one after another: each gives the same calls and
                         # problems, so they are built and counted, not read again
                         for _ in range(copies):

@@ -113,7 +113,10 @@ class Llama3JsonParser(ToolCallParser):
                     reach = memo.reach if head is None or head.end() < memo.reach else head.end()
                     copies = reading_copies(text, mark, at, reach)
                     # no fences or reasoning there: the brace search looks only nearby
-                    if copies and braces.local_between(mark, at + copies * period + READ_MARGIN):
+                    if copies:  # (only as far as the search is known to look nearby)
+                        limit = braces.local_until(at, at + copies * period + READ_MARGIN)
+                        copies = min(copies, (limit - READ_MARGIN - at) // period)
+                    if copies > 0:
                         # copies of the call just read, one after another: each is the same call, built, not read
                         name, args = made
                         for _ in range(copies):

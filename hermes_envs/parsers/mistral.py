@@ -122,7 +122,10 @@ class MistralParser(ToolCallParser):
                 if upto + period <= n and text[upto - 1] == text[upto - 1 + period]:
                     copies = reading_copies(text, mark, pos, memo.reach)
                     # no fences or reasoning there: the marker search looks only nearby
-                    if copies and markers.local_between(mark, pos + copies * period + READ_MARGIN):
+                    if copies:  # (only as far as the search is known to look nearby)
+                        limit = markers.local_until(pos, pos + copies * period + READ_MARGIN)
+                        copies = min(copies, (limit - READ_MARGIN - pos) // period)
+                    if copies > 0:
                         # copies of the marker just read, one after another: each gives the same calls (with
                         # fresh ids where the text gives none) and problems, so they are built, not read again
                         for _ in range(copies):

@@ -134,3 +134,5 @@ def test_thousands_of_copies_of_a_call_are_all_returned(name, cut):
         ("write_file", '{"path": "a", "content": "x\\ny", "limit": 3}')
     }
     assert_copies_exact(name, prose + one * 3000)
+    # inline code after the copies: they are still built from one reading, as far as the marker search is local
+    assert_copies_exact(name, prose + one * 3000 + "`x` " + one * 2)
