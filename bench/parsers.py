@@ -4,8 +4,9 @@ Run: ``.venv/bin/python bench/parsers.py [--size-mb 1.0] [--repeat 3]``
 
 For every format it builds, from a fixed seed, about 1 MB of ordinary model output (prose and well-formed calls,
 parsed one message at a time, and also as one 1 MB text) and several 1 MB adversarial texts: every prefix of a
-rendered call (thousands of unclosed markers of each shape), markers followed by deeply nested brackets, the
-GLM shape that made upstream's regex parser quadratic, and every format's markers salted together. It prints
+rendered call (thousands of unclosed markers of each shape), the whole call repeated (alone, with prose between
+the copies, and followed by inline code), markers followed by deeply nested brackets, markers among code fences,
+the GLM shape that made upstream's regex parser quadratic, and every format's markers salted together. It prints
 MB/s for the ordinary corpus and, per format, the worst ratio adversarial-time / ordinary-1MB-time measured in
 this same run (the target is <= 3: linear time whatever the model emits).
 
