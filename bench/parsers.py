@@ -146,6 +146,9 @@ def adversarial_texts(name: str, size: int) -> dict[str, str]:
     texts["qwen-shape"] = "<tool_call>\n<function=f>\n<parameter=k>\nv\n</parameter>\n</function>\nx" * (
         size // 70 + 1
     )
+    # openings whose name never ends (no ">" or newline): qwen3_coder's head pattern read the rest of the text
+    # from each one (minutes for 1 MB)
+    texts["unended-names"] = "<function=f <parameter=k " * (size // 25 + 1)
     rng = random.Random(7)
     texts["salted"] = "".join(rng.choice(MARKERS) + _words(rng, rng.randint(0, 3)) for _ in range(size // 12))
     texts["fences"] = ("```\n" + marker + "\n") * (size // (len(marker) + 5) + 1)

@@ -31,7 +31,14 @@ from hermes_envs.env._config import HermesAgentEnvConfig
 from hermes_envs.env._display import format_trajectory
 from hermes_envs.env._env_context import ENV_ENTRY_POINTS, in_env_context, watching_eval
 from hermes_envs.env._prompt import prompt_content
-from hermes_envs.env._server_errors import dropped_group_message, eval_failure_message, failed_on_server
+from hermes_envs.env._server_errors import (
+    ProcessStop,
+    close_stopped_process,
+    dropped_group_message,
+    eval_failure_message,
+    failed_on_server,
+    unreachable_message,
+)
 from hermes_envs.env._trajectory import managed_tokens, tokenize_transcript
 from hermes_envs.env.distributions import sample_toolsets
 from hermes_envs.errors import ConfigError, HermesEnvsError
@@ -286,6 +293,7 @@ class HermesAgentBaseEnv(BaseEnv):
         A group in which any rollout failed on the model server is dropped (``None``) with one warning: atroposlib
         only accepts full groups, and a failed rollout scored 0.0 would read as a bad answer (docs/framework.md).
         """
+        await self._check_process_server()
         tools = self._resolve_tools_for_group()
         token = _GROUP_TOOLS.set(tools)
         server_errors: list[str] = []
@@ -321,22 +329,34 @@ class HermesAgentBaseEnv(BaseEnv):
         size = self.config.group_size
         message = dropped_group_message(self.server, errors, size)
         if getattr(self, "process_mode", False) and len(errors) >= size:
-            # atroposlib's process loop retries a dropped group forever; against a server that failed every
-            # (already retried) request that would spin without end, so stop after the groups written so far.
-            self._process_stop_reason = message
-            self.n_groups_to_process = getattr(self, "curr_step", 0)
-            return
+            # atroposlib's process loop retries a dropped group forever (saying "retrying" first); against a server
+            # that failed every (already retried) request that would spin without end.
+            raise ProcessStop(message)
         logger.warning("%s", message)
 
     async def process_manager(self) -> None:
-        """atroposlib's ``process`` run; exits with the reason (no traceback) when the model server failed."""
-        self._process_stop_reason: str | None = None
-        await super().process_manager()
-        if self._process_stop_reason:
+        """atroposlib's ``process`` run; exits with the reason (no traceback) when the model server failed.
+
+        The env's ``setup`` runs first (it may start what it needs); the first group then checks that the model
+        server accepts connections at all, so a dead one ends the run at once instead of after retries.
+        """
+        self._process_probed = False
+        try:
+            await super().process_manager()
+        except ProcessStop as stop:
+            close_stopped_process(self)
             raise SystemExit(
-                f"process stopped after {getattr(self, 'curr_step', 0)} written group(s): "
-                f"{self._process_stop_reason}"
-            )
+                f"process stopped after {getattr(self, 'curr_step', 0)} written group(s): {stop}"
+            ) from None
+
+    async def _check_process_server(self) -> None:
+        """Once per ``process`` run, before its first rollout: stop at once when no model server can be reached."""
+        if not getattr(self, "process_mode", False) or getattr(self, "_process_probed", True):
+            return
+        self._process_probed = True
+        message = await unreachable_message(self.server)
+        if message:
+            raise ProcessStop(message)
 
     # ----------------------------------------------------------------- evaluate
     def _report_eval_server_errors(self, seen: list[AgentResult]) -> None:

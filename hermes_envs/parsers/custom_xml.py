@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
+from hermes_envs.parsers._scan import CONTEXT_MARKERS, PatternFinder
 from hermes_envs.parsers.base import (
     Finder,
     MarkerScanner,
@@ -99,6 +100,16 @@ class CustomXmlParser(ToolCallParser):
         self._key_then = re.compile(r"([^\n<>]*?)" + re.escape(after)) if after else re.compile(r"([^\s<>]+)")
         self._opens = tuple(f"<{t}>" for t in lay.call_tags)
         self._closes = {f"<{t}>": f"</{t}>" for t in lay.call_tags}
+        # what must follow an opening tag for it to start a call rather than be a mention (a superset: a close tag,
+        # or a parameter opening with its key; an inner call tag may come first): see _mention_skipper
+        inner = "|".join(map(re.escape, self._opens))
+        self._candidates = {
+            o: re.compile(
+                re.escape(o)
+                + rf"\s*(?:(?:{inner})\s*)?(?:</|{re.escape(before)}(?:{self._key_then.pattern}))"
+            )
+            for o in self._opens
+        }
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         scanners = [(MarkerScanner(text, o), o) for o in self._opens if o in text]
@@ -121,6 +132,7 @@ class CustomXmlParser(ToolCallParser):
         errors = Problems()
         first = -1
         index = 0
+        candidates: list[tuple[PatternFinder, str]] | None = None  # (set at the first mention)
         while at != -1:
             body = skip_ws(text, at + len(tag))
             # <tool_call><tool_use>...</tool_use></tool_call>: the inner element is the call
@@ -130,7 +142,16 @@ class CustomXmlParser(ToolCallParser):
                     tag, body = inner, skip_ws(text, body + len(inner))
             params, end, problem = self._params(text, body, tag, value_closes, call_closes[tag])
             if not params and problem is None:  # a mention of the tag, not a call: skip it
-                at, tag = next_call(at + 1)
+                if candidates is None:
+                    candidates = self._mention_skipper(text)
+                if not candidates:
+                    at, tag = next_call(at + 1)
+                    continue
+                after, at, tag = at + 1, -1, ""
+                for finder, opening in candidates:
+                    p = finder.find(after)
+                    if p != -1 and (at == -1 or p < at):
+                        at, tag = p, opening
                 continue
             index += 1
             if first == -1:
@@ -145,6 +166,15 @@ class CustomXmlParser(ToolCallParser):
                 end = outer + len("</tool_call>")
             at, tag = next_call(end)
         return finish(text, max(first, 0), calls, errors)
+
+    def _mention_skipper(self, text: str) -> list[tuple[PatternFinder, str]]:
+        """Searches for the openings that may start a call, to skip mentions in bulk; empty when the text holds a
+        fence, backtick or reasoning tag. Degenerate output holds tens of thousands of mentions, and stepping from
+        each to the next marker cost most of the parse; in text without those, every marker counts, so the next
+        opening that may start a call is the next one reading would stop at (the skipped ones are mentions)."""
+        if any(m in text for m in ("`", *CONTEXT_MARKERS)):
+            return []
+        return [(PatternFinder(text, self._candidates[o]), o) for o in self._opens if o in text]
 
     def _params(
         self, text: str, pos: int, tag: str, value_closes: Finder, call_close: Finder

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from hermes_envs.parsers._xml_scan import TOOL_CALL, TOOL_CALL_END, check_name
+from hermes_envs.parsers._xml_scan import TOOL_CALL, TOOL_CALL_END, RealStarts, Starts, check_name
 from hermes_envs.parsers.base import call_parts, join_content, register_parser
 from hermes_envs.parsers.schema_typing import render_value
 from hermes_envs.parsers.xml_params import XmlParamsParser
@@ -31,6 +31,15 @@ class Glm45Parser(XmlParamsParser):
     separator_required = True
     schema_narrows_keys = False
     newline: ClassVar[str] = "\n"
+    # a real call start (see _real_call_at) as one pattern: <tool_call> then what start_check wants after it
+    real_start: ClassVar[re.Pattern[str]] = re.compile(re.escape(TOOL_CALL) + f"(?:{start_check.pattern})")
+
+    def _real_starts(self, text: str, needle: str) -> Starts:
+        """Real call starts found by the regex engine: degenerate output holds tens of thousands of
+        ``<tool_call>`` mentions, and checking each one in Python cost most of the parse."""
+        if needle == TOOL_CALL:
+            return RealStarts(text, needle, self.real_start)
+        return super()._real_starts(text, needle)
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
         nl = self.newline

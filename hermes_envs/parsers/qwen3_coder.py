@@ -7,12 +7,18 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from hermes_envs.parsers._xml_scan import TOOL_CALL, TOOL_CALL_END, check_name
+from hermes_envs.parsers._xml_scan import TOOL_CALL, TOOL_CALL_END, RealStarts, Starts, check_name
 from hermes_envs.parsers.base import call_parts, join_content, register_parser
 from hermes_envs.parsers.schema_typing import render_value
 from hermes_envs.parsers.xml_params import XmlParamsParser
 
 __all__ = ["Qwen3CoderParser"]
+
+# ``head`` at a real call start, reading at most _SHORT characters of the name (group "long": a longer name)
+_SHORT = 256
+_NAME = rf"<function=(?:[^>\n]{{0,{_SHORT}}}>|(?P<long>[^>\n]{{{_SHORT + 1}}}))"
+_WRAPPED = re.compile(re.escape(TOOL_CALL) + r"\s*" + _NAME)
+_BARE = re.compile(_NAME)
 
 
 @register_parser("qwen3_coder")
@@ -29,6 +35,14 @@ class Qwen3CoderParser(XmlParamsParser):
     value_close = "</parameter>"
     call_close = "</function>"
     strip_newline = True
+    name_ends = re.compile(r"[>\n]")  # a name runs to the first of these, and must end with ">"
+
+    def _real_starts(self, text: str, needle: str) -> Starts:
+        """Real call starts (:meth:`_real_call_at`) found by the regex engine, a name longer than the patterns
+        read being checked by one cached forward search for its end: run at each of thousands of ``<function=``
+        openings whose name never ends (no ``>`` or newline follows), ``head`` read the rest of the text from
+        each one (quadratic)."""
+        return RealStarts(text, needle, _WRAPPED if needle == TOOL_CALL else _BARE, self.name_ends)
 
     def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
         blocks = []

@@ -21,11 +21,12 @@ from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
-from hermes_envs.parsers._scan import CONTEXT_MARKERS, confirmed_copies
+from hermes_envs.parsers._scan import CONTEXT_MARKERS, Finder, confirmed_copies
 from hermes_envs.parsers._xml_scan import (
     TOOL_CALL,
     TOOL_CALL_END,
     BrokenCall,
+    Starts,
     XmlScan,
     json_or_text,
     looping_copies,
@@ -36,10 +37,10 @@ from hermes_envs.parsers.base import (
     Problems,
     ToolCallParser,
     arguments_to_json,
-    decode_json_at,
     excerpt,
     finish,
     make_tool_call,
+    scan_json_at,
     skip_ws,
 )
 from hermes_envs.parsers.schema_typing import ToolSchemas, convert_value, lookup
@@ -73,6 +74,10 @@ class XmlParamsParser(ToolCallParser):
     schema_narrows_keys: ClassVar[bool] = True
     # a no-argument call must have whitespace between its name and the call close (glm45, as SGLang)
     separator_required: ClassVar[bool] = False
+    # the characters (one class) a name in ``head`` and ``param_open`` runs to, the first one met having to be
+    # the tag's ">", when the patterns read names that way (qwen3_coder): openings are then checked by one
+    # cached forward search instead of re-reading a name that never ends from each of them
+    name_ends: ClassVar[re.Pattern[str] | None] = None
 
     def _skip(self, text: str, pos: int, scan: XmlScan) -> int:
         """The first position at or after ``pos`` past whitespace (and literal ``\\n`` in a raw-form call)."""
@@ -89,6 +94,10 @@ class XmlParamsParser(ToolCallParser):
         if text.startswith(TOOL_CALL, at):
             return self.start_check.match(text, at + len(TOOL_CALL)) is not None
         return self.bare_start is not None and self.head.match(text, at) is not None
+
+    def _real_starts(self, text: str, needle: str) -> Starts:
+        """The forward search for real call starts at ``needle`` (each one checked by :meth:`_real_call_at`)."""
+        return Finder(text, needle, lambda at: self._real_call_at(text, at))
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         starts = MarkerScanner(text, TOOL_CALL)
@@ -135,6 +144,7 @@ class XmlParamsParser(ToolCallParser):
         while pos != -1:
             index += 1
             body = pos + len(TOOL_CALL) if text.startswith(TOOL_CALL, pos) else pos
+            listed, dropped = len(errors), errors.dropped
             try:
                 name, args, end = self._read_call(text, body, index, schemas, scan, errors)
             except BrokenCall as exc:
@@ -145,7 +155,7 @@ class XmlParamsParser(ToolCallParser):
                     # a looping model: the copies of this broken call that follow fail the same way, one period on
                     # (fences and reasoning blocks matter only to the marker search: see confirmed_copies)
                     nxt = next_start(end)
-                    copies = looping_copies(text, pos, end, nxt)
+                    copies = looping_copies(text, pos, max(end, exc.seen), nxt)
                     if plain is None and copies:
                         plain = not any(m in text for m in CONTEXT_MARKERS)
                     if not (copies and plain):  # (the search from the last copy's resume point is made once)
@@ -157,7 +167,36 @@ class XmlParamsParser(ToolCallParser):
                     errors.dropped += copies
                     end = nxt + copies * (nxt - pos)  # the last copy's marker is found from its own start
             else:
-                calls.append(make_tool_call(name, arguments_to_json(args)))
+                arguments = arguments_to_json(args)
+                calls.append(make_tool_call(name, arguments))
+                if end >= len(text):
+                    break
+                nxt = next_start(end)
+                # a looping model writing the same call again and again (the same text, followed by the same
+                # text): when reading it listed no problem (none, or the list is full) and looked at nothing past
+                # the copies compared, each copy reads the same, so the copies are built from this reading (each
+                # with its own call id) and their problems counted
+                probe = (pos + end) // 2  # (one probe first: the full comparison is looping_copies')
+                if (
+                    nxt > pos
+                    and listed == len(errors)
+                    and text.startswith(text[probe : probe + 8], probe + nxt - pos)
+                ):
+                    copies = looping_copies(text, pos, max(end, scan.seen(pos)), nxt)
+                    if copies:
+                        if plain is None:
+                            plain = not any(m in text for m in CONTEXT_MARKERS)
+                        if plain:
+                            following = nxt + copies * (nxt - pos)
+                        else:
+                            copies, following = confirmed_copies(next_start, end, nxt, nxt - pos, copies)
+                        calls.extend([make_tool_call(name, arguments) for _ in range(copies)])
+                        errors.dropped += copies * (errors.dropped - dropped)
+                        index += copies
+                        pos = following
+                        continue
+                pos = nxt
+                continue
             pos = next_start(end) if end < len(text) else -1
         return finish(text, first, calls, errors)
 
@@ -249,14 +288,23 @@ class XmlParamsParser(ToolCallParser):
 
     def _json_body(self, text: str, pos: int, name: str, scan: XmlScan) -> tuple[str, dict[str, Any], int]:
         """Older outputs put a JSON object after the name instead of parameters; accept it."""
-        try:
-            value, end = decode_json_at(text, pos)
-            args = arguments_to_json(value)
-        except ValueError as exc:
+        value, end, reason = scan_json_at(text, pos)
+        if reason is None:
+            try:
+                args = arguments_to_json(value)
+            except ValueError as exc:
+                reason, end = str(exc), -1
+        if reason is not None:
             raise BrokenCall(
-                lambda why=str(exc): f"the JSON arguments of {name!r} are invalid ({why})",
+                lambda why=reason, at=end: (
+                    f"the JSON arguments of {name!r} are invalid ({why}"
+                    + (f" at offset {at})" if at != -1 else ")")
+                ),
                 self._recover(text, pos, scan),
-            ) from None
+                # the decoder read nothing past a few characters after an "Expecting"/"Invalid" error (JsonMemo)
+                local=end != -1 and reason.startswith(("Expecting", "Invalid")),
+                seen=end + 9,
+            )
         end = skip_ws(text, end)
         if end >= len(text):
             return name, json.loads(args), end
@@ -264,6 +312,8 @@ class XmlParamsParser(ToolCallParser):
             raise BrokenCall(
                 lambda: f"{name!r} should close after its JSON arguments; got {excerpt(text, end)}",
                 self._recover(text, end, scan),
+                local=True,  # (a decoded value and the text after it: nothing past end + call_close was read)
+                seen=end + len(self.call_close),
             )
         return name, json.loads(args), self._after_call_close(text, end)
 
@@ -333,6 +383,16 @@ class XmlParamsParser(ToolCallParser):
             return self._call_end_confirmed(text, nxt, scan)
         return False
 
+    def _opening_at(self, text: str, at: int, scan: XmlScan) -> re.Match[str] | None:
+        """``param_open.match(text, at)`` at an ``open_needle``. With ``name_ends``, an opening whose name never
+        ends is turned down by one cached forward search: thousands of them in a row (``<parameter=k`` with no
+        ``>`` or newline after it) were each read to the end of the text by the regex (quadratic)."""
+        if scan.name_ends is not None:
+            end = scan.name_ends.find(at + len(self.open_needle))
+            if end == -1 or text[end] != ">":
+                return None
+        return self.param_open.match(text, at)
+
     def _value_end(
         self,
         text: str,
@@ -362,7 +422,7 @@ class XmlParamsParser(ToolCallParser):
                 op_in = op != -1 and op < limit
                 fc_in = fc != -1 and fc < limit
                 if op_in and (not fc_in or op < fc):
-                    opening = self.param_open.match(text, op)
+                    opening = self._opening_at(text, op, scan)
                     if opening is not None and first != -1:
                         other = opening.group(1).strip()
                         if (

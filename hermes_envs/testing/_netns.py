@@ -188,6 +188,67 @@ class _Pair:
 
 def _loopback_listeners() -> list[tuple[int, int]]:
     """(family, port) of TCP sockets listening on loopback or the wildcard address, as the host sees them."""
+    try:
+        return _listeners_by_netlink()
+    except OSError:  # no sock_diag (an old kernel, a seccomp profile): the /proc tables say the same, slower
+        return _listeners_from_proc()
+
+
+_LOOPBACK_ADDRESSES = {
+    socket.AF_INET: (bytes([127, 0, 0, 1]), bytes(4)),
+    socket.AF_INET6: (bytes(15) + b"\x01", bytes(16)),
+}
+_NETLINK_SOCK_DIAG, _SOCK_DIAG_BY_FAMILY, _NLMSG_ERROR, _NLMSG_DONE = 4, 20, 2, 3
+_NLM_F_REQUEST_DUMP = 0x1 | 0x300
+_TCP_LISTEN = 10
+
+
+def _listeners_by_netlink() -> list[tuple[int, int]]:
+    """Ask the kernel (sock_diag) for the listening TCP sockets only. /proc/net/tcp lists every socket of the
+    machine, TIME_WAIT ones included: on a busy machine reading it costs ~10 ms per call; this walks the listening
+    table alone. Raises OSError when the kernel cannot answer."""
+    out: list[tuple[int, int]] = []
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, _NETLINK_SOCK_DIAG) as sock:
+        sock.settimeout(2.0)
+        for seq, family in enumerate((socket.AF_INET, socket.AF_INET6), start=1):
+            # inet_diag_req_v2: family, protocol, ext, pad, states, then an empty inet_diag_sockid (48 bytes)
+            request = struct.pack("=BBBxI48x", family, socket.IPPROTO_TCP, 0, 1 << _TCP_LISTEN)
+            header = struct.pack(
+                "=IHHII", 16 + len(request), _SOCK_DIAG_BY_FAMILY, _NLM_F_REQUEST_DUMP, seq, 0
+            )
+            sock.send(header + request)
+            out.extend(_read_dump(sock, family))
+    return out
+
+
+def _read_dump(sock: socket.socket, family: int) -> list[tuple[int, int]]:
+    found: list[tuple[int, int]] = []
+    while True:
+        data = sock.recv(65536)
+        if not data:
+            raise OSError("sock_diag closed the socket")
+        offset = 0
+        while offset + 16 <= len(data):
+            length, kind = struct.unpack_from("=IH", data, offset)
+            if length < 16:
+                raise OSError("sock_diag sent a malformed message")
+            if kind == _NLMSG_DONE:
+                return found
+            if kind == _NLMSG_ERROR:
+                code = struct.unpack_from("=i", data, offset + 16)[0]
+                raise OSError(-code, "sock_diag refused the request")
+            if kind == _SOCK_DIAG_BY_FAMILY:
+                # inet_diag_msg: family, state, timer, retrans, then the sockid: sport, dport (big-endian), src
+                msg_family, state = struct.unpack_from("=BB", data, offset + 16)
+                port = struct.unpack_from("!H", data, offset + 20)[0]
+                size = 4 if msg_family == socket.AF_INET else 16
+                address = data[offset + 24 : offset + 24 + size]
+                if msg_family == family and state == _TCP_LISTEN and address in _LOOPBACK_ADDRESSES[family]:
+                    found.append((family, port))
+            offset += (length + 3) & ~3
+
+
+def _listeners_from_proc() -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     loopback = {
         socket.AF_INET: ("0100007F", "00000000"),

@@ -13,7 +13,9 @@ import sys
 import threading
 from typing import Any
 
-__all__ = ["NetworkGuardPartialWarning"]
+from hermes_envs._spawn_namespace import UNKNOWN, set_probe
+
+__all__ = ["NetworkGuardPartialWarning", "spawn_namespace"]
 
 
 class NetworkGuardPartialWarning(UserWarning):
@@ -49,6 +51,7 @@ def _warn_partial() -> None:
 _ACTIVE: list[Any] = []  # the active NetworkGuards, innermost last
 _ACTIVE_LOCK = threading.Lock()
 _HOOK_INSTALLED = [False]
+_SWITCH_FAILED = [False]  # setns was refused once: threads may have been left in either namespace
 _TLS = threading.local()
 _CHECKED = {
     "socket.connect": "connect",
@@ -74,9 +77,24 @@ _OUTSIDE = {
 _EVENTS = frozenset(_CHECKED) | _LOOKUPS | _OUTSIDE | {"socket.__new__"}
 
 
+def spawn_namespace() -> str | None:
+    """The network namespace a process started now is put in, decided as :func:`_handle` does: the loopback-only
+    one while an isolating guard is active, the host's otherwise; ``None`` while no namespace was made (no thread
+    switches), :data:`~hermes_envs._spawn_namespace.UNKNOWN` once switching failed (threads stay where they were).
+    The sandbox pool asks it before it hands a pre-started shell to a task."""
+    if _SWITCH_FAILED[0]:
+        return UNKNOWN
+    ns = getattr(sys.modules.get("hermes_envs.testing._netns"), "_STATE", {}).get("ns")
+    if ns is None:
+        return None
+    isolating = any(g.isolate for g in list(_ACTIVE))  # read as the hook reads it: no lock taken
+    return str(ns.id if isolating else ns.host_id)
+
+
 def _install_hook() -> None:
     if not _HOOK_INSTALLED[0]:
         _HOOK_INSTALLED[0] = True
+        set_probe(spawn_namespace)  # before the hook: no thread switches namespace until the hook does it
         sys.addaudithook(_audit)
 
 
@@ -124,6 +142,7 @@ def _handle(event: str, args: tuple[Any, ...]) -> None:
         elif event == "socket.__new__" and not getattr(ns.local, "relay", False):
             ns.leave()  # this process's own sockets live in the host namespace, where the guard checks them
     except OSError as exc:  # setns refused (a seccomp profile, no /proc): stop using the namespace, say so
+        _SWITCH_FAILED[0] = True
         state["ns"], state["reason"] = None, f"switching namespaces failed: {exc}"
         _PARTIAL_WARNED[0] = False
         _warn_partial()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import errno
 import ipaddress
 import socket
-import sys
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -179,8 +178,6 @@ class NetworkGuard:
             )
         if self.isolate and self.isolation == "partial":
             _warn_partial()
-        if self.isolate:
-            _discard_prestarted_shells()
         _install_hook()
         with _ACTIVE_LOCK:
             _ACTIVE.append(self)
@@ -254,8 +251,6 @@ class NetworkGuard:
         saved, self._saved = self._saved, None
         if saved is None:
             return
-        if self.isolate:
-            _discard_prestarted_shells()  # spares made inside the namespace have no network outside it
         with _ACTIVE_LOCK:
             if self in _ACTIVE:
                 _ACTIVE.remove(self)
@@ -273,16 +268,6 @@ class NetworkGuard:
     @property
     def active(self) -> bool:
         return self._saved is not None
-
-
-def _discard_prestarted_shells() -> None:
-    """Pre-started sandbox shells live in the network namespace they were started in: ones made before an
-    isolating guard (or inside one that ends) must not be handed to tasks. Nothing to do if no sandbox exists."""
-    manager_module = sys.modules.get("hermes_envs.tools._manager")
-    if manager_module is not None:
-        from hermes_envs.tools.sandbox import default_manager
-
-        default_manager.discard_spares()
 
 
 def block_network(allow_hosts: Iterable[str] = DEFAULT_ALLOW_HOSTS, *, isolate: bool = False) -> NetworkGuard:

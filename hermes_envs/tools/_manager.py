@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from hermes_envs import _spawn_namespace
 from hermes_envs.errors import ConfigError
 
 from ._sandbox import Sandbox
@@ -33,6 +34,8 @@ log = logging.getLogger("hermes_envs.tools.sandbox")
 _MAX_SPARES = 16
 #: Threads pre-starting sandboxes at once.
 _PREPARERS = 4
+#: Seconds a pre-started sandbox may wait for a task before it is retired, beyond the ``prestart`` kept ready.
+SPARE_IDLE_SECONDS = 60.0
 
 
 class SandboxManager:
@@ -166,14 +169,16 @@ class SandboxManager:
             return box
 
     def _request_refill(self) -> None:
+        if _spawn_namespace.expected() == _spawn_namespace.UNKNOWN:
+            return  # the guard cannot say where a shell would start: no spare could be handed out
         with self._lock:
             if self._config.prestart:
                 self._preparer().submit(functools.partial(self._refill, self._generation))
 
     def discard_spares(self) -> None:
-        """Drop the pre-started sandboxes (and any being prepared): their shells were started in the process's
-        network namespace of that moment, so a guard that confines tools to loopback from now on (or stops doing
-        so) must not hand them to tasks. New spares are made on demand."""
+        """Drop the pre-started sandboxes (and any being prepared); new spares are made on demand. (A change of
+        network guard needs none of this: a spare goes only to a task that would start its shell in the same
+        network namespace, see :meth:`_take_spare`.)"""
         with self._lock:
             self._generation += 1
             spares, self._spares = self._spares, []
@@ -181,11 +186,15 @@ class SandboxManager:
             box.cleanup()
 
     def prepared(self) -> int:
-        """How many pre-started sandboxes wait for a task now."""
+        """How many pre-started sandboxes wait for a task started now (in the network namespace it would get)."""
         with self._lock:
-            return len(self._spares)
+            return sum(1 for box in self._spares if _fits(box))
 
     def _take_spare(self) -> Sandbox | None:
+        """The oldest spare a task started now may have. A spare's shell lives in the network namespace it was
+        forked in: it goes only to a task whose own shell would start in that one (a loopback-only namespace inside
+        an isolating network guard, the host's outside), so a shell from outside a guard never serves a task inside
+        one, nor the reverse; spares of the other namespace wait for the next guard (or its end)."""
         if (
             self._spares and _workers.spawner_gone()
         ):  # at exit: their shells are being killed with the spawner
@@ -193,11 +202,13 @@ class SandboxManager:
             for box in spares:
                 box.cleanup()
             return None
-        while self._spares:
-            box = self._spares.pop(0)
-            if not box.closed and box.config is self._config:
+        for box in list(self._spares):
+            if box.closed or box.config is not self._config:
+                self._spares.remove(box)
+                box.cleanup()
+            elif _fits(box):
+                self._spares.remove(box)
                 return box
-            box.cleanup()
         return None
 
     def _max_spares(self) -> int:
@@ -227,7 +238,8 @@ class SandboxManager:
                 # the folder is made under the lock that cleanup_all() removes the root under
                 with self._lock:
                     coming = sum(1 for g in self._in_prep.values() if g == generation)
-                    if generation != self._generation or len(self._spares) + coming >= self.target_spares():
+                    ready = sum(1 for spare in self._spares if _fits(spare))
+                    if generation != self._generation or ready + coming >= self.target_spares():
                         return
                     box = Sandbox("task", self._config, manager=self)
                     self._preparing += 1
@@ -242,9 +254,18 @@ class SandboxManager:
                 return
 
     def _settle(self, box: Sandbox, generation: int, *, keep: bool) -> bool:
-        """Add a freshly prepared spare (when still wanted) or remove it; True when kept."""
+        """Add a freshly prepared spare (when still wanted) or remove it; True when the refill should go on.
+
+        A spare forked just as a network guard began or ended lives in the other namespace: it is kept for the
+        tasks of that one (up to twice the most spares) but not counted as ready, and this refill stops."""
         with self._lock:
-            kept = keep and generation == self._generation and not box.closed
+            fits = _fits(box)
+            kept = (
+                keep
+                and generation == self._generation
+                and not box.closed
+                and (fits or len(self._spares) < 2 * self._max_spares())
+            )
             if kept:
                 self._spares.append(box)
         if not kept:
@@ -253,7 +274,7 @@ class SandboxManager:
             self._preparing -= 1
             self._in_prep.pop(box, None)
             self._settled.notify_all()
-        return kept
+        return kept and fits
 
     def _forget(self, box: Sandbox) -> None:
         with self._lock:
@@ -319,6 +340,28 @@ class SandboxManager:
             box.cleanup()
         return [box.task_id for box in idle]
 
+    def retire_idle_spares(self, now: float | None = None) -> int:
+        """Retire the pre-started sandboxes that waited more than :data:`SPARE_IDLE_SECONDS` for a task, keeping
+        ``prestart`` of those a task would get now; the pool's target shrinks to what is left (a burst grew it, see
+        :meth:`target_spares`). Spares made for the other network namespace go once idle that long. Returns how
+        many were retired. The reaper calls it; a task never waits for it (nothing it would take is retired)."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            keep = self._config.prestart
+            retired: list[Sandbox] = []
+            for box in list(self._spares):  # oldest first
+                if now - box.created_at <= SPARE_IDLE_SECONDS:
+                    continue
+                if _fits(box) and keep and sum(1 for b in self._spares if _fits(b)) <= keep:
+                    continue
+                self._spares.remove(box)
+                retired.append(box)
+            if retired:  # the next burst grows it again, one task that finds none at a time
+                self._target = max(keep, sum(1 for b in self._spares if _fits(b)))
+        for box in retired:
+            box.cleanup()
+        return len(retired)
+
     def _reaper_loop(self) -> None:
         while True:
             interval = min(max(self._config.lifetime / 4, 0.05), 30.0)
@@ -326,6 +369,7 @@ class SandboxManager:
             self._reaper_wake.clear()
             try:
                 self.reap_idle()
+                self.retire_idle_spares()
             except Exception:  # pragma: no cover - never let the reaper die
                 log.exception("sandbox reaper failed")
 
@@ -364,3 +408,8 @@ class SandboxManager:
         # The caller's context goes with the call, so a tool sees e.g. the env whose rollout it serves.
         call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
         return await loop.run_in_executor(self.executor(), call)
+
+
+def _fits(box: Sandbox) -> bool:
+    """True when pre-started ``box`` may serve a task started now (see :meth:`SandboxManager._take_spare`)."""
+    return _spawn_namespace.fits(box.spawned_in)

@@ -111,6 +111,12 @@ class Sandbox:
             return self._backend
 
     @property
+    def spawned_in(self) -> str | None:
+        """The network namespace this sandbox's shell was forked in (``None``: no process of it lives yet)."""
+        backend = self._backend
+        return backend.spawned_in if backend is not None else None
+
+    @property
     def busy(self) -> bool:
         """True while a command runs."""
         return self._run_lock.locked()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -94,8 +95,10 @@ async def test_a_group_where_one_rollout_hit_a_5xx_is_dropped_whole(caplog: pyte
     assert "Fix: check the model server's log" in warning
 
 
-@pytest.mark.slow  # a real `process` run; atroposlib retries the dead server with backoff: about 25 s
 def test_process_run_against_a_dead_server_writes_no_group_and_says_why(tmp_path: Path) -> None:
+    # The real CLI: exit 1 with our one message, no traceback; before the framework checked the address first,
+    # atroposlib retried every request with back-off (about 20 s) and printed "Failed to process group,
+    # retrying..." ahead of it.
     port = dead_port()
     out = tmp_path / "groups.jsonl"
     cmd = [
@@ -114,12 +117,82 @@ def test_process_run_against_a_dead_server_writes_no_group_and_says_why(tmp_path
     ]  # fmt: skip
     env = {**os.environ, **offline_environ()}
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT, check=False)
-    assert run.returncode != 0, run.stderr[-2000:]
+    assert run.returncode == 1, run.stderr[-2000:]
     groups = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     assert groups == []  # before the fix: one group with scores [0.0, 0.0]
     assert "Traceback" not in run.stderr
     assert run.stderr.count(f"the model server at http://127.0.0.1:{port}/v1 should answer") == 1
     assert "Fix: start the model server, or check --openai.base_url" in run.stderr
+    assert "retrying" not in run.stderr
+    assert "model call failed" not in run.stderr  # no rollout was tried against the dead address
+
+
+def process_env(env: FileEnv, groups: int) -> FileEnv:
+    """``env`` (built with ``data_path_to_save_groups``) set up as atroposlib's ``process`` command sets it up."""
+    env.process_mode = True
+    env.n_groups_to_process = groups
+    env.group_size_to_process = env.config.group_size
+    return env
+
+
+async def test_process_against_a_dead_address_stops_before_any_rollout(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    port = dead_port()
+    env = process_env(dead_env(port, data_path_to_save_groups=str(tmp_path / "groups.jsonl")), groups=2)
+    with caplog.at_level(logging.INFO), pytest.raises(SystemExit) as stop:
+        await env.process_manager()
+    message = str(stop.value.code)
+    assert message.startswith("process stopped after 0 written group(s): ")
+    assert f"the model server at http://127.0.0.1:{port}/v1 should answer chat completions" in message
+    assert "ConnectionRefusedError" in message and "Fix: start the model server" in message
+    logged = [r.getMessage() for r in caplog.records]
+    assert not [m for m in logged if "model call failed" in m or "retrying" in m], logged
+    assert not active_sandboxes()
+
+
+class TextEnv(FileEnv):
+    """No tools; 1.0 when the final answer holds 42."""
+
+    async def compute_reward(self, item: dict, result: Any, ctx: Any) -> float:
+        return 1.0 if "42" in str(result.messages[-1].get("content")) else 0.0
+
+
+# atroposlib's process run never learns a trainer's max length, and says so once per written group.
+@pytest.mark.filterwarnings("ignore:Trainer requested to ignore max length:UserWarning")
+def test_a_process_run_whose_server_fails_mid_run_keeps_the_groups_written_and_stops_at_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The first group's two requests are answered (one right, one wrong: atroposlib skips a group whose scores
+    # are all equal), then the server fails every request (HTTP 500): the run
+    # stops after that group with our message, without atroposlib's "Failed to process group, retrying..."
+    # (which it used to print before stopping), and the written group is in the file.
+    answered = []
+
+    def policy(body: dict) -> str:
+        if len(answered) >= 2:
+            raise RuntimeError("the model crashed")
+        answered.append(body)
+        return "Answer: 42" if len(answered) == 1 else "Answer: 7"
+
+    out = tmp_path / "groups.jsonl"
+    with FakeOpenAIServer(policy=policy, strict=False) as srv:
+        url = srv.base_url
+        env = process_env(
+            build(TextEnv, srv, enabled_toolsets=[], data_path_to_save_groups=str(out)),
+            groups=3,
+        )
+        disable_client_retries(env.server)
+        with fast_retries(), caplog.at_level(logging.INFO), pytest.raises(SystemExit) as stop:
+            asyncio.run(env.process_manager())
+    message = str(stop.value.code)
+    assert message.startswith("process stopped after 1 written group(s): ")
+    assert "2 of 2 rollouts" in message and "5xx" in message and url in message
+    logged = [r.getMessage() for r in caplog.records]
+    assert not [m for m in logged if "retrying" in m], logged
+    (group,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(group["scores"]) == [0.0, 1.0]
+    assert out.with_suffix(".html").exists()  # the viewer page of the written groups, as at a normal end
 
 
 class EvalEnv(FileEnv):

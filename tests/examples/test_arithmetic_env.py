@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -42,16 +41,16 @@ def test_conformance_passes() -> None:
 
 
 @pytest.mark.slow
-def test_process_and_evaluate_commands(tmp_path: Path) -> None:
-    """README command: fake-server with environments/scripts/arithmetic.yaml, then `process`; then `evaluate`."""
+def test_evaluate_command(tmp_path: Path) -> None:
+    """README command: fake-server with environments/scripts/arithmetic.yaml, then `evaluate` on the whole eval set.
+
+    The same script's `process` run is tests/cli/test_cli.py::test_readme_step_4_process_run_against_the_cli_fake_server
+    (one group, tokens and masks, the tool turn, the HTML page, no unmatched request).
+    """
     with FakeOpenAIServer(script=SCRIPTS / "arithmetic.yaml", strict=True) as server:
-        done = run_command(atropos_command(ENV_FILE, "process", server.base_url, tmp_path))
-        assert done.returncode == 0, done.stderr[-3000:]
         done = run_command(atropos_command(ENV_FILE, "evaluate", server.base_url, tmp_path))
         assert done.returncode == 0, done.stderr[-3000:]
         server.assert_no_failures()
-    groups = [json.loads(line) for line in (tmp_path / "arithmetic_env.jsonl").read_text().splitlines()]
-    assert len(groups) == 1 and (tmp_path / "arithmetic_env.html").exists()
     samples = (tmp_path / "evals" / "samples.jsonl").read_text().splitlines()
     assert len(samples) == 20
 

@@ -14,7 +14,7 @@ from hermes_envs.conformance import run_conformance
 from hermes_envs.demo import file_task_policy
 from hermes_envs.testing.fake_server import FakeOpenAIServer
 
-from .conftest import ENVIRONMENTS, SCRIPTS, atropos_command, build, example, run_command
+from .conftest import ENVIRONMENTS, build, example
 
 ENV_FILE = ENVIRONMENTS / "file_task_env.py"
 mod = example("file_task_env")
@@ -99,7 +99,7 @@ async def test_evaluate_runs_the_agent_loop_with_tools_at_temperature_zero(tmp_p
         await env.setup()
         train = {i["buggy"] for i in env._items}
         assert not any(i["buggy"] in train for i in env._eval_items)
-        env._eval_items = env._eval_items[:4]  # the full eval set runs in test_evaluate_command
+        env._eval_items = env._eval_items[:4]  # the full eval set: tests/docs/test_shell_snippets.py
         await env.evaluate()
         server.assert_no_failures()
         assert set(server.temperatures()) == {0.0}
@@ -114,31 +114,6 @@ def test_conformance_passes() -> None:
     assert not report.failed, report.to_text()
 
 
-@pytest.mark.slow
-def test_process_command(tmp_path: Path) -> None:
-    """README/docs command: fake-server with environments/scripts/file_task.yaml, then `process`."""
-    with FakeOpenAIServer(script=SCRIPTS / "file_task.yaml", strict=True) as server:
-        done = run_command(atropos_command(ENV_FILE, "process", server.base_url, tmp_path))
-        server.assert_no_failures()
-    assert done.returncode == 0, done.stderr[-3000:]
-    groups = [json.loads(line) for line in (tmp_path / "file_task_env.jsonl").read_text().splitlines()]
-    assert len(groups) == 1 and len(groups[0]["scores"]) == 2
-    assert all(
-        0.0 < s <= 1.0 for s in groups[0]["scores"]
-    )  # the file exists and runs: at least partial credit
-    assert any(m["role"] == "tool" for m in groups[0]["messages"][0])
-    assert (tmp_path / "file_task_env.html").exists()
-
-
-@pytest.mark.slow
-def test_evaluate_command(tmp_path: Path) -> None:
-    """docs command: fake-server with environments/scripts/file_task.yaml, then `evaluate`."""
-    with FakeOpenAIServer(script=SCRIPTS / "file_task.yaml", strict=True) as server:
-        done = run_command(atropos_command(ENV_FILE, "evaluate", server.base_url, tmp_path))
-        server.assert_no_failures()
-        assert set(server.temperatures()) == {0.0}
-    assert done.returncode == 0, done.stderr[-3000:]
-    metrics = json.loads((tmp_path / "evals" / "metrics.json").read_text())["results"]["all"]
-    assert 0.0 < metrics["eval/mean_score"] <= 1.0
-    samples = (tmp_path / "evals" / "samples.jsonl").read_text().splitlines()
-    assert len(samples) == 12
+# The documented `process` and `evaluate` commands of this env (fake-server with environments/scripts/
+# file_task.yaml) run in tests/docs/test_shell_snippets.py::test_documented_command_runs, with the assertions
+# that were here (two scores in (0, 1], a tool turn, the HTML page; the 12 eval samples at temperature 0).

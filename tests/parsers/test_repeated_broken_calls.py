@@ -289,3 +289,73 @@ def test_a_long_run_of_a_broken_xml_call_is_counted(name, unit):
     assert result.tool_calls is None
     # every copy is counted (the last one, cut by the end of the text, is one problem of another kind)
     assert len(result.errors) == 51 and int(result.errors[-1].split()[0]) + 50 >= 2999
+
+
+# a looping model repeating a *complete* call: the copies are built from one reading (xml_params' fast path)
+XML_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "f",
+            "parameters": {
+                "type": "object",
+                "properties": {"k": {"type": "integer"}, "p": {"type": "string"}, "o": {"type": "object"}},
+            },
+        },
+    }
+]
+XML_VALUES = st.sampled_from(
+    ["v", "1", "x\ny", "{}", '{"a": 1}', "</parameter>", "</arg_value>", "<", "", " 2 "]
+)
+GAPS = st.sampled_from(
+    ["", "\n", "x", " <tool_call> ", "\n```\n", "<think>", "</think>", "`", "</parameter>"]
+)
+
+
+@st.composite
+def repeated_calls(draw, name):
+    parser = get_parser(name)
+    keys = draw(st.lists(st.sampled_from(["k", "p", "o", "q"]), max_size=3, unique=True))
+    args = {k: draw(XML_VALUES) for k in keys}
+    call = parser.render(None, [("f", args)])
+    if draw(st.booleans()):  # cut or damage one copy's end, as a model's output may be
+        call = call[: draw(st.integers(len(call) // 2, len(call)))]
+    unit = call + draw(GAPS)
+    return draw(GAPS) + unit * draw(st.integers(55, 90)) + draw(st.sampled_from(["", "x", call[:20]]))
+
+
+@pytest.mark.parametrize("name", ["qwen3_coder", "glm45", "glm47"])
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), typed=st.booleans())
+def test_repeated_complete_xml_calls_give_what_reading_each_copy_gives(name, data, typed):
+    text = data.draw(repeated_calls(name))
+    tools = XML_TOOLS if typed else None
+    parser = get_parser(name)
+    fast = parser.parse_detailed(text, tools)
+    original = xml_params.looping_copies
+    xml_params.looping_copies = lambda *args: 0  # no copy counted: each one is read
+    try:
+        slow = parser.parse_detailed(text, tools)
+    finally:
+        xml_params.looping_copies = original
+    assert outcome(fast) == outcome(slow)
+    ids = [c.id for c in fast.tool_calls or []]
+    assert len(set(ids)) == len(ids)  # every copy is its own call
+
+
+@pytest.mark.parametrize("name", ["qwen3_coder", "glm45", "glm47"])
+def test_a_long_run_of_the_same_complete_call_is_read_in_full(name):
+    unit = get_parser(name).render(None, [("f", {"p": "v"})]) + "\nx"
+    result = get_parser(name).parse_detailed(unit * 3000, XML_TOOLS)
+    assert len(result.tool_calls) == 3000 and not result.errors
+    assert {c.function.arguments for c in result.tool_calls} == {'{"p": "v"}'}
+    assert len({c.id for c in result.tool_calls}) == 3000
+
+
+@pytest.mark.parametrize("name", ["qwen3_coder", "glm45", "glm47"])
+def test_a_long_run_of_the_same_mistyped_call_reports_every_copy(name):
+    unit = get_parser(name).render(None, [("f", {"k": "v"})]) + "\n"  # k is an integer in the schema
+    result = get_parser(name).parse_detailed(unit * 3000, XML_TOOLS)
+    assert len(result.tool_calls) == 3000
+    assert result.errors[-1] == "2950 more problems of the same kind were not listed."
+    assert "tool call #50 (f) parameter 'k' should be integer" in result.errors[49]

@@ -79,3 +79,18 @@ def corpus() -> object:
     sys.modules.setdefault("secret_corpus", module)  # dataclasses look their module up while being built
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def no_client_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The openai client's own waits between its retries (0.5 s doubling, up to 8 s) become zero for the test.
+
+    A recording keeps every retry layer on (the client's two, atroposlib's three), so a request that fails for good
+    is sent 27 times with about 12 s of waiting in between. A test that records against a server failing on purpose
+    asserts what the failure leaves behind, not how long the client backs off: it still makes every attempt, only
+    without the sleeps. openai reads these two module constants at each retry and has no public setting for them.
+    """
+    import openai._base_client as client_base
+
+    monkeypatch.setattr(client_base, "INITIAL_RETRY_DELAY", 0.0)
+    monkeypatch.setattr(client_base, "MAX_RETRY_DELAY", 0.0)

@@ -88,14 +88,14 @@ def test_an_unset_key_variable_fails_and_keeps_the_cassette(provider, good_casse
     _untouched(good_cassette)
 
 
-@pytest.mark.slow
+@pytest.mark.usefixtures("no_client_backoff")
 def test_http_500_fails_and_keeps_the_cassette(server_500: str, good_cassette: Path, capsys) -> None:
     assert _record(server_500, good_cassette) == 1
     assert "HTTP 500 " in (err := capsys.readouterr().err) and "upstream exploded" in err
     _untouched(good_cassette)
 
 
-@pytest.mark.slow
+@pytest.mark.usefixtures("no_client_backoff")
 def test_a_server_that_is_down_fails_and_keeps_the_cassette(good_cassette: Path, capsys) -> None:
     assert _record(_closed_port_url(), good_cassette) == 1
     assert "got no answer" in capsys.readouterr().err

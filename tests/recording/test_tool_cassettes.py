@@ -244,6 +244,7 @@ def test_a_tool_call_missing_from_the_cassette_names_tool_arguments_and_the_reco
     assert len(backend.requests) == seen
 
 
+@pytest.mark.usefixtures("no_client_backoff")
 def test_a_failed_tool_call_fails_the_recording_and_keeps_the_old_cassette(
     backend: Backend, env_file: Path, tmp_path: Path
 ) -> None:

@@ -227,7 +227,7 @@ def test_setsid_children_do_not_survive_the_command_timeout(backend, namespace):
     alive = (
         's=$(cut -d" " -f3 /proc/$(cat esc.pid)/stat 2>/dev/null); [ -n "$s" ] && [ "$s" != Z ] && echo alive'
     )
-    end = time.monotonic() + 3
+    end = time.monotonic() + 60
     while box.run(alive + " || echo dead")["output"].strip().endswith("alive") and time.monotonic() < end:
         time.sleep(0.05)
     assert box.run(alive + " || echo dead")["output"].strip().endswith("dead")
@@ -253,7 +253,7 @@ def test_children_do_not_survive_the_trainer_dying(how):
     assert all(len(_procfs.pids_with_marker(m)) >= 3 for m in markers)
     trainer.send_signal(how)
     trainer.wait(30)
-    end = time.monotonic() + 10
+    end = time.monotonic() + 60
     while any(_procfs.pids_with_marker(m) for m in markers) and time.monotonic() < end:
         time.sleep(0.05)
     assert [_procfs.pids_with_marker(m) for m in markers] == [[], []]
@@ -287,7 +287,7 @@ def test_without_bubblewrap_root_gets_the_same_isolation_from_unshare():
     assert _procfs.pids_with_marker(marker.encode())
     trainer.kill()
     trainer.wait(30)
-    end = time.monotonic() + 10
+    end = time.monotonic() + 60
     while _procfs.pids_with_marker(marker.encode()) and time.monotonic() < end:
         time.sleep(0.05)
     assert _procfs.pids_with_marker(marker.encode()) == []
@@ -303,7 +303,8 @@ def test_a_command_that_fills_the_disk_quota_is_killed_and_file_tools_refuse(bac
         "for i in $(seq 1 200); do head -c 1000000 /dev/urandom > f$i; sleep 0.02; done", timeout=60
     )
     assert result.exit_code == 137 and "disk quota" in result.output and not result.timed_out
-    assert tree_usage(box.tree) < 40 * 2**20  # stopped soon after the quota, far from the 200 MB it wanted
+    # stopped well before the 200 MB it wanted (how soon after the 8 MB depends on the load: the quota is polled)
+    assert tree_usage(box.tree) < 100 * 2**20
     with pytest.raises(DiskQuotaError, match="max_disk_mb"):
         call("write_file", path="more.txt", content="x" * 100_000)
     box.run("rm -f f*")

@@ -10,7 +10,7 @@ from hermes_envs.tools import cleanup_sandbox, configure_sandboxes, default_mana
 
 
 def _wait_for_spares(n: int) -> None:
-    end = time.monotonic() + 10
+    end = time.monotonic() + 60
     while default_manager.prepared() < n and time.monotonic() < end:
         time.sleep(0.01)
 
@@ -68,6 +68,29 @@ def test_a_burst_that_drained_the_spares_finds_enough_of_them_next_time():
     assert [box.run("echo $HERMES_TASK_ID")["output"] for box in again] == [f"b{i}\n" for i in range(4)]
     configure_sandboxes(prestart=1)
     assert default_manager.target_spares() == 1  # new settings start from prestart again
+
+
+def test_spares_a_burst_left_idle_are_retired_down_to_prestart():
+    """The pool grows to 16 idle shells under a burst (about 4 MB each); once they waited long enough for a task,
+    the reaper retires them down to ``prestart``, and the next burst grows the pool again."""
+    from hermes_envs.tools._manager import SPARE_IDLE_SECONDS
+
+    configure_sandboxes(prestart=1)
+    get_sandbox("first").cleanup()
+    _wait_for_spares(1)
+    for box in [get_sandbox(f"a{i}") for i in range(4)]:
+        box.cleanup()
+    grown = default_manager.target_spares()
+    assert grown >= 4
+    _wait_for_spares(grown)
+    spares = list(default_manager._spares)
+    assert default_manager.retire_idle_spares() == 0  # none has waited long yet
+    retired = default_manager.retire_idle_spares(now=time.monotonic() + SPARE_IDLE_SECONDS + 1)
+    assert retired == grown - 1 and default_manager.prepared() == 1
+    assert default_manager.target_spares() == 1
+    assert [box.closed for box in spares] == [True] * (grown - 1) + [False]  # the oldest went first
+    kept = get_sandbox("after")
+    assert kept is spares[-1] and kept.run("echo $HERMES_TASK_ID")["output"] == "after\n"
 
 
 def test_cleanup_hides_the_folder_at_once_and_the_files_are_removed_afterwards():

@@ -412,7 +412,7 @@ def test_idle_sandboxes_are_reaped_after_their_lifetime():
     assert sandbox_module.reap_idle(time.monotonic() + 1) == ["idle"]
     assert box.closed and not box.workdir.exists() and active_sandboxes() == ["busy"]
     busy.last_used = time.monotonic()
-    end = time.monotonic() + 5
+    end = time.monotonic() + 60
     while active_sandboxes() and time.monotonic() < end:  # the background reaper does the same
         time.sleep(0.05)
     assert active_sandboxes() == []
@@ -435,7 +435,7 @@ for i in range(3):
     assert len(rows) == 3
     for pid, marker in rows:
         assert _wait_dead(int(pid))
-        end = time.monotonic() + 3
+        end = time.monotonic() + 60
         while _procfs.pids_with_marker(marker.encode()) and time.monotonic() < end:
             time.sleep(0.05)
         assert _procfs.pids_with_marker(marker.encode()) == []

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import hermes_envs.tools.backends._procfs as procfs
+from hermes_envs import _spawn_namespace
 from hermes_envs.errors import SandboxError
 
 from ._output import CappedOutput
@@ -56,6 +57,8 @@ class PersistentShell(ShellProcesses):
         self.shell_pid: int | None = None
         self.namespace: str | None = None  # the shell's PID namespace when it is not ours
         self.namespace_init: int | None = None
+        #: the network namespace the shell was forked in (the spawner thread's, as the kernel said then)
+        self.spawned_in: str | None = None
         self.timed_out = False
         self.watch: Callable[[], str | None] | None = None  # asked while a command runs; a message kills it
         self.watch_note: str | None = None
@@ -80,7 +83,7 @@ class PersistentShell(ShellProcesses):
                 self._start()
 
     def _popen(self, ctl_w: int) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
+        proc = subprocess.Popen(
             [*self.argv, "bash", "--noprofile", "--norc"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -91,6 +94,10 @@ class PersistentShell(ShellProcesses):
             start_new_session=True,
             bufsize=0,
         )
+        # Runs on the spawner thread, which forked the shell: the guard's audit hook moved this thread into the
+        # namespace the shell got (just before the fork) and nothing else runs here until we return.
+        self.spawned_in = _spawn_namespace.of_this_thread()
+        return proc
 
     def _start(self) -> None:
         ctl_r, ctl_w = os.pipe()
@@ -346,6 +353,7 @@ class PersistentShell(ShellProcesses):
         self.shell_pid = None
         self.namespace = None
         self.namespace_init = None
+        self.spawned_in = None
         self._ctl_r = None
 
     def close(self) -> None:

@@ -77,6 +77,13 @@ class SandboxBackend(ABC):
         """Set ``variables`` for the next commands (a pre-started sandbox handed to its task); default: nothing."""
         return None
 
+    @property
+    def spawned_in(self) -> str | None:
+        """The network namespace the process that runs this task's commands was forked in (``None``: none runs
+        yet, or each command starts its own process where it is called); a pre-started sandbox goes only to a task
+        that would get the same one."""
+        return None
+
     @abstractmethod
     def run(self, command: str, timeout: float) -> CommandResult:
         """Run ``command`` (a shell command line) in the task's shell; never raise for a failing command."""

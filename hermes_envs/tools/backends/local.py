@@ -52,6 +52,10 @@ class ShellBackend(SandboxBackend):
     def prepare(self) -> None:
         self.shell.start()
 
+    @property
+    def spawned_in(self) -> str | None:
+        return self.shell.spawned_in
+
     def export(self, variables: dict[str, str]) -> None:
         for key, value in variables.items():
             self.env[key] = value

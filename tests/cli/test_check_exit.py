@@ -1,0 +1,52 @@
+"""How the `hermes-envs check` process ends: without tearing its ~2,000 modules down, but only after what an exit
+owes: the exit status, every line of the report, the ``atexit`` handlers (the env's own and the sandbox cleanup)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hermes_envs.testing.offline import offline_environ
+
+ROOT = Path(__file__).parents[2]
+EXAMPLE = ROOT / "environments" / "arithmetic_env.py"
+
+
+def _check(env_file: Path, tmp: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **offline_environ(), "TMPDIR": str(tmp), "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_envs.cli", "check", str(env_file), *extra],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+
+
+@pytest.mark.slow
+def test_the_check_process_runs_its_exit_handlers_and_keeps_its_status(tmp_path: Path) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    marker = tmp_path / "atexit-ran"
+    env_file = tmp_path / "arith_with_atexit.py"
+    env_file.write_text(
+        EXAMPLE.read_text()
+        + f"\nimport atexit as _atexit\n_atexit.register(lambda: open({str(marker)!r}, 'w').write('ok'))\n"
+    )
+    done = _check(env_file, scratch, "--select", "HC1,HC3,HC6", "--report", str(tmp_path / "r.json"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.rstrip().splitlines()[-1].startswith("  ")  # the last line of the report is there
+    assert (tmp_path / "r.json").is_file() and marker.read_text() == "ok"
+    assert [p.name for p in scratch.iterdir()] == []  # sandboxes and the session's files removed at exit
+
+    broken = tmp_path / "broken_env.py"
+    broken.write_text(
+        EXAMPLE.read_text().replace("        return config, servers", "        return config, servers[0]")
+    )
+    failed = _check(broken, scratch, "--select", "HC104")
+    assert failed.returncode == 1 and "HC104" in failed.stdout
