@@ -2,6 +2,10 @@
 
 Every parser reads model text in one forward pass: markers are found with :class:`Finder` (a cached ``str.find``
 whose position never moves backwards), so the time taken grows linearly with the text even for degenerate output.
+
+Over 400 lines: what lets a reader skip a looping model's copies (``reading_copies``, and the scanner's
+``skip_copies`` / ``predictable`` / ``advance`` / ``local_until``) must sit beside the marker search whose reads
+and state it accounts for.
 """
 
 from __future__ import annotations
