@@ -4,8 +4,9 @@ Run: ``.venv/bin/python bench/parsers.py [--size-mb 1.0] [--repeat 3]``
 
 For every format it builds, from a fixed seed, about 1 MB of ordinary model output (prose and well-formed calls,
 parsed one message at a time, and also as one 1 MB text) and several 1 MB adversarial texts: every prefix of a
-rendered call (thousands of unclosed markers of each shape), markers followed by deeply nested brackets, the
-GLM shape that made upstream's regex parser quadratic, and every format's markers salted together. It prints
+rendered call (thousands of unclosed markers of each shape), the whole call repeated (alone, with prose between
+the copies, and followed by inline code), markers followed by deeply nested brackets, markers among code fences,
+the GLM shape that made upstream's regex parser quadratic, and every format's markers salted together. It prints
 MB/s for the ordinary corpus and, per format, the worst ratio adversarial-time / ordinary-1MB-time measured in
 this same run (the target is <= 3: linear time whatever the model emits).
 
@@ -125,6 +126,12 @@ def adversarial_texts(name: str, size: int) -> dict[str, str]:
     for cut in cuts:  # thousands of calls cut at the same point
         piece = one[:cut]
         texts[f"prefix{cut:03d}"] = piece * (size // len(piece) + 1)
+    # the whole call, again and again (a model looping on a complete call), and with prose between the copies
+    texts["calls"] = one * (size // len(one) + 1)
+    texts["calls+prose"] = (one + "\n\nx\n\n") * (size // (len(one) + 5) + 1)
+    # ... ending in inline code: a reader that checks the whole rest of the text for backticks before building
+    # the copies it counted, and then reads them one by one, is quadratic here
+    texts["calls+tick"] = one * (size // len(one) - 1) + "`x`"
     marker = one[: max(1, len(one) // 6)]
     opener = _opener(one)
     texts["openers"] = (opener + " ") * (size // (len(opener) + 1) + 1)  # repeated unclosed openers

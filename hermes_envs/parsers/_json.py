@@ -12,6 +12,7 @@ from json.encoder import encode_basestring as _encode_basestring
 from typing import Any
 
 __all__ = [
+    "FAR",
     "JsonMemo",
     "arguments_to_json",
     "call_from_object",
@@ -115,6 +116,8 @@ def decode_json_at(text: str, pos: int) -> tuple[Any, int]:
     return value, end
 
 
+#: a :attr:`JsonMemo.reach` past any text: the outcome depended on everything after the scan's start
+FAR = 1 << 62
 _MEMO_KEY_MAX = 256  # longest stretch remembered
 _MEMO_LENGTHS = 4  # distinct stretch lengths tried per lookup
 _MEMO_SIZE = 1024  # stretches remembered per parse
@@ -128,9 +131,13 @@ class JsonMemo:
     at offset ``e`` depends only on the text up to a few characters past ``e`` ("Expecting ..." and
     "Invalid ..." errors: the decoder read nothing further), so that stretch is remembered and an identical
     stretch later fails identically, whatever follows it, without running the decoder.
+
+    ``reach`` is how far the scans since it was last reset may have read (one past the last character their
+    outcome can depend on; :data:`FAR` when an outcome depends on the rest of the text): a reader that repeats
+    a call's reading for an identical stretch of text checks that the stretch covers it.
     """
 
-    __slots__ = ("_seen", "_window")
+    __slots__ = ("_seen", "_window", "reach")
 
     def __init__(self) -> None:
         # the decoder's first window: as large as the last value read needed (the calls of one output are alike
@@ -139,12 +146,15 @@ class JsonMemo:
         self._seen: dict[
             int, dict[str, str]
         ] = {}  # stretch length -> stretch -> reason (error at length - 9)
+        self.reach = 0
 
     def scan(self, text: str, pos: int) -> tuple[Any, int, str | None]:
         seen = self._seen
         for size, failures in seen.items():
             reason = failures.get(text[pos : pos + size])
             if reason is not None:
+                if pos + size > self.reach:
+                    self.reach = pos + size
                 return None, pos + size - 9, reason
         value, end, reason = scan_json_at(text, pos, self._window)
         if reason is None:
@@ -152,9 +162,15 @@ class JsonMemo:
             while window <= end - pos:
                 window *= 8
             self._window = window
+            if end >= self.reach:  # (a number at the top level was ended by the character after it)
+                self.reach = end + 1
             return value, end, reason
         self._window = _FIRST_WINDOW
-        if reason.startswith(("Expecting", "Invalid")):
+        if not reason.startswith(("Expecting", "Invalid")):
+            self.reach = FAR  # an unterminated string or nesting too deep: decided by the rest of the text
+        else:
+            if end + 9 > self.reach:
+                self.reach = end + 9
             size = end - pos + 9
             if size <= _MEMO_KEY_MAX and pos + size <= len(text):
                 failures = seen.get(size)

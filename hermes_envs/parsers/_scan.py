@@ -2,6 +2,10 @@
 
 Every parser reads model text in one forward pass: markers are found with :class:`Finder` (a cached ``str.find``
 whose position never moves backwards), so the time taken grows linearly with the text even for degenerate output.
+
+Over 400 lines: what lets a reader skip a looping model's copies (``reading_copies``, and the scanner's
+``skip_copies`` / ``predictable`` / ``advance`` / ``local_until``) must sit beside the marker search whose reads
+and state it accounts for.
 """
 
 from __future__ import annotations
@@ -15,11 +19,13 @@ __all__ = [
     "MISTRAL_THINK_CLOSE",
     "MISTRAL_THINK_OPEN",
     "THINK_CLOSE",
+    "READ_MARGIN",
     "THINK_OPEN",
     "Finder",
     "MarkerScanner",
     "confirmed_copies",
     "count_repeats",
+    "reading_copies",
 ]
 
 
@@ -55,20 +61,24 @@ class Finder:
 class PatternFinder:
     """:class:`Finder` for a compiled pattern: the next match start at or after ``pos`` (same caching rule)."""
 
-    __slots__ = ("_at", "_from", "pattern", "text")
+    __slots__ = ("_at", "_end", "_from", "pattern", "text")
 
     def __init__(self, text: str, pattern: re.Pattern[str]) -> None:
         self.text = text
         self.pattern = pattern
         self._from = -1
         self._at = -1
+        self._end = -1  # where the match at ``_at`` ends
 
     def find(self, pos: int) -> int:
         if 0 <= self._from <= pos and (self._at == -1 or self._at >= pos):
             return self._at
         self._from = pos
         match = self.pattern.search(self.text, pos)
-        self._at = -1 if match is None else match.start()
+        if match is None:
+            self._at = -1
+        else:
+            self._at, self._end = match.span()
         return self._at
 
 
@@ -116,6 +126,38 @@ def _find_fence_close(text: str, fence: _Fence) -> int:
     return -1 if match is None else match.end()
 
 
+_FAR = 1 << 62  # a read reaching the end of the text, whatever its length
+
+# Per fence kind (char, length): its closing line, then (optionally) the next fence opening and the newline ending
+# that opening line. One C-speed search for what the reading needs once a fence is passed: where it closes and
+# which fence comes next (the same answers as _find_fence_close then _find_fence_open from the closing).
+_FENCE_NEXTS: dict[tuple[str, int], re.Pattern[str]] = {}
+_new_fence = tuple.__new__  # a _Fence without NamedTuple's Python-level constructor
+
+
+def _fence_close_and_next(text: str, fence: _Fence) -> tuple[int, _Fence | None]:
+    """``(end of the line closing fence or -1, the next fence opening after that line or None)``."""
+    if fence.line_end == -1:
+        return -1, None
+    key = (fence.char, fence.length)
+    pattern = _FENCE_NEXTS.get(key)
+    if pattern is None:
+        if len(_FENCE_NEXTS) > 64:  # one per fence length met: degenerate text must not grow it unbounded
+            _FENCE_NEXTS.clear()
+        pattern = _FENCE_NEXTS[key] = re.compile(
+            r"(^[ \t]{0,3}" + re.escape(fence.char) + rf"{{{fence.length},}}[ \t]*)(?=[\r\n]|\Z)"
+            r"(?:.*?^[ \t]{0,3}(`{3,}|~{3,})[^\n]*(\n)?)?",
+            re.MULTILINE | re.DOTALL,
+        )
+    match = pattern.search(text, fence.line_end + 1)
+    if match is None:
+        return -1, None
+    i, j = match.span(2)
+    if i == -1:
+        return match.end(1), None
+    return match.end(1), _new_fence(_Fence, (i, text[i], j - i, match.start(3)))
+
+
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 #: Magistral (Mistral's reasoning models) writes its reasoning as [THINK]...[/THINK].
@@ -139,6 +181,8 @@ class MarkerScanner:
         "_clean",
         "_fence",
         "_finder",
+        "_marker_len",
+        "_read",
         "_reasoning_end",
         "text",
     )
@@ -149,6 +193,9 @@ class MarkerScanner:
         self._finder: Finder | PatternFinder = (
             Finder(text, marker) if pattern is None else PatternFinder(text, pattern)
         )
+        self._marker_len = len(marker) if pattern is None else -1  # -1: the pattern's match says
+        # the stretch of text the last query's answer depended on, and the next fence before it (see skip_copies)
+        self._read: tuple[int, int, _Fence | None] = (0, _FAR, None)
         # Most texts hold no fence, backtick or reasoning tag before their markers: then every candidate counts,
         # and the fence and reasoning state is only built once one of those appears (``_clean`` is how far the
         # text is known to hold none; -1 once the state is built). This is most of the cost of a short message.
@@ -214,32 +261,113 @@ class MarkerScanner:
                 return p
             self._build()
         text = self.text
+        low, high = pos - 4, pos  # what this query reads (an indented fence line, the character before p)
+        before = self._fence
         while True:
             p = self._finder.find(pos)
             if p == -1:
+                self._read = (low, _FAR, before)
                 return -1
             fence = self._fence
             if fence is not None and fence.start < pos:
                 fence = self._fence = self._open(pos)  # the caller moved past it (a call held it)
+                high = _FAR if fence is None or fence.line_end == -1 else max(high, fence.line_end + 1)
             if fence is not None and fence.start < p:
-                closing = _find_fence_close(text, fence)
-                if closing == -1:
-                    self._fence = None  # unclosed: it hides nothing, and no later fence can close either
-                else:
-                    pos = max(pos, closing)
-                    self._fence = self._open(closing)
+                closing, fence = _fence_close_and_next(text, fence)
+                self._fence = fence
+                high = _FAR if fence is None or fence.line_end == -1 else max(high, fence.line_end + 1)
+                if closing != -1:
+                    if closing > pos:
+                        pos = closing
                     continue
+                # unclosed: it hides nothing, and no later fence can close either
             if p > 0 and text[p - 1] == "`":
                 pos = p + 1
                 continue
             if p < self._reasoning_end:
                 pos = self._reasoning_end
                 continue
-            thinking_end = self._in_thinking(p, pos)
-            if thinking_end != -1:
-                pos = thinking_end
-                continue
+            if self._blocks:
+                thinking_end = self._in_thinking(p, pos)
+                if thinking_end != -1:
+                    pos = thinking_end
+                    continue
+            end = p + self._marker_len if self._marker_len != -1 else self._finder._end  # type: ignore[union-attr]
+            self._read = (low, end if end > high else high, before)
             return p
+
+    def settled(self, pos: int) -> bool:
+        """True when, for queries from ``pos`` on, whether a marker counts depends only on the character before
+        it: no fence can hide one any more (the last was unclosed, or there is none), no reasoning block is about,
+        and a lone ``</think>`` is behind. A reader may then treat the search as looking only nearby."""
+        return self._clean == -1 and self._fence is None and not self._blocks and pos >= self._reasoning_end
+
+    def local_until(self, start: int, end: int) -> int:
+        """How far (at most ``end``) queries from ``start`` (the last answer) look only at the character before
+        the marker they find to decide whether it counts: ``end`` when the scanner is :meth:`settled` or no
+        marker follows; else, when no fence, backtick or reasoning tag has been met up to ``start``, the first
+        one in ``text[start:end]`` (searched at C speed: the caller is about to skip that stretch instead of
+        reading it, and skips only what comes before it); else ``start``."""
+        finder = self._finder
+        if self.settled(start) or (finder._at == -1 and 0 <= finder._from <= start):
+            return end
+        if self._clean == -1 or self._clean < start or start < self._reasoning_end:
+            return start
+        text = self.text
+        low = start - 6 if start > 6 else 0  # a tag that straddles ``start``
+        first = end
+        for tag in ("`", "~~~", THINK_OPEN, MISTRAL_THINK_OPEN):
+            at = text.find(tag, low, first)
+            if at != -1:
+                first = at
+        if first > self._clean:
+            self._clean = first  # (known now: the next query need not look there again)
+        return first
+
+    def skip_copies(self, pos: int, period: int, copies: int) -> int:
+        """How many of the next ``copies`` queries, from ``pos + period``, ``pos + 2 * period``..., would each
+        answer one period after the last query (made from ``pos``), now answered without searching.
+
+        When the text the last query read repeats one period on, and the state it left (the next fence) is the
+        state before it moved one period on, the next query reads the same text in the same state one period on:
+        its answer, and the state it leaves, are the last ones moved one period on. The scanner is left as those
+        queries would leave it. 0 (nothing done) when the last query read up to the end of the text, or when
+        reasoning blocks are about (their state is not checked here).
+        """
+        repeats = self.predictable(pos, period, copies)
+        if repeats:
+            self.advance(period, repeats)
+        return repeats
+
+    def predictable(self, pos: int, period: int, copies: int) -> int:
+        """How many of the next ``copies`` queries :meth:`skip_copies` would answer (the scanner is unchanged)."""
+        low, high, before = self._read
+        if self._clean != -1 or self._blocks or high >= _FAR or pos < self._reasoning_end or low < 0:
+            return 0
+        fence = self._fence
+        if (fence is None) != (before is None) or (
+            fence is not None
+            and before is not None
+            and fence != (before.start + period, before.char, before.length, before.line_end + period)
+        ):
+            return 0  # the next query would not start in the state this one started in, moved one period on
+        return min(copies, count_repeats(self.text, low, period, high))
+
+    def advance(self, period: int, repeats: int) -> None:
+        """Leave the scanner as ``repeats`` queries that :meth:`predictable` answered would leave it."""
+        low, high, before = self._read
+        fence = self._fence
+        if fence is not None:
+            shift = repeats * period
+            self._fence = _new_fence(
+                _Fence, (fence.start + shift, fence.char, fence.length, fence.line_end + shift)
+            )
+            before = _new_fence(
+                _Fence,
+                (fence.start + shift - period, fence.char, fence.length, fence.line_end + shift - period),
+            )
+        self._finder._from = -1  # (its cached answer is one of the skipped queries' past)
+        self._read = (low + repeats * period, high + repeats * period, before)
 
 
 #: what can make a marker an example or deliberation (see :class:`MarkerScanner`); a text without any of them is
@@ -263,18 +391,51 @@ def count_repeats(text: str, start: int, period: int, upto: int) -> int:
     return copies
 
 
+#: how far past the next marker reading a call and getting to that marker may look: the longest marker a reader
+#: compares there, with room to spare (see :func:`reading_copies`)
+READ_MARGIN = 64
+
+
+def reading_copies(text: str, mark: int, pos: int, reach: int) -> int:
+    """How many copies of the reading from the marker at ``mark`` to the next one at ``pos`` follow at ``pos``.
+
+    A model stuck in a loop writes the same call (or broken call) thousands of times. When reading the call at
+    ``mark`` and getting to the marker at ``pos`` looked only at text before ``max(pos, reach) +`` ``READ_MARGIN``
+    (``reach``: how far the JSON decoder, and whatever was read after it, went), every copy of that stretch
+    repeated at period ``pos - mark`` reads the same way one period later: the caller builds what the reading
+    gave (fresh call objects, the same problems) for each copy instead of reading it again. Callers make sure
+    their marker search is local (no fences or reasoning blocks) and ``reach`` is finite.
+    """
+    period = pos - mark
+    upto = (pos if pos > reach else reach) + READ_MARGIN
+    if upto + period > len(text) or text[upto - 1] != text[upto - 1 + period]:
+        return 0  # (a cheap check first: two ordinary calls one after another differ there)
+    return count_repeats(text, mark, period, upto)
+
+
 def confirmed_copies(
-    next_start: Callable[[int], int], end: int, nxt: int, period: int, copies: int
+    next_start: Callable[[int], int],
+    end: int,
+    nxt: int,
+    period: int,
+    copies: int,
+    scanner: MarkerScanner | None = None,
 ) -> tuple[int, int]:
     """How many of ``copies`` (the broken call repeated every ``period``, resuming at ``end``, the next call
     found at ``nxt``) to count, and the next call after them: copy k is counted when the marker search from
     where copy k-1 resumes finds it (a fence or reasoning block may hide it), searched as reading would: in the
     same order, from the same positions (a :class:`MarkerScanner` answer can depend on the queries before it).
-    For readers whose reading of a call looks only at the call's own text, never at fences."""
+    For readers whose reading of a call looks only at the call's own text, never at fences.
+
+    With ``scanner`` (the :class:`MarkerScanner` whose ``next`` is ``next_start``), a run of searches that read
+    the same text in the same state one period apart is answered without searching (:meth:`MarkerScanner.skip_copies`).
+    """
     counted = 0
     while counted < copies:
         counted += 1
         following = next_start(end + counted * period)
         if following != nxt + counted * period:
             return counted, following
+        if scanner is not None and counted < copies:
+            counted += scanner.skip_copies(end + counted * period, period, copies - counted)
     return counted, nxt + counted * period

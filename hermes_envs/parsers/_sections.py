@@ -9,9 +9,9 @@ from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers._base import ToolCallParser
 from hermes_envs.parsers._calls import make_tool_call
-from hermes_envs.parsers._json import JsonMemo, arguments_to_json, excerpt, scan_standard, skip_ws
-from hermes_envs.parsers._result import ParseResult, Problems, finish
-from hermes_envs.parsers._scan import Finder, MarkerScanner
+from hermes_envs.parsers._json import FAR, JsonMemo, arguments_to_json, excerpt, scan_standard, skip_ws
+from hermes_envs.parsers._result import MAX_ERRORS, ParseResult, Problems, finish
+from hermes_envs.parsers._scan import READ_MARGIN, Finder, MarkerScanner, reading_copies
 
 __all__ = ["SectionedJsonParser"]
 
@@ -41,7 +41,10 @@ class SectionedJsonParser(ToolCallParser):
     _prose_markers: ClassVar[tuple[str, ...]] = ()
 
     def _read_call(self, text: str, pos: int, index: int, memo: JsonMemo) -> tuple[str, str, str | None, int]:
-        """Return ``(name, arguments_json, call_id or None, end)``; raise ValueError with a reason."""
+        """Return ``(name, arguments_json, call_id or None, end)``; raise ValueError with a reason.
+
+        It must read JSON with ``memo`` and read other text only up to the first ``<`` after ``pos`` (every
+        marker starts with one), or a marker's length past it: ``reading_copies`` relies on it."""
         raise NotImplementedError
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -70,10 +73,20 @@ class SectionedJsonParser(ToolCallParser):
         tail = self.plain_tail
         calls: list[ChatCompletionMessageToolCall] = []
         section = start
+        last = -1  # where the last call's text began
         while True:
             pos = section + len(self.section_begin)
             before = len(calls)
             while (match := head.match(text, pos)) is not None:
+                # (a cheap check first: the middles of two different calls differ)
+                if (
+                    last != -1
+                    and 2 * pos - last <= len(text)
+                    and text[(pos + last) // 2] == text[(3 * pos - last) // 2]
+                ):
+                    if text.startswith(text[last:pos], pos):
+                        return None  # a model looping on one call: the general reading builds the copies
+                last = pos
                 got = self._plain_name(match)
                 if got is None:
                     return None
@@ -120,6 +133,7 @@ class SectionedJsonParser(ToolCallParser):
         section, section_len = next_section(0)
         bare_calls = MarkerScanner(text, self.call_begin)
         bare = bare_calls.next(0)
+        searches = [bare_calls, *(scanner for scanner, _ in scanners)]
         if section == -1 and bare == -1:
             return ParseResult(text, None)
         if section != -1 and (bare == -1 or section <= bare):
@@ -132,11 +146,22 @@ class SectionedJsonParser(ToolCallParser):
         errors = Problems()
         memo = JsonMemo()
         index = 0
+        n = len(text)
+        # The reading since the last call marker (see reading_copies): where it began (-1: none, or it went through a
+        # section end, whose search depends on fences), problems met so far, and the calls it made.
+        mark = -1
+        problems_at = 0
+        made: list[tuple[str, str, str | None]] = []
+        crossings = searched_at = (
+            0  # section ends the reading since mark went through; where it searched last
+        )
         while True:
             pos = skip_ws(text, pos)
-            if pos >= len(text):
+            if pos >= n:
                 break
             if text.startswith(self.section_end, pos):
+                crossings += 1  # (the searches made here are checked when copies follow: see below)
+                searched_at = pos + len(self.section_end)
                 # another section may follow later in the text, or a call without its own section marker
                 after = pos + len(self.section_end)
                 pos, section_len = next_section(after)
@@ -158,6 +183,45 @@ class SectionedJsonParser(ToolCallParser):
                     break
                 pos = nxt
                 continue
+            if (
+                mark != -1
+                and memo.reach < FAR
+                and (len(errors) >= MAX_ERRORS or len(errors) + errors.dropped == problems_at)
+            ):
+                # (every _read_call pattern stops at the "<" every marker starts with, or reads a marker past it:
+                # a reading looks no further than reading_copies assumes; a listed problem names its call)
+                copies = reading_copies(text, mark, pos, memo.reach)
+                if copies and crossings:
+                    # the searches for the next section look only nearby where no fence or reasoning block is
+                    # about; else each search made at the section end must answer the same way one period on
+                    period = pos - mark
+                    skipped = pos + copies * period + READ_MARGIN
+                    limit = min(search.local_until(searched_at, skipped) for search in searches)
+                    if limit < skipped:
+                        fit = (
+                            limit - READ_MARGIN - pos
+                        ) // period  # the copies before the first fence or tag
+                        if fit > 0:
+                            copies = fit
+                        elif crossings != 1:
+                            copies = 0
+                        else:
+                            for search in searches:
+                                copies = search.predictable(searched_at, period, copies)
+                            for search in searches if copies else ():
+                                search.advance(period, copies)
+                if copies:
+                    # copies of the reading just done, one after another: each gives the same calls and
+                    # problems, so they are counted and built, not read again
+                    for _ in range(copies):
+                        for name, args, call_id in made:
+                            calls.append(make_tool_call(name, args, call_id))
+                    errors.dropped += copies * (len(errors) + errors.dropped - problems_at)
+                    index += copies
+                    pos += copies * (pos - mark)
+            mark, problems_at, memo.reach = pos, len(errors) + errors.dropped, 0
+            crossings = 0
+            made = []
             index += 1
             start = pos + len(self.call_begin)
             try:
@@ -175,10 +239,11 @@ class SectionedJsonParser(ToolCallParser):
                     break
                 continue
             calls.append(make_tool_call(name, args, call_id))
+            made.append((name, args, call_id))
             end = skip_ws(text, end)
             if text.startswith(self.call_end, end):
                 pos = end + len(self.call_end)
-            elif end >= len(text):
+            elif end >= n:
                 pos = end  # cut off after a complete call: keep it
             else:
                 if errors.room():
@@ -190,7 +255,7 @@ class SectionedJsonParser(ToolCallParser):
                 pos = (
                     stop + len(self.call_end)
                     if stop != -1 and (nxt == -1 or stop < nxt)
-                    else (nxt if nxt != -1 else len(text))
+                    else (nxt if nxt != -1 else n)
                 )
         return finish(text, first, calls, errors)
 

@@ -67,6 +67,8 @@ class _DeepSeekBase(SectionedJsonParser):
         args, end = self._json_arguments(text, at, memo)
         if fence is not None:
             close = skip_ws(text, end)
+            if close + 3 > memo.reach:  # what was read after the JSON (see reading_copies)
+                memo.reach = close + 3
             if text.startswith("```", close):
                 end = close + 3
             elif "```".startswith(text[close:]):  # output cut inside the closing fence: the JSON is complete

@@ -7,8 +7,8 @@ from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
-from hermes_envs.parsers._json import string_arguments
-from hermes_envs.parsers._scan import confirmed_copies
+from hermes_envs.parsers._json import FAR, string_arguments
+from hermes_envs.parsers._scan import READ_MARGIN, confirmed_copies, reading_copies
 from hermes_envs.parsers.base import (
     MAX_ERRORS,
     Finder,
@@ -61,7 +61,34 @@ class JsonTaggedParser(ToolCallParser):
         n = len(text)
         tag_len = len(start_tag)
         plain: bool | None = None  # no fences or reasoning blocks (checked once, when first needed)
+        # the last call read (see reading_copies): where its marker was (-1: none), the problems met before it
+        # and the calls it made
+        mark = -1
+        problems_at = made_problems = 0
+        made: list[tuple[str, str]] = []
         while pos != -1:
+            if mark != -1 and memo.reach < FAR and (len(errors) >= MAX_ERRORS or not made_problems):
+                upto = (pos if pos > memo.reach else memo.reach) + READ_MARGIN
+                period = pos - mark
+                # (the cheap check of reading_copies first: ordinary calls one after another differ there)
+                if upto + period <= n and text[upto - 1] == text[upto - 1 + period]:
+                    copies = reading_copies(text, mark, pos, memo.reach)
+                    # no fences or reasoning there: the marker search looks only nearby
+                    if copies:  # (only as far as the search is known to look nearby)
+                        limit = starts.local_until(pos, pos + copies * period + READ_MARGIN)
+                        copies = min(copies, (limit - READ_MARGIN - pos) // period)
+                    if copies > 0:
+                        # copies of the call just read, one after another: each gives the same calls and
+                        # problems, so they are built and counted, not read again
+                        for _ in range(copies):
+                            for name, args in made:
+                                calls.append(make_tool_call(name, args))
+                        errors.dropped += copies * made_problems
+                        index += copies
+                        pos += copies * period
+            mark = -1
+            problems_at = len(errors) + errors.dropped
+            memo.reach = 0
             index += 1
             body = pos + tag_len
             while body < n and text[body] in _WS_CHARS:  # usually one newline: cheaper than a regex
@@ -103,11 +130,12 @@ class JsonTaggedParser(ToolCallParser):
                         if plain:  # no fences or reasoning: a marker counts by the character before it
                             nxt = starts.next(at)
                         else:  # the marker search is still made from each copy, as decoding each would make it
-                            copies, nxt = confirmed_copies(starts.next, body, nxt, period, copies)
+                            copies, nxt = confirmed_copies(starts.next, body, nxt, period, copies, starts)
                         index += copies
                         errors.dropped += copies
                 pos = nxt
                 continue
+            made = []
             while True:
                 items = value if isinstance(value, list) else (value,)
                 for item_no, item in enumerate(items, 1):
@@ -129,6 +157,7 @@ class JsonTaggedParser(ToolCallParser):
                                 f"string {args[:60]} (kept as a JSON string)."
                             )
                     calls.append(make_tool_call(name, args))
+                    made.append((name, args))
                 after = skip_ws(text, after)
                 # several JSON objects in one tag (models do this for parallel calls): each is a call
                 if after >= n or text[after] != "{":
@@ -149,6 +178,9 @@ class JsonTaggedParser(ToolCallParser):
                 nxt = starts.next(after)
                 if stop != -1 and (nxt == -1 or stop < nxt):
                     after = stop + len(end_tag)
+            if made:
+                mark = pos
+                made_problems = len(errors) + errors.dropped - problems_at
             pos = starts.next(after)
         return finish(text, first, calls, errors)
 

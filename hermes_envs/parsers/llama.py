@@ -16,7 +16,14 @@ from typing import Any
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
-from hermes_envs.parsers._scan import CONTEXT_MARKERS, confirmed_copies, count_repeats
+from hermes_envs.parsers._json import FAR
+from hermes_envs.parsers._scan import (
+    CONTEXT_MARKERS,
+    READ_MARGIN,
+    confirmed_copies,
+    count_repeats,
+    reading_copies,
+)
 from hermes_envs.parsers.base import (
     MAX_ERRORS,
     JsonMemo,
@@ -80,6 +87,8 @@ class Llama3JsonParser(ToolCallParser):
         memo = JsonMemo()
         first = last_end = broken = -1
         plain: bool | None = None  # no fences or reasoning blocks (checked once, when first needed)
+        mark = -1  # the last call read (see reading_copies): where its brace was (-1: none), and what it made
+        made = ("", "")
         pos = skip_ws(text, 0)
         if text.startswith(PYTHON_TAG, pos):
             pos = skip_ws(text, pos + len(PYTHON_TAG))
@@ -95,6 +104,27 @@ class Llama3JsonParser(ToolCallParser):
             at = braces.next(pos)
             if at == -1:
                 break
+            if mark != -1 and memo.reach < FAR:
+                period = at - mark
+                upto = (at if at > memo.reach else memo.reach) + READ_MARGIN
+                # (the cheap check of reading_copies first: ordinary calls one after another differ there)
+                if upto + period <= n and text[upto - 1] == text[upto - 1 + period]:
+                    head = _OBJECT_START.match(text, at)  # (what the search for this brace read)
+                    reach = memo.reach if head is None or head.end() < memo.reach else head.end()
+                    copies = reading_copies(text, mark, at, reach)
+                    # no fences or reasoning there: the brace search looks only nearby
+                    if copies:  # (only as far as the search is known to look nearby)
+                        limit = braces.local_until(at, at + copies * period + READ_MARGIN)
+                        copies = min(copies, (limit - READ_MARGIN - at) // period)
+                    if copies > 0:
+                        # copies of the call just read, one after another: each is the same call, built, not read
+                        name, args = made
+                        for _ in range(copies):
+                            calls.append(make_tool_call(name, args))
+                        at += copies * period
+                        last_end += copies * period
+            mark = -1
+            memo.reach = 0
             value, stop, reason = memo.scan(text, at)
             if reason is not None:
                 # only worth a report when it was meant as a call; nested objects of broken JSON are not calls,
@@ -127,8 +157,11 @@ class Llama3JsonParser(ToolCallParser):
                     pos = self._skip_repeats(text, at, stop, pos, braces, errors, meant, plain)
                 continue
             if _is_call_shaped(value):
-                if self._add(value, len(calls) + 1, calls, errors) and first == -1:
-                    first = at
+                if self._add(value, len(calls) + 1, calls, errors):
+                    if first == -1:
+                        first = at
+                    mark = at  # (a call read without a problem: see reading_copies)
+                    made = (calls[-1].function.name, calls[-1].function.arguments)
                 last_end = stop
             pos = stop  # a JSON object that is not a call is data: what it holds is not a call either
         if not calls:
@@ -176,7 +209,7 @@ class Llama3JsonParser(ToolCallParser):
         upto = max(stop + 9, at + 200, head.end() if head is not None else nxt + 1)
         copies = count_repeats(text, start, nxt - at, upto)
         if copies and not plain:
-            copies, following = confirmed_copies(braces.next, pos, nxt, nxt - at, copies)
+            copies, following = confirmed_copies(braces.next, pos, nxt, nxt - at, copies, braces)
             if meant:
                 errors.dropped += copies
             # (asked again from the brace it found, or from where it found none: the same answer)

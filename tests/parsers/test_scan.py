@@ -109,3 +109,55 @@ def test_fences_are_found_as_commonmark_spells_them(pieces, start):
         got.append((fence.start, _find_fence_close(text, fence)))
         pos = fence.start + fence.length
     assert got == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(FENCE_PIECES), max_size=25))
+def test_one_search_for_a_fence_close_and_the_next_fence_agrees_with_two(pieces):
+    """The scanner's one search (the closing line, then the next opening) against the two it replaced."""
+    from hermes_envs.parsers._scan import _fence_close_and_next, _find_fence_close, _find_fence_open
+
+    text = "".join(pieces)
+    fence = _find_fence_open(text, 0)
+    while fence is not None:
+        closing = _find_fence_close(text, fence)
+        expected = (closing, None if closing == -1 else _find_fence_open(text, closing))
+        assert _fence_close_and_next(text, fence) == expected
+        fence = expected[1]
+
+
+SCAN_PIECES = [*FENCE_PIECES, "<tool_call>", "<tool_call>", "\n```\n", "<think>", "</think>", "[THINK]"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    pre=st.lists(st.sampled_from(SCAN_PIECES), max_size=6).map("".join),
+    unit=st.lists(st.sampled_from(SCAN_PIECES), min_size=1, max_size=8).map("".join),
+    post=st.lists(st.sampled_from(SCAN_PIECES), max_size=6).map("".join),
+    copies=st.integers(1, 40),
+    offset=st.integers(0, 30),
+    step=st.integers(1, 3),
+    tail=st.lists(st.integers(0, 15), max_size=5),
+)
+def test_skipped_marker_searches_answer_as_searching_would(pre, unit, post, copies, offset, step, tail):
+    """MarkerScanner.skip_copies answers a run of searches one period apart as searching each would, and leaves
+    the scanner in the state those searches would (later searches agree too)."""
+    text = pre + unit * copies + post
+    period = len(unit) * step
+    start = min(len(pre) + offset, len(text))
+    queries = [start + k * period for k in range(copies + 2)]
+    searched = MarkerScanner(text, "<tool_call>")
+    expected = [searched.next(q) for q in queries]
+    skipping = MarkerScanner(text, "<tool_call>")
+    i = 0
+    while i < len(queries):
+        got = skipping.next(queries[i])
+        assert got == expected[i]
+        skipped = skipping.skip_copies(queries[i], period, len(queries) - 1 - i)
+        for j in range(1, skipped + 1):
+            assert expected[i + j] == got + j * period
+        i += skipped + 1
+    pos = queries[-1]
+    for extra in tail:  # what the state left by the skipped searches answers next
+        pos += extra
+        assert skipping.next(pos) == searched.next(pos)
