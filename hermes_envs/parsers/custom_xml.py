@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
-from hermes_envs.parsers._scan import CONTEXT_MARKERS, PatternFinder
+from hermes_envs.parsers._scan import CONTEXT_MARKERS, READ_MARGIN, PatternFinder, reading_copies
 from hermes_envs.parsers.base import (
     Finder,
     MarkerScanner,
@@ -133,7 +133,33 @@ class CustomXmlParser(ToolCallParser):
         first = -1
         index = 0
         candidates: list[tuple[PatternFinder, str]] | None = None  # (set at the first mention)
+        # the last complete call read without a problem (see reading_copies): where it began (-1: none), how far
+        # reading it looked, and what it made; with one call tag in the text only (one marker search)
+        mark = reach = -1
+        made: tuple[str, str] | None = None
+        single = len(scanners) == 1
+        n = len(text)
         while at != -1:
+            if mark != -1:
+                period = at - mark
+                upto = (at if at > reach else reach) + READ_MARGIN
+                # (the cheap check of reading_copies first: ordinary calls one after another differ there)
+                copies = (
+                    reading_copies(text, mark, at, reach)
+                    if upto + period <= n and text[upto - 1] == text[upto - 1 + period]
+                    else 0
+                )
+                if copies:  # only as far as the marker search is known to look nearby (no fences, reasoning)
+                    limit = scanners[0][0].local_until(at, at + copies * period + READ_MARGIN)
+                    copies = min(copies, (limit - READ_MARGIN - at) // period)
+                if copies > 0:
+                    # a looping model's copies of the call just read: each reads the same way one period on, so
+                    # each is built (its own call object and id), not read again
+                    for _ in range(copies):
+                        calls.append(make_tool_call(*made))
+                    index += copies
+                    at += copies * period
+                mark = -1
             body = skip_ws(text, at + len(tag))
             # <tool_call><tool_use>...</tool_use></tool_call>: the inner element is the call
             if len(scanners) > 1:  # (only when another call tag is in the text at all)
@@ -156,6 +182,7 @@ class CustomXmlParser(ToolCallParser):
             index += 1
             if first == -1:
                 first = at
+            problems = len(errors) + errors.dropped
             call = None if problem else self._call(params, schemas, errors, index)
             if problem is not None and errors.room():
                 errors.append(f"tool call #{index} should be complete and well formed; {problem}.")
@@ -164,6 +191,8 @@ class CustomXmlParser(ToolCallParser):
             outer = skip_ws(text, end)
             if text.startswith("</tool_call>", outer) and tag != "<tool_call>":
                 end = outer + len("</tool_call>")
+            if call is not None and single and len(errors) + errors.dropped == problems:
+                mark, reach, made = at, outer + 12, call  # (12: the </tool_call> compared at ``outer``)
             at, tag = next_call(end)
         return finish(text, max(first, 0), calls, errors)
 

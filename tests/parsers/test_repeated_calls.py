@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hermes_envs.parsers._sections as sections
+import hermes_envs.parsers.custom_xml as custom_xml
 import hermes_envs.parsers.json_tagged as json_tagged
 import hermes_envs.parsers.llama as llama
 import hermes_envs.parsers.mistral as mistral
@@ -47,9 +48,25 @@ MARKERS = {
         "; ",
         "<|eom_id|>",
     ],
+    "custom_xml": [
+        "<tool_use>",
+        "</tool_use>",
+        "<parameter=tool_name>",
+        "<parameter=arguments>",
+        "</parameter>",
+        "f",
+        "<tool_call>",
+        "</tool_call>",
+    ],
 }
 # where the fast path lives, per format: replaced by "no copies" to get the reading of every copy
-MODULES = {"hermes": json_tagged, "longcat": json_tagged, "mistral": mistral, "llama3_json": llama}
+MODULES = {
+    "hermes": json_tagged,
+    "longcat": json_tagged,
+    "mistral": mistral,
+    "llama3_json": llama,
+    "custom_xml": custom_xml,
+}
 
 
 def unit(name):
@@ -114,12 +131,13 @@ def test_copies_among_fences_and_reasoning_give_what_reading_each_gives(name, da
 
 @pytest.mark.parametrize(
     ("name", "cut"),
-    # (mistral and llama calls end with their JSON: a cut one is broken, not cut off before a closing marker)
+    # (mistral and llama calls end with their JSON: a cut one is broken, not cut off before a closing marker;
+    # custom_xml's call that lost part of its close tag is broken too)
     [
         (name, cut)
         for name in MARKERS
         for cut in (0, 3, 8)
-        if cut == 0 or name not in ("mistral", "llama3_json")
+        if cut == 0 or name not in ("mistral", "llama3_json", "custom_xml")
     ],
 )
 def test_thousands_of_copies_of_a_call_are_all_returned(name, cut):
@@ -136,3 +154,18 @@ def test_thousands_of_copies_of_a_call_are_all_returned(name, cut):
     assert_copies_exact(name, prose + one * 3000)
     # inline code after the copies: they are still built from one reading, as far as the marker search is local
     assert_copies_exact(name, prose + one * 3000 + "`x` " + one * 2)
+
+
+@pytest.mark.parametrize("name", list(MARKERS))
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    data=st.data(),
+    copies=st.integers(2, 60),
+    value=st.text(alphabet='ab<>/=\n `{}"', max_size=12),
+    gap=st.sampled_from(["", "\n", " ", "x"]),
+)
+def test_copies_of_a_complete_call_give_what_reading_each_gives(name, data, copies, value, gap):
+    # the shape a looping model writes most: one whole call again and again, its values holding any text
+    one = get_parser(name).render(None, [("f", {"a": value, "n": 3})]) + gap
+    pre, post = data.draw(unit(name)), data.draw(unit(name))
+    assert_copies_exact(name, pre + one * copies + post)
