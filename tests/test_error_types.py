@@ -84,7 +84,11 @@ KNOWN: dict[str, list[tuple[str, int, str]]] = {
     "testing/fake_server/": [
         ("TypeError", 4, "fake-server area"),
         ("ValueError", 13, "fake-server area"),
-        ("RuntimeError", 9, "fake-server area"),
+        (
+            "RuntimeError",
+            10,
+            "fake-server area: a server that failed to start (the same in start() and serve_forever())",
+        ),
         ("AssertionError", 1, "fake-server area"),
         ("EOFError", 1, "fake-server area"),
     ],

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from hermes_envs.errors import UsageError
+
 from .app import make_server
 from .clients import IN_PROCESS_BASE_URL, ServerClients
 from .faults import Fault, fault_from_obj
@@ -217,7 +219,7 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
         the signal beside it. ``on_ready`` is called once the port is bound and the server accepts requests.
         """
         if self.running or self._process_settings is not None:
-            raise RuntimeError(
+            raise UsageError(
                 "FakeOpenAIServer.serve_forever() should be called on a stopped server without process=True; got "
                 f"{self!r}.\nFix: call it instead of start(), not after it."
             )
