@@ -25,6 +25,7 @@ __all__ = [
     "MarkerScanner",
     "confirmed_copies",
     "count_repeats",
+    "local_copies",
     "reading_copies",
 ]
 
@@ -411,6 +412,18 @@ def reading_copies(text: str, mark: int, pos: int, reach: int) -> int:
     if upto + period > len(text) or text[upto - 1] != text[upto - 1 + period]:
         return 0  # (a cheap check first: two ordinary calls one after another differ there)
     return count_repeats(text, mark, period, upto)
+
+
+def local_copies(text: str, mark: int, pos: int, reach: int, scanner: MarkerScanner) -> int:
+    """:func:`reading_copies`, kept to the stretch where ``scanner``'s marker search (the reader's, last answered
+    at ``pos``) is known to look only nearby: before any fence, backtick or reasoning tag. These are the copies a
+    reader builds from its last reading instead of reading each (0 when none)."""
+    copies = reading_copies(text, mark, pos, reach)
+    if copies:
+        period = pos - mark
+        limit = scanner.local_until(pos, pos + copies * period + READ_MARGIN)
+        copies = min(copies, (limit - READ_MARGIN - pos) // period)
+    return copies if copies > 0 else 0
 
 
 def confirmed_copies(

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
-from hermes_envs.parsers._scan import CONTEXT_MARKERS, READ_MARGIN, PatternFinder, reading_copies
+from hermes_envs.parsers._scan import CONTEXT_MARKERS, READ_MARGIN, PatternFinder, local_copies
 from hermes_envs.parsers.base import (
     Finder,
     MarkerScanner,
@@ -145,14 +145,11 @@ class CustomXmlParser(ToolCallParser):
                 upto = (at if at > reach else reach) + READ_MARGIN
                 # (the cheap check of reading_copies first: ordinary calls one after another differ there)
                 copies = (
-                    reading_copies(text, mark, at, reach)
+                    local_copies(text, mark, at, reach, scanners[0][0])
                     if upto + period <= n and text[upto - 1] == text[upto - 1 + period]
                     else 0
                 )
-                if copies:  # only as far as the marker search is known to look nearby (no fences, reasoning)
-                    limit = scanners[0][0].local_until(at, at + copies * period + READ_MARGIN)
-                    copies = min(copies, (limit - READ_MARGIN - at) // period)
-                if copies > 0:
+                if copies:
                     # a looping model's copies of the call just read: each reads the same way one period on, so
                     # each is built (its own call object and id), not read again
                     for _ in range(copies):

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers._json import FAR, string_arguments
-from hermes_envs.parsers._scan import READ_MARGIN, confirmed_copies, reading_copies
+from hermes_envs.parsers._scan import READ_MARGIN, confirmed_copies, local_copies
 from hermes_envs.parsers.base import (
     MAX_ERRORS,
     Finder,
@@ -72,12 +72,8 @@ class JsonTaggedParser(ToolCallParser):
                 period = pos - mark
                 # (the cheap check of reading_copies first: ordinary calls one after another differ there)
                 if upto + period <= n and text[upto - 1] == text[upto - 1 + period]:
-                    copies = reading_copies(text, mark, pos, memo.reach)
-                    # no fences or reasoning there: the marker search looks only nearby
-                    if copies:  # (only as far as the search is known to look nearby)
-                        limit = starts.local_until(pos, pos + copies * period + READ_MARGIN)
-                        copies = min(copies, (limit - READ_MARGIN - pos) // period)
-                    if copies > 0:
+                    copies = local_copies(text, mark, pos, memo.reach, starts)
+                    if copies:
                         # copies of the call just read, one after another: each gives the same calls and
                         # problems, so they are built and counted, not read again
                         for _ in range(copies):

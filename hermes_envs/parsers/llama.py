@@ -22,7 +22,7 @@ from hermes_envs.parsers._scan import (
     READ_MARGIN,
     confirmed_copies,
     count_repeats,
-    reading_copies,
+    local_copies,
 )
 from hermes_envs.parsers.base import (
     MAX_ERRORS,
@@ -111,12 +111,8 @@ class Llama3JsonParser(ToolCallParser):
                 if upto + period <= n and text[upto - 1] == text[upto - 1 + period]:
                     head = _OBJECT_START.match(text, at)  # (what the search for this brace read)
                     reach = memo.reach if head is None or head.end() < memo.reach else head.end()
-                    copies = reading_copies(text, mark, at, reach)
-                    # no fences or reasoning there: the brace search looks only nearby
-                    if copies:  # (only as far as the search is known to look nearby)
-                        limit = braces.local_until(at, at + copies * period + READ_MARGIN)
-                        copies = min(copies, (limit - READ_MARGIN - at) // period)
-                    if copies > 0:
+                    copies = local_copies(text, mark, at, reach, braces)
+                    if copies:
                         # copies of the call just read, one after another: each is the same call, built, not read
                         name, args = made
                         for _ in range(copies):

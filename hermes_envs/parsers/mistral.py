@@ -25,7 +25,7 @@ from hermes_envs.parsers._scan import (
     READ_MARGIN,
     confirmed_copies,
     count_repeats,
-    reading_copies,
+    local_copies,
 )
 from hermes_envs.parsers.base import (
     _IDS,
@@ -120,12 +120,8 @@ class MistralParser(ToolCallParser):
                 period = pos - mark
                 # (the cheap check of reading_copies first: ordinary calls one after another differ there)
                 if upto + period <= n and text[upto - 1] == text[upto - 1 + period]:
-                    copies = reading_copies(text, mark, pos, memo.reach)
-                    # no fences or reasoning there: the marker search looks only nearby
-                    if copies:  # (only as far as the search is known to look nearby)
-                        limit = markers.local_until(pos, pos + copies * period + READ_MARGIN)
-                        copies = min(copies, (limit - READ_MARGIN - pos) // period)
-                    if copies > 0:
+                    copies = local_copies(text, mark, pos, memo.reach, markers)
+                    if copies:
                         # copies of the marker just read, one after another: each gives the same calls (with
                         # fresh ids where the text gives none) and problems, so they are built, not read again
                         for _ in range(copies):
