@@ -93,7 +93,6 @@ class _Fence(NamedTuple):
 # A fence line: up to 3 spaces or tabs, then a run of 3+ backticks or tildes (CommonMark). Found by the regex
 # engine: a fence is then one C-speed search, not a loop of finds and character checks in Python.
 _FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
-_FENCE_CLOSES: dict[tuple[str, int], re.Pattern[str]] = {}
 
 
 def _find_fence_open(text: str, pos: int) -> _Fence | None:
@@ -111,27 +110,11 @@ def _find_fence_open(text: str, pos: int) -> _Fence | None:
         start = match.end()
 
 
-def _find_fence_close(text: str, fence: _Fence) -> int:
-    """End of the line closing ``fence`` (same char, at least as long, nothing else on the line), or -1."""
-    if fence.line_end == -1:
-        return -1
-    key = (fence.char, fence.length)
-    pattern = _FENCE_CLOSES.get(key)
-    if pattern is None:
-        if len(_FENCE_CLOSES) > 64:  # one per fence length met: degenerate text must not grow it unbounded
-            _FENCE_CLOSES.clear()
-        pattern = _FENCE_CLOSES[key] = re.compile(
-            r"^[ \t]{0,3}" + re.escape(fence.char) + rf"{{{fence.length},}}[ \t]*(?=[\r\n]|\Z)", re.MULTILINE
-        )
-    match = pattern.search(text, fence.line_end + 1)
-    return -1 if match is None else match.end()
-
-
 _FAR = 1 << 62  # a read reaching the end of the text, whatever its length
 
 # Per fence kind (char, length): its closing line, then (optionally) the next fence opening and the newline ending
 # that opening line. One C-speed search for what the reading needs once a fence is passed: where it closes and
-# which fence comes next (the same answers as _find_fence_close then _find_fence_open from the closing).
+# which fence comes next (the same answers as a search for the closing line, then _find_fence_open from there).
 _FENCE_NEXTS: dict[tuple[str, int], re.Pattern[str]] = {}
 _new_fence = tuple.__new__  # a _Fence without NamedTuple's Python-level constructor
 
@@ -417,7 +400,8 @@ def reading_copies(text: str, mark: int, pos: int, reach: int) -> int:
 def local_copies(text: str, mark: int, pos: int, reach: int, scanner: MarkerScanner) -> int:
     """:func:`reading_copies`, kept to the stretch where ``scanner``'s marker search (the reader's, last answered
     at ``pos``) is known to look only nearby: before any fence, backtick or reasoning tag. These are the copies a
-    reader builds from its last reading instead of reading each (0 when none)."""
+    reader builds from its last reading instead of reading each (0 when none). Called once per call read: the
+    first comparison in ``reading_copies`` tells two ordinary calls apart at once."""
     copies = reading_copies(text, mark, pos, reach)
     if copies:
         period = pos - mark

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
-from hermes_envs.parsers._scan import CONTEXT_MARKERS, READ_MARGIN, PatternFinder, local_copies
+from hermes_envs.parsers._scan import CONTEXT_MARKERS, PatternFinder, local_copies
 from hermes_envs.parsers.base import (
     Finder,
     MarkerScanner,
@@ -138,18 +138,11 @@ class CustomXmlParser(ToolCallParser):
         mark = reach = -1
         made: tuple[str, str] | None = None
         single = len(scanners) == 1
-        n = len(text)
         while at != -1:
             if mark != -1:
-                period = at - mark
-                upto = (at if at > reach else reach) + READ_MARGIN
-                # (the cheap check of reading_copies first: ordinary calls one after another differ there)
-                copies = (
-                    local_copies(text, mark, at, reach, scanners[0][0])
-                    if upto + period <= n and text[upto - 1] == text[upto - 1 + period]
-                    else 0
-                )
+                copies = local_copies(text, mark, at, reach, scanners[0][0])
                 if copies:
+                    period = at - mark
                     # a looping model's copies of the call just read: each reads the same way one period on, so
                     # each is built (its own call object and id), not read again
                     for _ in range(copies):

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers._json import FAR, string_arguments
-from hermes_envs.parsers._scan import READ_MARGIN, confirmed_copies, local_copies
+from hermes_envs.parsers._scan import confirmed_copies, local_copies
 from hermes_envs.parsers.base import (
     MAX_ERRORS,
     Finder,
@@ -68,20 +68,16 @@ class JsonTaggedParser(ToolCallParser):
         made: list[tuple[str, str]] = []
         while pos != -1:
             if mark != -1 and memo.reach < FAR and (len(errors) >= MAX_ERRORS or not made_problems):
-                upto = (pos if pos > memo.reach else memo.reach) + READ_MARGIN
-                period = pos - mark
-                # (the cheap check of reading_copies first: ordinary calls one after another differ there)
-                if upto + period <= n and text[upto - 1] == text[upto - 1 + period]:
-                    copies = local_copies(text, mark, pos, memo.reach, starts)
-                    if copies:
-                        # copies of the call just read, one after another: each gives the same calls and
-                        # problems, so they are built and counted, not read again
-                        for _ in range(copies):
-                            for name, args in made:
-                                calls.append(make_tool_call(name, args))
-                        errors.dropped += copies * made_problems
-                        index += copies
-                        pos += copies * period
+                copies = local_copies(text, mark, pos, memo.reach, starts)
+                if copies:
+                    # copies of the call just read, one after another: each gives the same calls and problems,
+                    # so they are built and counted, not read again
+                    for _ in range(copies):
+                        for name, args in made:
+                            calls.append(make_tool_call(name, args))
+                    errors.dropped += copies * made_problems
+                    index += copies
+                    pos += copies * (pos - mark)
             mark = -1
             problems_at = len(errors) + errors.dropped
             memo.reach = 0

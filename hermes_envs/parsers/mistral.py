@@ -22,7 +22,6 @@ from openai.types.chat import ChatCompletionMessageToolCall
 from hermes_envs.parsers._json import FAR
 from hermes_envs.parsers._scan import (
     CONTEXT_MARKERS,
-    READ_MARGIN,
     confirmed_copies,
     count_repeats,
     local_copies,
@@ -116,20 +115,18 @@ class MistralParser(ToolCallParser):
         made: list[tuple[str, str, str | None]] = []
         while pos != -1:
             if mark != -1 and memo.reach < FAR and (len(errors) >= MAX_ERRORS or not made_problems):
-                upto = (pos if pos > memo.reach else memo.reach) + READ_MARGIN
-                period = pos - mark
-                # (the cheap check of reading_copies first: ordinary calls one after another differ there)
-                if upto + period <= n and text[upto - 1] == text[upto - 1 + period]:
-                    copies = local_copies(text, mark, pos, memo.reach, markers)
-                    if copies:
-                        # copies of the marker just read, one after another: each gives the same calls (with
-                        # fresh ids where the text gives none) and problems, so they are built, not read again
-                        for _ in range(copies):
-                            for name, args, given in made:
-                                calls.append(make_tool_call(name, args, given or mistral_call_id()))
-                        errors.dropped += copies * made_problems
-                        index += copies
-                        pos += copies * period
+                copies = local_copies(text, mark, pos, memo.reach, markers)
+                if copies:
+                    # copies of the marker just read: each gives the same calls (with fresh ids where the text
+                    # gives none) and problems, so they are built, not read again
+                    for _ in range(copies):
+                        calls.extend(
+                            make_tool_call(name, args, given or mistral_call_id())
+                            for name, args, given in made
+                        )
+                    errors.dropped += copies * made_problems
+                    index += copies
+                    pos += copies * (pos - mark)
             mark = -1
             problems_at = len(errors) + errors.dropped
             memo.reach = 0

@@ -3,6 +3,8 @@ fence-and-reasoning reading finds, and a short text is decoded exactly as a long
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -96,17 +98,26 @@ def reference_fences(text: str) -> list[tuple[int, int]]:
 FENCE_PIECES = ["```", "````", "~~~", "`", "~", "\n", "\r\n", " ", "  ", "\t", "x", "```x"]
 
 
+def closing_line_end(text, fence):
+    """The plain search the scanner's combined one replaced: the end of the line closing ``fence``, or -1."""
+    if fence.line_end == -1:
+        return -1
+    closing = rf"^[ \t]{{0,3}}{re.escape(fence.char)}{{{fence.length},}}[ \t]*(?=[\r\n]|\Z)"
+    match = re.compile(closing, re.MULTILINE).search(text, fence.line_end + 1)
+    return -1 if match is None else match.end()
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(FENCE_PIECES), max_size=25), st.integers(0, 40))
 def test_fences_are_found_as_commonmark_spells_them(pieces, start):
-    from hermes_envs.parsers._scan import _find_fence_close, _find_fence_open
+    from hermes_envs.parsers._scan import _fence_close_and_next, _find_fence_open
 
     text = "".join(pieces)
     start = min(start, len(text))
     expected = [(i, c) for i, c in reference_fences(text) if i >= start]
     got, pos = [], start
     while (fence := _find_fence_open(text, pos)) is not None:
-        got.append((fence.start, _find_fence_close(text, fence)))
+        got.append((fence.start, _fence_close_and_next(text, fence)[0]))
         pos = fence.start + fence.length
     assert got == expected
 
@@ -115,12 +126,12 @@ def test_fences_are_found_as_commonmark_spells_them(pieces, start):
 @given(st.lists(st.sampled_from(FENCE_PIECES), max_size=25))
 def test_one_search_for_a_fence_close_and_the_next_fence_agrees_with_two(pieces):
     """The scanner's one search (the closing line, then the next opening) against the two it replaced."""
-    from hermes_envs.parsers._scan import _fence_close_and_next, _find_fence_close, _find_fence_open
+    from hermes_envs.parsers._scan import _fence_close_and_next, _find_fence_open
 
     text = "".join(pieces)
     fence = _find_fence_open(text, 0)
     while fence is not None:
-        closing = _find_fence_close(text, fence)
+        closing = closing_line_end(text, fence)
         expected = (closing, None if closing == -1 else _find_fence_open(text, closing))
         assert _fence_close_and_next(text, fence) == expected
         fence = expected[1]
