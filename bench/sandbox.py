@@ -6,6 +6,7 @@
    per-call cost (wall time / calls) must not grow more than 2x.
 3. A rollout's sandbox overhead: new task -> first command -> cleanup, with shells started on demand
    (prestart=0) vs handed out pre-started (prestart=2, the default), interleaved; target <= 3 ms with the pool.
+4. The reward's ToolContext.terminal (a fresh shell per call) vs a call in the agent's running shell.
 """
 
 from __future__ import annotations
@@ -118,11 +119,41 @@ def rollout_overhead() -> None:
     )
 
 
+REWARD_CALLS = 40
+
+
+def reward_call() -> None:
+    """The reward's ToolContext.terminal runs each command in a shell started for it (issue 28: the agent's shell
+    state and processes cannot reach it) vs the same command in the agent's (already running) shell."""
+    from hermes_envs.tools import ToolContext
+
+    box = get_sandbox("bench-reward")
+    box.run("true")
+    ctx = ToolContext("bench-reward")
+    fresh, agent = [], []
+    for _ in range(REWARD_CALLS):  # interleaved, so machine load hits both alike
+        start = time.perf_counter()
+        ctx.terminal(COMMAND)
+        fresh.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        box.run(COMMAND)
+        agent.append(time.perf_counter() - start)
+    f, a = statistics.median(fresh), statistics.median(agent)
+    print(
+        f"[4] the reward's ToolContext.terminal({COMMAND!r}) ({REWARD_CALLS} calls each, interleaved, medians)"
+    )
+    print(f"    agent's shell (terminal tool)          {a * 1e3:7.3f} ms")
+    print(
+        f"    fresh shell (ToolContext.terminal)     {f * 1e3:7.3f} ms   ratio {f / a:.1f}x  (upstream: 38 ms)"
+    )
+
+
 def main() -> None:
     try:
         single_call()
         concurrency()
         rollout_overhead()
+        reward_call()
     finally:
         cleanup_all_sandboxes()
 
