@@ -45,9 +45,8 @@ from .base import CommandResult
 _READ = 65536
 _GRACE = 2.0  # seconds the shell gets to come back after a timeout kill before it is replaced
 _WATCH_EVERY = 0.25  # seconds between two questions to the watch (the disk quota) while a command runs
-_IDLE_SPIN = (
-    200  # quick looks (sched_yield between them) for the shell back in read(0) before waiting 1 ms a look
-)
+# quick looks (sched_yield between them) for the shell back in read(0), before waiting 1 ms a look
+_IDLE_SPIN = 200
 
 
 class PersistentShell(ShellProcesses):
@@ -198,9 +197,8 @@ class PersistentShell(ShellProcesses):
         """True when the shell waits for its next wrapper (blocked reading its stdin)."""
         if self._idle_nr is None:
             return True
-        fields = (
-            self._syscall()
-        )  # (unreadable now: the shell is gone, and its control pipe's end will say so)
+        # unreadable: the shell is gone (not idle), and the end of its control pipe will say so
+        fields = self._syscall()
         return fields is not None and len(fields) >= 2 and fields[0] == self._idle_nr and fields[1] == "0x0"
 
     def _drain_control(self) -> None:
@@ -279,9 +277,8 @@ class PersistentShell(ShellProcesses):
                     if data:
                         ctl += data
                         *lines, ctl = ctl.split(b"\n")
-                        for (
-                            line
-                        ) in lines:  # the latest line of this command counts; others are forged or stale
+                        # the latest line of this command counts; others are forged or stale
+                        for line in lines:
                             if line.startswith(prefix):
                                 candidate = line[len(prefix) :].decode("ascii", "replace")
                         ctl = ctl[-4096:]
