@@ -6,6 +6,9 @@ Its records and assertion helpers live in ``recorded.py``, its clients and in-pr
 from __future__ import annotations
 
 import asyncio
+import errno
+import logging
+import resource
 import signal
 import socket
 import threading
@@ -25,6 +28,50 @@ from .recorded import CHAT_ROUTES, RecordedCalls
 from .turns import Script
 
 __all__ = ["CHAT_ROUTES", "IN_PROCESS_BASE_URL", "FakeOpenAIServer"]
+
+_log = logging.getLogger("hermes_envs.fake_server")
+
+
+class _OncePerCause:
+    """The event loop's exception handler: one log line per cause (message, exception type, errno), then a count.
+
+    asyncio logs every failed ``accept()`` with a traceback and retries each second; out of descriptors, with 1,100
+    idle clients, that was 31,501 traceback lines for one cause."""
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, str, int | None], int] = {}
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        message = str(context.get("message") or "event loop error")
+        key = (message, type(exc).__name__, getattr(exc, "errno", None))
+        seen = self.counts.get(key, 0)
+        self.counts[key] = seen + 1
+        if seen:
+            return
+        detail = f": {type(exc).__name__}: {exc}" if exc is not None else ""
+        _log.warning(
+            "fake server: %s%s.%s (Later occurrences are counted, not logged.)", message, detail, _fix(exc)
+        )
+
+    def summary(self) -> list[str]:
+        """One line per cause that happened more than once (for the log when the server stops)."""
+        return [
+            f"fake server: {message} ({name}) happened {n} times"
+            for (message, name, _), n in self.counts.items()
+            if n > 1
+        ]
+
+
+def _fix(exc: BaseException | None) -> str:
+    if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        return (
+            f" The server holds as many connections as its descriptor limit allows ({soft}); it accepts again as "
+            "clients close theirs. Fix: close idle client connections (or use fewer clients), or raise the limit "
+            "(`ulimit -n 65536`) before starting the server."
+        )
+    return ""
 
 
 def _to_script(script: Any) -> Script | None:
@@ -251,6 +298,8 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
+        errors = _OncePerCause()
+        loop.set_exception_handler(errors)
         runner = web.ServerRunner(make_server(self._model, loop), handle_signals=False, shutdown_timeout=0.2)
         try:
             loop.run_until_complete(runner.setup())
@@ -273,6 +322,8 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
                 for sig in stop_signals:
                     loop.remove_signal_handler(sig)
                 loop.run_until_complete(runner.cleanup())
+                for line in errors.summary():
+                    _log.warning("%s", line)
             finally:
                 sock.close()
                 loop.close()
