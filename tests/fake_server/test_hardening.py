@@ -214,3 +214,30 @@ def test_idle_connections_past_the_descriptor_limit_log_one_line_per_cause(tmp_p
     lines = [line for line in text.splitlines() if "out of system resource" in line]
     assert 1 <= len(lines) <= 2, text[:2000]  # the first occurrence, and the count at exit
     assert "Too many open files" in lines[0] and "ulimit -n" in lines[0]
+
+
+# ---------------------------------------------------------------------------------------------- flat memory
+@pytest.mark.parametrize("history", [0, 50])
+def test_a_bounded_history_keeps_memory_flat(history):
+    """Before: every request stayed in memory (RSS +4.4 KiB per tiny request, 96 -> 182 MB after 20,000)."""
+    import tracemalloc
+
+    from hermes_envs.testing.fake_server.model import FakeModel
+    from hermes_envs.testing.fake_server.policies import resolve_policy
+
+    model = FakeModel(None, resolve_policy("answer"), history=history)
+
+    def burst(n: int, start: int) -> None:
+        for i in range(start, start + n):
+            assert model.handle("POST", "/v1/chat/completions", _chat(f"question {i}")).status == 200
+
+    burst(200, 0)  # warm up: caches, the history filled
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        burst(2000, 200)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(model.calls) == history and model.received == 2200
+    assert grown < 300_000, f"{grown} bytes kept by 2,000 requests with history={history}"

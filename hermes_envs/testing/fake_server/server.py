@@ -92,6 +92,8 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
     ``faults``: server-wide faults (Fault, spec strings like ``"500:rate=0.1"``); ``fault_seed`` seeds their rates.
     ``tokenizer``: any object with ``encode``/``decode`` — enables ``/generate``, ``/tokenize``, ``/detokenize``
     and exact token counts in ``usage``.
+    ``history``: keep only the last ``history`` calls in :attr:`calls` (0: none), for a long-running server whose
+    memory should stay flat; :attr:`request_count` still counts them all. None (default): keep every call.
     ``process``: serve from a child Python process instead of a daemon thread, so the server does not share the
     GIL with the client under test (load tests, many concurrent rollouts). The script, policy, faults and
     tokenizer are pickled to the child; records (``.calls`` ...) are fetched from it. No in-process transport.
@@ -113,6 +115,7 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
         tool_parser: str = "hermes",
         stream_chunk_chars: int = 16,
         process: bool = False,
+        history: int | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -127,6 +130,7 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
             assistant_marker=assistant_marker,
             tool_parser=tool_parser,
             stream_chunk_chars=stream_chunk_chars,
+            history=history,
         )
         # process mode: the settings for the child, pickled once (a policy name stays a name: the child resolves
         # it). Encoding here fails at construction, not at start(), on what cannot reach the child.
@@ -144,6 +148,7 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
                     "assistant_marker": assistant_marker,
                     "tool_parser": tool_parser,
                     "stream_chunk_chars": stream_chunk_chars,
+                    "history": history,
                 }.items()
             }
             if process
@@ -346,8 +351,9 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
         if self._child is not None:
             child, self._child = self._child, None
             calls, misses = child.stop()
-            self._model.calls[:] = calls  # keep the records readable after the server stopped
-            self._model.misses[:] = misses
+            for mine, theirs in ((self._model.calls, calls), (self._model.misses, misses)):
+                mine.clear()  # keep the records readable after the server stopped
+                mine.extend(theirs)  # type: ignore[arg-type]
             return
         loop, thread = self._loop, self._thread
         if thread is None and not self._here:
