@@ -34,7 +34,7 @@ from hermes_envs.testing.secret_rules import (
     sse_events,
 )
 
-__all__ = ["PLACEHOLDER", "SECRET_HEADERS", "SECRET_QUERY", "Redactor"]
+__all__ = ["PLACEHOLDER", "SECRET_HEADERS", "SECRET_QUERY", "Redactor", "redact_message"]
 
 PLACEHOLDER = "REDACTED"
 
@@ -260,3 +260,20 @@ class Redactor:
         if isinstance(body, dict) and "string" in body:
             body["string"] = self.body(body["string"])
         return response
+
+
+_MESSAGE_REDACTORS: dict[tuple[str, ...], Redactor] = {}
+
+
+def redact_message(text: str) -> str:
+    """``text`` (a finding, an exception message) with the recording redaction applied: the current values of
+    secret-named environment variables (``*_API_KEY``, ``*_PASSWORD`` ...) and every credential shape replaced by
+    ``REDACTED``. For what the kit writes to the terminal and to reports: an env's error text can hold a key."""
+    if not text:
+        return text
+    values = tuple(sorted(secret_values_from_env(os.environ)))
+    redactor = _MESSAGE_REDACTORS.get(values)
+    if redactor is None:
+        _MESSAGE_REDACTORS.clear()  # one entry: the environment as it is now
+        redactor = _MESSAGE_REDACTORS[values] = Redactor(environ=os.environ)
+    return redactor.text(text)

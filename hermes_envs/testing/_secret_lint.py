@@ -32,7 +32,9 @@ __all__ = [
 ]
 
 #: Environment variables whose current values must never appear in a cassette.
-_SECRET_VARS = re.compile(r"(?:_API_KEY|_APIKEY|_TOKEN|_SECRET|_SECRET_KEY|_ACCESS_KEY)$")
+_SECRET_VARS = re.compile(
+    r"(?:_API_KEY|_APIKEY|_TOKEN|_SECRET|_SECRET_KEY|_ACCESS_KEY|PASSWORD|_PASSWD|_PWD)$"
+)
 _MIN_SECRET_LEN = 8
 
 CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
