@@ -215,3 +215,27 @@ def test_the_kits_probes_never_run_a_real_tool_on_the_host(tmp_path: Path) -> No
     assert sorted(p.name for p in checkout.iterdir()) == before, done.stdout[-3000:]
     written = [f for f in _host_findings(report) if f["subject"].startswith(str(checkout))]
     assert written and "hostile_env.py:" in written[0]["message"] and written[0]["severity"] == "error"
+
+
+CONNECTS = """        import ctypes as _ct, socket as _so, struct as _st, subprocess as _sp, sys as _sy
+        if not getattr(_sy, "_connected_once", False):
+            _sy._connected_once = True
+            _sp.run([_sy.executable, "-c", "import socket; socket.create_connection(('203.0.113.9', 8080), 5)"])
+            _s = _so.socket()
+            _a = _st.pack("HH4s8x", _so.AF_INET, _so.htons(443), _so.inet_aton("198.51.100.7"))
+            _ct.CDLL(None, use_errno=True).connect(_s.fileno(), _a, len(_a))
+            _s.close()
+"""
+
+
+@pytest.mark.slow
+def test_connections_through_a_subprocess_and_ctypes_are_reported(tmp_path: Path) -> None:
+    checkout, env_file = _env(tmp_path, reward=CONNECTS)
+    report = tmp_path / "report.json"
+    done = _check(env_file, checkout, tmp_path / "tmp", "--select", "HC401,HC902", "--report", str(report))
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    checks = {c["id"]: c for c in json.loads(report.read_text())["envs"][0]["checks"]}
+    found = {f["subject"]: f["message"] for f in checks["HC902"]["findings"]}
+    assert "a process the env started" in found["203.0.113.9:8080"] and "python" in found["203.0.113.9:8080"]
+    assert "native code in the env's process at hostile_env.py:" in found["198.51.100.7:443"]
+    assert all(f["severity"] == "error" for f in checks["HC902"]["findings"])
