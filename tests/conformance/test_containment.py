@@ -37,6 +37,7 @@ def _env(tmp_path: Path, *, module: str = "", setup: str = "", reward: str = "")
 def _run(argv: list[str], cwd: Path, tmp: Path) -> subprocess.CompletedProcess[str]:
     tmp.mkdir(exist_ok=True)
     env = {**os.environ, **offline_environ(), "TMPDIR": str(tmp), "PYTHONPATH": str(ROOT)}
+    env["HERMES_TEST_API_KEY"] = "sk-test-not-a-real-key"
     return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
@@ -74,7 +75,8 @@ def hostile(tmp_path: Path):
     seconds = str(3000 + int(token[:3], 16))
     checkout, env_file = _env(
         tmp_path,
-        module='\nfrom pathlib import Path as _P\n_P("cache_beside_run.json").write_text("{}")\n',
+        module='\nfrom pathlib import Path as _P\n_P("cache_beside_run.json").write_text("{}")\n'
+        '_KEY = __import__("os").environ.get("HERMES_TEST_API_KEY")\n',
         setup=f'        import os as _os\n        _os.makedirs("{at_root}/data", exist_ok=True)\n'
         f'        open("{at_root}/data/items.txt", "w").write("x")\n',
         reward="        import subprocess as _sp\n"
@@ -114,6 +116,9 @@ def test_check_leaves_the_host_untouched_and_names_each_effect(hostile, tmp_path
     assert "hostile_env.py:" in root["message"]
     sub = findings[str(paths[2])]
     assert "a process the env started" in sub["message"] and "sh -c" in sub["message"]
+    secret = findings["HERMES_TEST_API_KEY"]
+    assert secret["severity"] == "warning" and "during import" in secret["message"]
+    assert "sk-test" not in json.dumps(findings)
     left = [f for f in findings.values() if "still running" in f["message"]]
     assert left and left[0]["severity"] == "error" and sleeper in left[0]["message"]
 
@@ -171,6 +176,7 @@ def test_an_env_that_exits_in_setup_fails_with_that_cause_and_cannot_rewrite_the
         ("import os as _os; _os._exit(0)", "os._exit(0)"),
         ("import os as _os, signal as _sg; _os.killpg(0, _sg.SIGKILL)", "os.killpg(0, 9)"),
         ("raise SystemExit(0)", "SystemExit(0)"),
+        ("import ctypes as _c; _c.string_at(0)", "killed by SIGSEGV"),
     ],
 )
 def test_an_env_that_ends_its_process_in_the_reward_fails_with_that_cause(
