@@ -245,3 +245,23 @@ def test_connections_through_a_subprocess_and_ctypes_are_reported(tmp_path: Path
     assert "a process the env started" in found["203.0.113.9:8080"] and "python" in found["203.0.113.9:8080"]
     assert "native code in the env's process at hostile_env.py:" in found["198.51.100.7:443"]
     assert all(f["severity"] == "error" for f in checks["HC902"]["findings"])
+
+
+def test_without_a_container_the_env_is_traced_and_the_run_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_envs.conformance import _container
+    from hermes_envs.conformance.runner import run_conformance
+    from hermes_envs.conformance.settings import Settings
+
+    checkout, env_file = _env(tmp_path, module='\nopen("written_at_import.txt", "w").write("x")\n')
+    monkeypatch.chdir(checkout)
+    monkeypatch.setattr(_container, "containable", lambda: "namespaces are off in this test")
+    monkeypatch.setattr("hermes_envs.conformance._contained._WARNED", [])
+    with pytest.warns(RuntimeWarning, match="NOT contained: namespaces are off in this test"):
+        report = run_conformance([str(env_file)], Settings(select=["HC101", "HC903"]))
+    (outcome,) = [o for o in report.envs[0].outcomes if o.check_id == "HC903"]
+    assert outcome.note.startswith("traced only, not contained")
+    (finding,) = outcome.findings
+    assert finding.subject == str(checkout / "written_at_import.txt") and "hostile_env.py:" in finding.message
+    assert finding.severity.value == "error"  # the checkout, written for real this time
