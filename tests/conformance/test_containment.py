@@ -72,17 +72,20 @@ def hostile(tmp_path: Path):
     at_root = Path(f"/hermes-contain-test-{token}")
     by_subprocess = tmp_path / "outside" / "from_reward.txt"
     by_subprocess.parent.mkdir()
+    by_thread = by_subprocess.parent / "from_thread.txt"
     seconds = str(3000 + int(token[:3], 16))
     checkout, env_file = _env(
         tmp_path,
         module='\nfrom pathlib import Path as _P\n_P("cache_beside_run.json").write_text("{}")\n'
         '_KEY = __import__("os").environ.get("HERMES_TEST_API_KEY")\n',
-        setup=f'        import os as _os\n        _os.makedirs("{at_root}/data", exist_ok=True)\n'
-        f'        open("{at_root}/data/items.txt", "w").write("x")\n',
+        setup=f'        import os as _os, threading as _th\n        _os.makedirs("{at_root}/data", exist_ok=True)\n'
+        f'        open("{at_root}/data/items.txt", "w").write("x")\n'
+        f'        _t = _th.Thread(target=lambda: open("{by_thread}", "w").write("x"))\n        _t.start(); _t.join()\n',
         reward="        import subprocess as _sp\n"
         f'        _sp.Popen(["sh", "-c", "echo x > {by_subprocess}; exec sleep {seconds}"])\n',
     )
-    yield checkout, env_file, (checkout / "cache_beside_run.json", at_root, by_subprocess), f"sleep {seconds}"
+    paths = (checkout / "cache_beside_run.json", at_root, by_subprocess, by_thread)
+    yield checkout, env_file, paths, f"sleep {seconds}"
     import shutil
 
     shutil.rmtree(at_root, ignore_errors=True)  # only when containment failed (the test has failed then)
@@ -114,6 +117,8 @@ def test_check_leaves_the_host_untouched_and_names_each_effect(hostile, tmp_path
         and "items.txt" not in root["subject"]
     )
     assert "hostile_env.py:" in root["message"]
+    thread = findings[str(paths[3])]
+    assert "hostile_env.py:" in thread["message"] and "during setup" in thread["message"]
     sub = findings[str(paths[2])]
     assert "a process the env started" in sub["message"] and "sh -c" in sub["message"]
     secret = findings["HERMES_TEST_API_KEY"]
@@ -137,7 +142,7 @@ def test_the_pytest_gate_leaves_the_host_untouched_and_names_each_effect(hostile
     assert _running(sleeper) == []
     assert "HC903" in done.stdout and "cache_beside_run.json" in done.stdout
     subjects = {f["subject"] for f in _host_findings(report)}
-    assert {str(paths[0]), str(paths[1]), str(paths[2])} <= subjects
+    assert {str(p) for p in paths} <= subjects
 
 
 @pytest.mark.slow
