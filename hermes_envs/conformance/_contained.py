@@ -10,6 +10,7 @@ here from what the worker traced and what the overlay holds, whatever happened t
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import sys
@@ -72,8 +73,8 @@ def _leftover_processes() -> list[tuple[int, str]]:
     return out
 
 
-def _worker(path: Path, class_name: str | None, settings: Settings, discover_only: bool) -> Any:
-    """The function the container runs: the env's session, events to ``fd``."""
+def make_worker(path: str, class_name: str | None, settings: dict[str, Any], discover_only: bool) -> Any:
+    """The function the container runs (built from JSON arguments): the env's session, events to ``fd``."""
 
     def run(fd: int, kit_tmp: str) -> None:
         import faulthandler
@@ -96,7 +97,7 @@ def _worker(path: Path, class_name: str | None, settings: Settings, discover_onl
             adopt_current_namespace()
         channel = Channel(fd)
         sys.stdout, sys.stderr = _Forward(channel, "stdout"), _Forward(channel, "stderr")
-        session = EnvSession(path, class_name, settings)
+        session = EnvSession(path, class_name, Settings(**settings))
         tracer = Tracer(channel, lambda: session.phase, quiet=(kit_tmp,))
         tracer.install()
         if contained:
@@ -129,7 +130,7 @@ def _worker(path: Path, class_name: str | None, settings: Settings, discover_onl
             ) as exc:  # SystemExit, KeyboardInterrupt from the env's code: the run ends here
                 cause = f"{type(exc).__name__}({', '.join(map(repr, exc.args))})"
                 channel.send(
-                    {"ev": "crash", "check": check_id, "cause": cause, "site": author_site(exc, path),
+                    {"ev": "crash", "check": check_id, "cause": cause, "site": author_site(exc, Path(path)),
                      "phase": session.exit_phase or session.phase}
                 )  # fmt: skip
                 return
@@ -170,6 +171,13 @@ def _echo(event: dict[str, Any]) -> None:
             stream.write(event.get("text", ""))
 
 
+_TARGET = f"{__name__}:make_worker"
+
+
+def _args(path: Path, class_name: str | None, settings: Settings, discover_only: bool) -> list[Any]:
+    return [str(path), class_name, dataclasses.asdict(settings), discover_only]
+
+
 @dataclass
 class ContainedRun:
     """One env class run in the container, as the parent saw it."""
@@ -185,7 +193,7 @@ class ContainedRun:
 def contained_classes(path: Path, wanted: str | None, settings: Settings) -> tuple[list[str] | None, str]:
     """The env classes of ``path`` (None when it does not import) and the label, learned by importing it in the
     container (its import-time code never runs in the kit's process)."""
-    result = run_contained(_worker(path, wanted, settings, discover_only=True), on_event=_echo)
+    result = run_contained(_TARGET, _args(path, wanted, settings, True), on_event=_echo)
     for event in result.events:
         if event.get("ev") == "classes":
             return event["names"], event["label"]
@@ -208,7 +216,7 @@ def run_env_contained(path: Path, class_name: str | None, settings: Settings) ->
     from hermes_envs.conformance.checks.host import host_outcome
 
     start = time.perf_counter()
-    result = run_contained(_worker(path, class_name, settings, discover_only=False), on_event=_echo)
+    result = run_contained(_TARGET, _args(path, class_name, settings, False), on_event=_echo)
     _say_once(result.unavailable)
     label = f"{path.name}::{class_name}" if class_name else path.name
     names: list[str] | None = None

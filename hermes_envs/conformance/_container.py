@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import importlib
 import json
 import os
 import shutil
@@ -24,8 +25,10 @@ import signal
 import socket
 import stat
 import struct
+import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -290,33 +293,75 @@ def containable() -> str:
     return ""
 
 
+#: Threads whose state a forked child would inherit half-made (a held lock, an executor whose workers did not come
+#: along): while one runs, the container starts from a fresh interpreter instead of a fork of this one.
+_FORK_UNSAFE = ("hermes", "fake-openai", "ThreadPoolExecutor", "asyncio", "AnyIO")
+
+
+def _fork_safe() -> bool:
+    main = threading.main_thread()
+    return threading.current_thread() is main and not any(
+        t is not main and t.is_alive() and t.name.startswith(_FORK_UNSAFE) for t in threading.enumerate()
+    )
+
+
+def _child(spec: dict[str, Any], write_fd: int) -> None:
+    """The container's first process (a fork of the kit, or a fresh interpreter): never returns."""
+    try:
+        # The kit's temp folder before anything is imported: a library that makes temp folders at import (wandb)
+        # makes them there, not in the host's /tmp.
+        os.makedirs(spec["kit_tmp"], exist_ok=True)
+        os.environ["TMPDIR"] = tempfile.tempdir = spec["kit_tmp"]
+        module, _, name = spec["target"].partition(":")
+        worker = getattr(importlib.import_module(module), name)(*spec["args"])
+        run = lambda: worker(write_fd, spec["kit_tmp"])  # noqa: E731
+        if spec["unavailable"]:
+            os.setsid()
+            os.makedirs(spec["kit_tmp"], exist_ok=True)
+            _run_worker(run)
+        _keeper(run, write_fd, spec["base"], spec["cwd"], spec["fault_path"])
+    finally:
+        os._exit(73)
+
+
+def _main() -> None:
+    """Entry of a fresh interpreter started as the container's first process (``python -c``, spec on argv)."""
+    spec = json.loads(sys.argv[1])
+    _child(spec, int(spec["write_fd"]))
+
+
 def run_contained(
-    worker: Callable[[int, str], None], on_event: Callable[[dict[str, Any]], None] | None = None
+    target: str, args: list[Any], on_event: Callable[[dict[str, Any]], None] | None = None
 ) -> ContainerResult:
-    """Run ``worker(write_fd, kit_tmp)`` contained and collect what it sends on ``write_fd`` (JSON lines).
+    """Run ``module:factory`` ``target``'s ``factory(*args)(write_fd, kit_tmp)`` contained and collect what it sends
+    on ``write_fd`` (JSON lines); ``args`` are JSON values (a fresh interpreter may have to rebuild the worker).
 
     ``kit_tmp`` is the worker's temp folder (``TMPDIR``): the kit's own files and the env's ``tempfile`` use go there.
-    ``on_event`` sees each event as it arrives (the pytest gate streams nothing; the CLI may)."""
+    ``on_event`` sees each event as it arrives. The container is a fork of this process, which has already imported
+    the heavy libraries, unless a thread of the kit runs here (a fork would inherit its locks mid-use): then it
+    starts from a fresh interpreter."""
     base = tempfile.mkdtemp(prefix="hermes-contain-")
     result = ContainerResult(unavailable=containable(), base=base)
     kit_tmp = os.path.join(base, "tmp")
-    fault_path = os.path.join(kit_tmp, "fault.txt")
-    cwd = os.getcwd()
+    spec = {
+        "target": target, "args": args, "base": base, "kit_tmp": kit_tmp, "cwd": os.getcwd(),
+        "fault_path": os.path.join(kit_tmp, "fault.txt"), "unavailable": result.unavailable,
+    }  # fmt: skip
+    fault_path = spec["fault_path"]
     read_fd, write_fd = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        try:
+    fresh: subprocess.Popen[bytes] | None = None
+    if _fork_safe():
+        pid = os.fork()
+        if pid == 0:
             os.close(read_fd)
-            run = lambda: worker(write_fd, kit_tmp)  # noqa: E731
-            if result.unavailable:
-                os.setsid()
-                os.makedirs(kit_tmp, exist_ok=True)
-                _run_worker(run)
-            _keeper(run, write_fd, base, cwd, fault_path)
-        finally:
-            os._exit(73)
+            _child(spec, write_fd)
+    else:
+        spec["write_fd"] = write_fd
+        code = "from hermes_envs.conformance._container import _main; _main()"
+        fresh = subprocess.Popen([sys.executable, "-c", code, json.dumps(spec)], pass_fds=(write_fd,))
+        pid = fresh.pid
     os.close(write_fd)
     try:
         for event in _read_events(read_fd):
@@ -337,7 +382,12 @@ def run_contained(
             os.kill(pid, signal.SIGKILL)
         raise
     finally:
-        _, status = os.waitpid(pid, 0)
+        if fresh is not None:
+            fresh.wait()
+            status = fresh.returncode if fresh.returncode >= 0 else -fresh.returncode
+            status = (status << 8) if fresh.returncode >= 0 else status
+        else:
+            _, status = os.waitpid(pid, 0)
         if result.unavailable and not result.ended:  # the plain child is the worker itself
             result.ended, result.exit_code = _describe_status(status)
             if os.path.exists(fault_path):

@@ -270,3 +270,36 @@ def test_without_a_container_the_env_is_traced_and_the_run_says_so(
     (finding,) = outcome.findings
     assert finding.subject == str(checkout / "written_at_import.txt") and "hostile_env.py:" in finding.message
     assert finding.severity.value == "error"  # the checkout, written for real this time
+
+
+def test_with_a_kit_thread_running_the_container_starts_from_a_fresh_interpreter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A fork would inherit the thread's locks and executors half-made (a child that hangs on its first tool call).
+    import threading
+
+    from hermes_envs.conformance import _container
+    from hermes_envs.conformance.runner import run_conformance
+    from hermes_envs.conformance.settings import Settings
+
+    checkout, env_file = _env(tmp_path, module='\nopen("written_at_import.txt", "w").write("x")\n')
+    monkeypatch.chdir(checkout)
+    started: list[list[str]] = []
+    popen = _container.subprocess.Popen
+
+    def recording(argv: list[str], **kwargs: object) -> object:
+        started.append(argv)
+        return popen(argv, **kwargs)
+
+    monkeypatch.setattr(_container.subprocess, "Popen", recording)
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, name="hermes-test-busy", daemon=True)
+    thread.start()
+    try:
+        report = run_conformance([str(env_file)], Settings(select=["HC101", "HC903"]))
+    finally:
+        stop.set()
+    assert len(started) == 1 and "_main()" in started[0][2]
+    assert sorted(p.name for p in checkout.iterdir()) == [".git", "hostile_env.py"]
+    (outcome,) = [o for o in report.envs[0].outcomes if o.check_id == "HC903"]
+    assert [f.subject for f in outcome.findings] == [str(checkout / "written_at_import.txt")]
