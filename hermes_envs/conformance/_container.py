@@ -130,6 +130,10 @@ def _build_root(base: str) -> list[tuple[str, str]]:
         if point in ("/dev", "/sys"):
             with contextlib.suppress(OSError):
                 _mount(point, target, None, _MS_BIND | _MS_REC)
+                if point == "/sys":  # the kernel's knobs are the host's: read-only
+                    _mount(None, target, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY)
+                else:  # shared memory of its own (POSIX semaphores and shm segments are files there)
+                    _mount("tmpfs", os.path.join(target, "shm"), "tmpfs", 0, "mode=1777")
             continue
         if point == "/proc":
             continue  # the worker's init mounts a /proc of its own PID namespace
@@ -207,6 +211,10 @@ def _die_with_parent() -> None:
 def _init(worker: Callable[[], None], write_fd: int, root: str, cwd: str) -> None:
     """PID 1 of the namespace: mount /proc, start the worker in the chroot, reap orphans until the worker ends."""
     _mount("proc", os.path.join(root, "proc"), "proc")
+    with contextlib.suppress(OSError):  # /proc/sys holds machine-wide settings: read-only
+        sys_knobs = os.path.join(root, "proc", "sys")
+        _mount(sys_knobs, sys_knobs, None, _MS_BIND)
+        _mount(None, sys_knobs, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY)
     pid = os.fork()
     if pid == 0:
         os.setsid()  # a killpg of its own group ends the worker, never the kit's parent
