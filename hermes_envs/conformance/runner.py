@@ -269,6 +269,9 @@ def run_conformance(
     settings = settings or load_settings()
     report = ConformanceReport()
     for path, wanted in discover(targets, cli=cli):
+        if settings.contain:
+            report.envs.extend(_contained_reports(path, wanted, settings))
+            continue
         for session in env_sessions(path, wanted, settings):
             start = time.perf_counter()
             with session:
@@ -277,6 +280,17 @@ def run_conformance(
                     EnvReport(session.label, outcomes, time.perf_counter() - start, dict(session.timings))
                 )
     return report
+
+
+def _contained_reports(path: Path, wanted: str | None, settings: Settings) -> list[EnvReport]:
+    """Every env class of one target, each run in its own container (the first also names the file's classes)."""
+    from hermes_envs.conformance._contained import run_env_contained
+
+    first = run_env_contained(path.resolve(), wanted, settings)
+    runs = [first]
+    if wanted is None and first.names:
+        runs += [run_env_contained(path.resolve(), name, settings) for name in first.names[1:]]
+    return [EnvReport(r.label, r.outcomes, r.seconds, dict(r.timings)) for r in runs]
 
 
 __all__ = [
