@@ -84,6 +84,8 @@ class CassetteSession:
     old_metadata: dict[str, Any] = field(default_factory=dict)
     #: What this run is (``env``, ``class``), to say when a cassette was recorded for another env.
     running: dict[str, Any] = field(default_factory=dict)
+    #: Raise misses as one line pointing at the full text in :attr:`misses` (whose owner reports them once).
+    brief_misses: bool = False
     new: list[Interaction] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
     drift: list[str] = field(default_factory=list)
@@ -238,12 +240,16 @@ def use_cassette(
     metadata: dict[str, Any] | None = None,
     block_network: bool | None = None,
     lint: bool = True,
+    brief_misses: bool = False,
 ) -> Iterator[CassetteSession]:
     """Record or replay the HTTP traffic of the block in the cassette at ``path`` (see the module docstring).
 
     ``secrets``: extra values to scrub (the provider key is scrubbed by header anyway). ``metadata``: stored in the
     cassette when recording (``hermes:`` section). ``block_network``: refuse connections beyond loopback (default:
     on when replaying). ``lint``: run the secret lint on the cassette after recording and before replay.
+    ``brief_misses``: a miss raises a one-line :class:`CassetteMissError` pointing at :attr:`CassetteSession.misses`
+    (for callers that report the session's misses themselves, so the clients' and env's logs of the exception do
+    not repeat the whole explanation).
     """
     from hermes_envs.testing._redaction import Redactor
     from hermes_envs.testing._secret_lint import lint_paths
@@ -252,7 +258,7 @@ def use_cassette(
         raise CassetteError(f"record mode should be one of {', '.join(RECORD_MODES)}; got {record_mode!r}.")
     p = Path(path)
     secrets = list(secrets)
-    session = CassetteSession(path=p, record_mode=record_mode)
+    session = CassetteSession(path=p, record_mode=record_mode, brief_misses=brief_misses)
     if metadata:
         session.running = {k: metadata.get(k) for k in ("env", "class")}
     if p.exists():
@@ -379,6 +385,11 @@ def _watch_misses(cassette: Any, session: CassetteSession) -> None:
                     f"the same request again: miss [{index}] of {session.path} (see above)."
                 )
             session.misses.append(message)
+            if session.brief_misses:
+                raise CassetteMissError(
+                    f"{message.splitlines()[0]} (miss [{len(session.misses)}]: the nearest recorded request and the "
+                    "fix are listed once, at the end of the run)"
+                )
             raise CassetteMissError(message)
         return ok
 

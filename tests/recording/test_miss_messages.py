@@ -52,3 +52,15 @@ def test_a_cassette_recorded_for_another_env_says_so(tmp_path: Path) -> None:
     message = session.misses[0]
     assert "recorded for env 'weather_env.py' class 'WeatherEnv'" in message
     assert "this run is env 'arithmetic_env.py' class 'ArithmeticEnv'" in message
+
+
+def test_brief_misses_raise_one_line_and_keep_the_explanation_once(tmp_path: Path) -> None:
+    """run_rollouts reports the session's misses itself: the exception that the agent loop and the env log
+    (twice per miss before) is one line, and the explanation is in the session once."""
+    cassette = tmp_path / "c.yaml"
+    _record(cassette)
+    with use_cassette(cassette, brief_misses=True) as session:
+        with pytest.raises(CassetteMissError) as raised:
+            _ask("http://127.0.0.1:9/v1", PROMPT + " edited")
+    assert "\n" not in str(raised.value) and "miss [1]" in str(raised.value)
+    assert "Nearest recorded request" in session.misses[0] and "Fix:" in session.misses[0]
