@@ -214,6 +214,12 @@ def _load_env_class(env_path: Path, class_name: str | None) -> type:
         raise EnvLoadError(
             f"{env_path} should define an environment class{f' named {class_name}' if class_name else ''}."
         )
+    if len(classes) > 1:  # recording the first silently records an env the author may not have meant
+        names = ", ".join(c.__name__ for c in classes)
+        raise EnvLoadError(
+            f"{env_path} defines {len(classes)} environment classes ({names}); record runs one. Fix: name it "
+            f"as `hermes-envs check` does, e.g. {env_path}::{classes[0].__name__}."
+        )
     return classes[0]
 
 
