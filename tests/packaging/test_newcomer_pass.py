@@ -154,15 +154,9 @@ def test_readme_quickstart_process_run_and_hook_command(newcomer_venv: Path, tmp
     assert helper.returncode == 0, helper.stderr  # the hook lets a commit of the helper alone through
 
 
-UPSTREAM_LAYOUT = (
-    "issue #27 item 1, owned by 'upstream' (not on main at 02:50): `python -m pytest` puts the repository first "
-    "on sys.path, so its own environments/__init__.py hides the wheel's environments package (hermes_base_env, "
-    "agent_loop) and the gate fails with 'does not ship environments.agent_loop'"
-)
-
-
-@pytest.mark.xfail(reason=UPSTREAM_LAYOUT, strict=True)
 def test_ci_python_m_pytest_commands_pass_on_an_upstream_layout(newcomer_venv: Path, tmp_path: Path) -> None:
+    """`python -m pytest` puts the repository first on sys.path: its own environments/__init__.py must not hide
+    the wheel's environments package (issue #27 item 1, fixed by the upstream-layout merge)."""
     repo = their_repository(tmp_path / "their-repo", newcomer_venv)
     shutil.copy(
         repo / "environments" / "arithmetic_env.py", repo / "environments" / "my_env.py"
