@@ -328,10 +328,5 @@ class ContainedSession:
                 return outcome
         return Outcome(check_id, Status.SKIPPED, note="not run in the container")
 
-    @property
-    def timings(self) -> dict[str, float]:
-        """The phase times the container reported (import, setup, ...), for --hermes-report; empty before the run."""
-        return dict(self._run.timings) if self._run is not None else {}
-
     def close(self) -> None:
         """Nothing to close: the container ended with its run."""
