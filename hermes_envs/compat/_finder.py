@@ -24,6 +24,7 @@ STAND_INS: dict[str, str] = {
     "tools.terminal_tool": "hermes_envs.compat.terminal_tool",
     "tools.budget_config": "hermes_envs.compat.budget_config",
     "tools.registry": "hermes_envs.compat.registry",
+    "tools.council_personas": "hermes_envs.compat.council_personas",
 }
 _PACKAGE = "tools"
 _MARK = "__hermes_envs_stand_in__"
