@@ -235,12 +235,15 @@ class HermesAgentLoop:
 
     async def _dispatch(self, name: str, args: dict[str, Any]) -> Any:
         """Run the tool off the event loop (the registry's async dispatch, or its sync one in the tool pool)."""
-        adispatch = getattr(self.registry, "adispatch", None)
-        if adispatch is not None:
-            return await adispatch(name, args, self.task_id)
-        from hermes_envs.tools.sandbox import run_off_loop
+        from hermes_envs.tools.registry import offering
 
-        return await run_off_loop(self.registry.dispatch, name, args, self.task_id)
+        with offering(self.valid_tool_names):  # a sub-agent the tool starts gets these tools at most
+            adispatch = getattr(self.registry, "adispatch", None)
+            if adispatch is not None:
+                return await adispatch(name, args, self.task_id)
+            from hermes_envs.tools.sandbox import run_off_loop
+
+            return await run_off_loop(self.registry.dispatch, name, args, self.task_id)
 
     async def _call_tool(self, name: str, args: dict[str, Any]) -> tuple[str | None, str | None]:
         """``(text, None)`` of a tool call that returned, or ``(None, error)``; raises :class:`ToolAbort`."""

@@ -35,6 +35,14 @@ def looks_like_env_file(path: Path) -> bool:
         or path.name.startswith(("test_", "conftest", "_"))
     ):
         return False
+    return defines_env_class(path)
+
+
+def defines_env_class(path: Path) -> bool:
+    """Cheap test (no import) of any .py file: it defines a class whose base name ends in 'Env' (or does not parse,
+    so the import check can say why). A named file that fails it holds no environment."""
+    if path.suffix != ".py":
+        return False
     try:
         tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
     except SyntaxError:
