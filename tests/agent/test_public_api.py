@@ -38,4 +38,6 @@ def test_compat_public_api() -> None:
         "tools.budget_config",
         "tools.registry",
         "tools.council_personas",
+        "toolsets",
+        "model_tools",
     }
