@@ -202,3 +202,22 @@ def test_an_env_importing_a_sibling_benchmark_in_folders_without_init_imports(tm
         """
     )
     assert out.split() == ["TBLiteEvalEnv", "TerminalBench2EvalEnv"]
+
+
+def test_a_folder_an_earlier_load_added_and_something_removed_from_sys_path_loads_again(
+    tmp_path: Path,
+) -> None:
+    env = tmp_path / "again" / "again_env.py"
+    env.parent.mkdir()
+    env.write_text(STANDALONE.replace("MineEnv", "AgainEnv"), encoding="utf-8")
+    out = run(
+        f"""
+        import sys
+        from hermes_envs.env import find_env_classes, import_env_module
+        import_env_module({str(env)!r})
+        sys.path.remove({str(env.parent)!r})  # a test's monkeypatch undone, a tool resetting sys.path ...
+        (cls,) = find_env_classes(import_env_module({str(env)!r}))
+        print(cls.__name__, sys.path[0] == {str(env.parent)!r})
+        """
+    )
+    assert out.split() == ["AgainEnv", "True"]
