@@ -316,8 +316,7 @@ class ContainedSession:
 
     @property
     def timings(self) -> dict[str, float]:
-        """Seconds per phase of the contained run (empty before it ran), as ``EnvSession.timings`` (the gate's
-        report reads them)."""
+        """Seconds per phase (import, setup, rollouts ...) the container reported; empty before the first run."""
         return dict(self._run.timings) if self._run is not None else {}
 
     def run(self, check_id: str) -> Outcome:
