@@ -76,9 +76,8 @@ def import_env_module(path: str | Path) -> ModuleType:
     root = _package_root(path.parent)
     before = set(sys.path)
     for entry in ([str(root)] if root is not None else []) + [folder]:
-        if (
-            entry in _ADDED_PATHS
-        ):  # demoted by _fresh_layout_package: this file's own folder comes first again
+        # demoted by _fresh_layout_package (or gone): this file's own folder comes first again
+        if entry in _ADDED_PATHS and entry in sys.path:
             sys.path.remove(entry)
         if entry not in sys.path:
             sys.path.insert(0, entry)
