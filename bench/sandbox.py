@@ -1,4 +1,4 @@
-"""Sandbox benchmark: run with `.venv/bin/python bench/sandbox.py`. Prints figures and ratios (no pass/fail).
+"""Sandbox benchmark: run with `.venv/bin/python bench/sandbox.py` (`... sandbox.py cleanup` for part 4 only). Prints figures and ratios (no pass/fail).
 
 1. One terminal call through our sandbox (the agent loop's path: registry.dispatch -> persistent shell) vs
    `subprocess.run` of the same command (a process per command, as upstream's local backend pays). Target <= 0.25x.
@@ -6,6 +6,9 @@
    per-call cost (wall time / calls) must not grow more than 2x.
 3. A rollout's sandbox overhead: new task -> first command -> cleanup, with shells started on demand
    (prestart=0) vs handed out pre-started (prestart=2, the default), interleaved; target <= 3 ms with the pool.
+4. How long a rollout's sandbox cleanup holds the event loop (an env's ``score_rollout`` calls it there): 1000
+   rollouts one after another with prestart=0 (every cleanup removes the last sandbox, so the root folder goes too)
+   and 1000 as 4 concurrent streams with the default prestart; p50/p99/max of the cleanup call. Target p99 <= 1 ms.
 """
 
 from __future__ import annotations
@@ -13,10 +16,15 @@ from __future__ import annotations
 import asyncio
 import statistics
 import subprocess
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hermes_envs.tools import (
     cleanup_all_sandboxes,
+    cleanup_sandbox,
     configure_sandboxes,
     default_manager,
     get_sandbox,
@@ -118,11 +126,56 @@ def rollout_overhead() -> None:
     )
 
 
-def main() -> None:
+CLEANUPS = 1000
+
+
+async def _cleanup_stream(prefix: str, n: int, blocks: list[float]) -> None:
+    for i in range(n):
+        task_id = f"{prefix}-{i}"
+        await get_sandbox(task_id).arun("echo x > out.txt")  # a file to delete, as a rollout leaves
+        start = time.perf_counter()
+        cleanup_sandbox(task_id)  # on the loop, as score_rollout does: the loop waits this long
+        blocks.append(time.perf_counter() - start)
+
+
+def _percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def cleanup_blocking() -> None:
+    print(f"[4] event-loop time of a rollout's sandbox cleanup ({CLEANUPS} cleanups per row)")
+    for label, prestart, streams in (("sequential, prestart=0", 0, 1), ("4 concurrent, prestart=2", 2, 4)):
+        configure_sandboxes(prestart=prestart)
+        blocks: list[float] = []
+
+        async def run(streams: int = streams, blocks: list[float] = blocks) -> None:
+            per = CLEANUPS // streams
+            await asyncio.gather(*(_cleanup_stream(f"bench-clean-{s}", per, blocks) for s in range(streams)))
+
+        asyncio.run(run())
+        cleanup_all_sandboxes()
+        p50, p99 = _percentile(blocks, 0.5) * 1e3, _percentile(blocks, 0.99) * 1e3
+        print(
+            f"    {label:<26} p50 {p50:6.3f} ms  p99 {p99:6.3f} ms  max {max(blocks) * 1e3:7.3f} ms"
+            "  (target p99 <= 1 ms)"
+        )
+    configure_sandboxes()
+
+
+def main(argv: list[str] | None = None) -> None:
+    only = (sys.argv[1:] if argv is None else argv)[:1]
+    if only == ["cleanup"]:
+        try:
+            cleanup_blocking()
+        finally:
+            cleanup_all_sandboxes()
+        return
     try:
         single_call()
         concurrency()
         rollout_overhead()
+        cleanup_blocking()
     finally:
         cleanup_all_sandboxes()
 
