@@ -120,6 +120,15 @@ SEAMS: tuple[Seam, ...] = (
         "none: a public method of BaseEnv",
     ),
     Seam(
+        "_pytest.config:Config",
+        "hermes_envs/plugin.py",
+        "give pytest-asyncio's asyncio_default_fixture_loop_scope its coming default through the ini cache "
+        "(pytest has no public setter), so a user's run shows no deprecation warning",
+        "pytest 8",
+        "the warning shows (harmless)",
+        marker="_inicache",
+    ),
+    Seam(
         "atroposlib.envs.server_handling.server_manager:ServerManager",
         "hermes_envs/env/_base.py",
         "an extra attribute (hermes_tool_call_parser) on the env's ServerManager tells a loop the author builds "

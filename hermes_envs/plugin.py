@@ -123,7 +123,25 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
         os.environ.pop(_ALL_FAMILIES_VAR, None)
 
 
+def _quiet_dependencies(config: pytest.Config) -> None:
+    """Keep the libraries hermes-envs installs from adding noise to every run of the user's own tests.
+
+    transformers prints "PyTorch was not found" when imported (atroposlib imports it; the tokenizer-only use never
+    needs PyTorch). pytest-asyncio, a dependency of ours, warns on every run of a project that does not set
+    ``asyncio_default_fixture_loop_scope``: it is given "function" (pytest-asyncio's own coming default) unless
+    the project sets it. pytest has no public setter for an ini value; ``getini`` reads its ``_inicache`` first
+    (what ``addinivalue_line`` edits), and any error leaves pytest-asyncio as it was."""
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    try:
+        if config.getini("asyncio_default_fixture_loop_scope") is None:
+            config._inicache["asyncio_default_fixture_loop_scope"] = "function"
+    except (ValueError, AttributeError, TypeError):  # pytest-asyncio absent, or another pytest internals
+        pass
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-asyncio's pytest_configure reads the ini value
 def pytest_configure(config: pytest.Config) -> None:
+    _quiet_dependencies(config)
     config.addinivalue_line(
         "markers", "fake_openai(script=None, policy=None, ...): configure the fake_openai fixture."
     )
@@ -136,10 +154,17 @@ def pytest_configure(config: pytest.Config) -> None:
     targets = config.getoption("hermes_conformance", default=None)
     if not targets:
         return
-    from hermes_envs.conformance.runner import discover, load_settings, parse_overrides
+    from hermes_envs.conformance.runner import (
+        discover,
+        load_settings,
+        parse_overrides,
+        refuse_report_over_input,
+    )
     from hermes_envs.errors import ConfigError
 
     try:
+        if config.getoption("hermes_report"):
+            refuse_report_over_input(config.getoption("hermes_report"), [str(t) for t in targets])
         settings = load_settings(
             Path(str(config.rootpath)),
             **parse_overrides(config.getoption("hermes_set", default=None)),
@@ -201,6 +226,10 @@ class _OutcomeCollector:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
+    if config.stash.get(TARGETS, None) == {} and session.exitstatus == pytest.ExitCode.OK:
+        # --hermes-conformance named no env: exit as `hermes-envs check` does (5, "no environment found"), not
+        # 0 for a gate that checked nothing.
+        session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
     collector = config.stash.get(OUTCOMES, None)
     if collector is None or hasattr(config, "workerinput"):
         return  # not a conformance run, or an xdist worker (the controller writes the report)
