@@ -62,6 +62,8 @@ class Outcome:
     findings: list[Finding] = field(default_factory=list)
     note: str = ""
     seconds: float = 0.0
+    #: When the check ran on stand-in items (setup() could not load the env's own data): the note saying so.
+    stand_in: str = ""
 
     @property
     def failed(self) -> bool:

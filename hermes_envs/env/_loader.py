@@ -15,6 +15,14 @@ import traceback
 from pathlib import Path
 from types import ModuleType
 
+from hermes_envs.env._causes import (
+    FailedImport,
+    explain_failed_import,
+    explain_missing_module,
+    own_package_root,
+    recording_imports,
+    relative_import_lines,
+)
 from hermes_envs.errors import EnvLoadError
 
 #: Upstream-layout re-export modules: never environments themselves.
@@ -56,80 +64,133 @@ def _frame_in(tb_exc: traceback.TracebackException, path: Path) -> str:
     return ""
 
 
-def import_env_module(path: str | Path) -> ModuleType:
-    """Import ``path`` as a fresh module with its folder on ``sys.path`` (as ``python path`` does)."""
+def import_env_module(path: str | Path, record: list[FailedImport] | None = None) -> ModuleType:
+    """Import ``path`` as a fresh module with its folder on ``sys.path`` (as ``python path`` does).
+
+    A file inside a package (its folder has ``__init__.py``) that uses relative imports is imported as a member of
+    its package (as ``python -m pkg.env`` does), under a private alias of the package so it never displaces a
+    package of the same name. Imports the file's own lines attempted and that failed (also those a ``try``
+    swallowed) are appended to ``record``: :func:`explain_no_env_class` reads them.
+    """
     path = Path(path).resolve()
     if not path.is_file():
         raise EnvLoadError(f"{path} should be an environment file; it does not exist. Fix: check the path.")
     digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
-    module_name = f"hermes_conformance_{path.stem}_{digest}"
     folder = str(path.parent)
     if folder not in sys.path:
         sys.path.insert(0, folder)
+    module_name = f"hermes_conformance_{path.stem}_{digest}"
+    package_root = own_package_root(path) if relative_import_lines(path) else None
+    if package_root is not None:
+        module_name = _import_package_of(path, package_root, digest)
+        if module_name in sys.modules:  # the package's __init__ imported the env module itself
+            return sys.modules[module_name]
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise EnvLoadError(f"{path} could not be loaded as a Python module. Fix: give it a .py name.")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    failed: list[FailedImport] = [] if record is None else record
     try:
-        spec.loader.exec_module(module)
-    except SyntaxError as exc:
-        sys.modules.pop(module_name, None)
-        line = (exc.text or "").rstrip("\n")
-        caret = " " * max(0, (exc.offset or 1) - 1) + "^"
-        raise EnvLoadError(
-            f"{path.name} should be valid Python; got a syntax error at line {exc.lineno}: {exc.msg}\n"
-            f"    {line}\n    {caret}\nFix: correct the syntax at that line."
-        ) from None
-    except ModuleNotFoundError as exc:
-        sys.modules.pop(module_name, None)
-        where = _frame_in(traceback.TracebackException.from_exception(exc), path)
-        missing = exc.name or str(exc)
-        hint = _missing_module_hint(missing)
-        raise EnvLoadError(
-            f"{path.name} should import offline; importing module {missing!r} failed ({where or 'at import'}).\n"
-            f"Fix: {hint}"
-        ) from None
-    except BaseException as exc:  # the author's module may raise anything at import time
+        with recording_imports(module.__dict__, path) as seen:
+            try:
+                spec.loader.exec_module(module)
+            finally:
+                failed.extend(seen)
+    except BaseException as exc:
         sys.modules.pop(module_name, None)
         if isinstance(exc, KeyboardInterrupt):
             raise
-        where = _frame_in(traceback.TracebackException.from_exception(exc), path)
-        network = "network" in type(exc).__name__.lower() or "NetworkBlocked" in type(exc).__name__
-        fix = (
-            "do not reach the network at import time; load data in setup() with a built-in fallback."
-            if network
-            else "make the module import without side effects; move work into setup()."
-        )
-        raise EnvLoadError(
-            f"{path.name} should import cleanly; importing it raised {type(exc).__name__}: {exc} "
-            f"({where or 'at import'}).\nFix: {fix}"
-        ) from None
+        raise _load_error(path, exc, failed) from None
     return module
 
 
-#: Top-level packages whose upstream-layout modules hermes-envs ships (some of them: not every upstream module).
-_LAYOUT_PACKAGES = ("environments", "tools")
+def _import_package_of(path: Path, root: Path, digest: str) -> str:
+    """Import the package chain above ``path`` under a private alias of its top package; return the env module's
+    dotted name inside it (``<alias>.sub.env``)."""
+    alias = f"hermes_conformance_pkg_{root.name}_{digest}"
+    relative = path.with_suffix("").relative_to(root).parts
+    if alias not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            alias, root / "__init__.py", submodule_search_locations=[str(root)]
+        )
+        if (
+            spec is None or spec.loader is None
+        ):  # pragma: no cover - a folder with __init__.py always has a spec
+            raise EnvLoadError(f"{root} could not be loaded as a package. Fix: check its __init__.py.")
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[alias] = package
+        try:
+            spec.loader.exec_module(package)
+        except BaseException as exc:
+            sys.modules.pop(alias, None)
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise _load_error(root / "__init__.py", exc, [], env=path) from None
+    parent = alias
+    for part in relative[:-1]:
+        parent = f"{parent}.{part}"
+        try:
+            importlib.import_module(parent)
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise _load_error(
+                root.joinpath(*parent.split(".")[1:], "__init__.py"), exc, [], env=path
+            ) from None
+    return f"{parent}.{relative[-1]}"
 
 
-def _missing_module_hint(missing: str) -> str:
-    """The fix for an import of ``missing`` that failed: name the real cause.
-
-    A submodule of a package hermes-envs provides (``environments.council_evaluator``) is a module hermes-envs does
-    not provide, not a sign that hermes-envs is missing; only the package itself missing means "install it".
-    """
-    top, _, rest = missing.partition(".")
-    if top not in _LAYOUT_PACKAGES:
-        return f"install the package that provides {missing!r}, or fix the import name."
-    try:
-        provided = importlib.util.find_spec(top) is not None
-    except (ImportError, ValueError):
-        provided = False
-    if not provided or not rest:
-        return "The upstream-layout modules come with hermes-envs: install it (pip install hermes-envs) in this Python."
-    return (
-        f"hermes-envs provides the upstream layout's {top!r} package but not {missing!r} (an upstream hermes-agent "
-        "module it does not ship). Install hermes-agent in this Python to use it, or remove that import."
+def _load_error(
+    path: Path, exc: BaseException, failed: list[FailedImport], env: Path | None = None
+) -> EnvLoadError:
+    """The author-facing EnvLoadError for ``exc`` raised while importing ``path`` (the env file, or the
+    ``__init__.py`` of its package when ``env`` is the env file)."""
+    env = env or path
+    shown = path.name if env == path else f"{env.name} (its package's {path.parent.name}/__init__.py)"
+    if isinstance(exc, SyntaxError):
+        line = (exc.text or "").rstrip("\n")
+        caret = " " * max(0, (exc.offset or 1) - 1) + "^"
+        return EnvLoadError(
+            f"{shown} should be valid Python; got a syntax error at line {exc.lineno}: {exc.msg}\n"
+            f"    {line}\n    {caret}\nFix: correct the syntax at that line."
+        )
+    where = _frame_in(traceback.TracebackException.from_exception(exc), path)
+    if isinstance(exc, ImportError) and "attempted relative import" in str(exc):
+        return EnvLoadError(
+            f"{shown} should import; it uses a relative import ({where or 'at import'}) but its folder "
+            f"{path.parent.name}/ has no __init__.py, so it is not part of a package.\n"
+            "Fix: add an __init__.py to that folder (the kit then loads the file as a member of its package), or "
+            "import the sibling module by its plain name."
+        )
+    if isinstance(exc, ImportError):
+        mine = [f for f in failed if f.error.endswith(str(exc)) or f.missing == exc.name]
+        if mine:
+            cause = explain_failed_import(mine[-1], env)
+        elif isinstance(exc, ModuleNotFoundError):
+            cause = explain_missing_module(exc.name or str(exc), env)
+        else:
+            cause = ""
+        if cause:
+            what = (
+                f"importing module {exc.name or str(exc)!r} failed"
+                if isinstance(exc, ModuleNotFoundError)
+                else f"importing it raised ImportError: {exc}"
+            )
+            message, _, fix = cause.partition(" Fix: ")
+            return EnvLoadError(
+                f"{shown} should import offline; {what} ({where or 'at import'}): {message}\nFix: "
+                f"{fix or 'fix that import.'}"
+            )
+    network = "network" in type(exc).__name__.lower() or "NetworkBlocked" in type(exc).__name__
+    fix = (
+        "do not reach the network at import time; load data in setup() with a built-in fallback."
+        if network
+        else "make the module import without side effects; move work into setup()."
+    )
+    return EnvLoadError(
+        f"{shown} should import cleanly; importing it raised {type(exc).__name__}: {exc} "
+        f"({where or 'at import'}).\nFix: {fix}"
     )
 
 
