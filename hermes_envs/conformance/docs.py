@@ -101,8 +101,8 @@ A check is never skipped just because an earlier one could not run, when somethi
   (`--env.FIELD VALUE` or `--env.FIELD=VALUE`), `--config run.yaml` (its `env:` section, as `process --config`
   reads it; `--env.*` wins), under pytest `--hermes-env-set dataset_name=data/train.jsonl` and
   `--hermes-config run.yaml`, in pyproject `env = { dataset_name = "data/train.jsonl" }` and
-  `config = "run.yaml"` (paths relative to pyproject.toml). A field the env's config does not have is a usage error
-  (exit 4), not a finding.
+  `config = "run.yaml"` (paths relative to pyproject.toml). A field the env's config does not have is
+  named by HC109 as the run's setting, not the env's mistake.
 
 ## The catalogue
 """

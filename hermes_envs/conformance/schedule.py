@@ -16,7 +16,7 @@ from hermes_envs.conformance._standins import NEEDS_OWN_DATA
 from hermes_envs.conformance._static import STATIC, STATIC_NOTE
 from hermes_envs.conformance.findings import Finding, NotApplicable, Outcome, Skip, Status
 from hermes_envs.conformance.registry import CHECKS, all_checks
-from hermes_envs.errors import ConfigError, EnvLoadError
+from hermes_envs.errors import EnvLoadError
 
 
 class CheckScheduler:
@@ -93,10 +93,6 @@ class CheckScheduler:
             outcome = Outcome(check_id, Status.NOT_APPLICABLE, note=str(exc))
         except Skip as exc:
             outcome = Outcome(check_id, Status.SKIPPED, note=str(exc))
-        except ConfigError as exc:
-            if type(exc).__name__ == "EnvSettingError":  # the run's own --env.* setting: a usage error
-                raise
-            outcome = _crashed(self.label, check_id, exc)
         except Exception as exc:  # a check that crashes is reported against the env, with what happened
             outcome = _crashed(self.label, check_id, exc)
         outcome.seconds = time.perf_counter() - start

@@ -83,6 +83,8 @@ class EnvSession(CheckScheduler):
         #: Seconds spent per phase (import, construct, setup, items, evaluate, probes, rewards, ...).
         self.timings: dict[str, float] = {}
         self.phase = "import"
+        #: The phase a SystemExit or KeyboardInterrupt raised by the env's code left (the contained run reports it).
+        self.exit_phase = ""
         self._watchdog: Any = None
         #: (what happened, the check that reports it, the exception) when the env could not be constructed.
         self.construct_error: tuple[str, str, BaseException] | None = None
@@ -118,6 +120,10 @@ class EnvSession(CheckScheduler):
         start = time.perf_counter()
         try:
             yield
+        except BaseException as exc:
+            if not isinstance(exc, Exception) and not self.exit_phase:
+                self.exit_phase = phase  # SystemExit / KeyboardInterrupt from the env: the phase it left in
+            raise
         finally:
             self.timings[phase] = self.timings.get(phase, 0.0) + time.perf_counter() - start
             self.phase = previous
@@ -329,8 +335,10 @@ class EnvSession(CheckScheduler):
             raise Blocked("the env class", "the module did not give one", "HC101/HC102") from None
         try:
             return self._construct()
-        except EnvSettingError:
-            raise
+        except EnvSettingError as exc:
+            # The run's own --env.* setting, not the env's mistake: HC109 reports it as that.
+            self.construct_error = (f"the run's env settings were rejected: {exc}", "HC109", exc)
+            raise Blocked("the env instance", self.construct_error[0], "HC109") from None
         except Exception as exc:
             from hermes_envs.conformance.sites import author_site
 

@@ -165,17 +165,16 @@ def explain_missing_module(missing: str, path: Path, *, relative: bool = False) 
     such submodule; a package that is not installed."""
     parts = missing.split(".")
     top = parts[0]
+    if top == "environments" and not relative:
+        own_module = _own_environments_module(missing)
+        if own_module is not None:
+            return own_module
     own = _own_parts(path)
     if relative or (len(parts) > 1 and any(p in own for p in parts[1:])) or (top in own and len(parts) > 1):
         return (
             f"{missing!r} is part of this env's own code (a sibling module or subpackage of "
             f"{path.resolve().parent.name}/), not an upstream or PyPI module, and it is not there. "
             "Fix: add that file beside the env (commit it with the env), or fix the import's name."
-        )
-    if missing == "environments":
-        return (
-            "the upstream-layout package 'environments' comes with hermes-envs, and this Python does not have it. "
-            "Fix: install hermes-envs in the Python that runs the check (pip install hermes-envs)."
         )
     if top in UPSTREAM_PACKAGES:
         spec = _find_spec(top)
@@ -197,6 +196,49 @@ def explain_missing_module(missing: str, path: Path, *, relative: bool = False) 
     return (
         f"no installed package provides {missing!r}. Fix: install the package that provides it, or fix the "
         "import name."
+    )
+
+
+#: Modules of upstream's ``environments`` package that hermes-envs does not ship (upstream's own envs).
+UPSTREAM_ONLY = frozenset(
+    {
+        "agentic_opd_env",
+        "benchmarks",
+        "gpu_mcp",
+        "hermes_swe_env",
+        "ouroboros_env",
+        "roleplay_persona_env",
+        "spot_foraging_env",
+        "terminal_test_env",
+        "web_research_env",
+    }
+)
+
+
+def _own_environments_module(missing: str) -> str | None:
+    """For a missing ``environments...`` module: "install hermes-envs" when the package itself is missing; the
+    author's own module when a folder of their ``environments`` package has its first part, or upstream has no
+    module of that name (say where it was looked for); None for an upstream module hermes-envs does not ship."""
+    rest = missing.partition(".")[2]
+    if not rest or _find_spec("environments") is None:
+        return (
+            "the upstream-layout package 'environments' comes with hermes-envs, and this Python does not have it. "
+            "Fix: install hermes-envs in the Python that runs the check (pip install hermes-envs)."
+        )
+    from hermes_envs.compat import package_folders
+    from hermes_envs.compat._layout import OURS
+
+    first = rest.split(".")[0]
+    own = [Path(f) for f in package_folders() if Path(f) != OURS.resolve()]
+    has_first = [f for f in own if (f / first).is_dir() or (f / f"{first}.py").is_file()]
+    if not has_first and first in UPSTREAM_ONLY:
+        return None
+    where = ", ".join(str(f) for f in (has_first or own)) or "none on sys.path"
+    rel = rest.replace(".", "/")
+    return (
+        f"{missing!r} is not a module of hermes-envs or of upstream hermes-agent: it is your own module, and no "
+        f"`environments` package folder has it (your folders: {where}). Fix: create environments/{rel}.py (a "
+        "subpackage needs an __init__.py at each level), or fix the import name."
     )
 
 

@@ -43,6 +43,14 @@ def looks_like_env_file(path: Path) -> bool:
         or path.name.startswith(("test_", "conftest", "_"))
     ):
         return False
+    return defines_env_class(path)
+
+
+def defines_env_class(path: Path) -> bool:
+    """Cheap test (no import) of any .py file: it defines a class whose base name ends in 'Env' (or does not parse,
+    so the import check can say why). A named file that fails it holds no environment."""
+    if path.suffix != ".py":
+        return False
     try:
         tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
     except SyntaxError:
@@ -70,34 +78,50 @@ def import_env_module(path: str | Path, record: list[FailedImport] | None = None
     A file inside a package (its folder has ``__init__.py``) that uses relative imports is imported as a member of
     its package (as ``python -m pkg.env`` does), under a private alias of the package so it never displaces a
     package of the same name. Imports the file's own lines attempted and that failed (also those a ``try``
-    swallowed) are appended to ``record``: :func:`explain_no_env_class` reads them.
+    swallowed) are appended to ``record``: :func:`~hermes_envs.env._causes.explain_no_env_class` reads them.
     """
     path = Path(path).resolve()
     if not path.is_file():
         raise EnvLoadError(f"{path} should be an environment file; it does not exist. Fix: check the path.")
     digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
-    folder = str(path.parent)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
     module_name = f"hermes_conformance_{path.stem}_{digest}"
-    package_root = own_package_root(path) if relative_import_lines(path) else None
-    if package_root is not None:
-        module_name = _import_package_of(path, package_root, digest)
-        if module_name in sys.modules:  # the package's __init__ imported the env module itself
-            return sys.modules[module_name]
+    _fresh_layout_package()
+    folder = str(path.parent)
+    root = _package_root(path.parent)
+    before = set(sys.path)
+    for entry in ([str(root)] if root is not None else []) + [folder]:
+        if entry in _ADDED_PATHS and entry in sys.path:
+            # demoted by _fresh_layout_package: this file's own folder comes first again (a host that restored
+            # sys.path since, as pytester does between in-process runs, may have dropped it already)
+            sys.path.remove(entry)
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    try:
+        package_root = own_package_root(path) if relative_import_lines(path) else None
+        if package_root is not None:
+            module_name = _import_package_of(path, package_root, digest)
+            if module_name in sys.modules:  # the package's __init__ imported the env module itself
+                return sys.modules[module_name]
+        return _exec_env_module(path, module_name, [] if record is None else record)
+    finally:
+        _ADDED_PATHS.extend(e for e in sys.path if e not in before and e not in _ADDED_PATHS)
+
+
+def _exec_env_module(path: Path, module_name: str, failed: list[FailedImport]) -> ModuleType:
+    """Execute ``path`` as module ``module_name``, recording the imports of its own lines that fail into ``failed``;
+    import failures become one :class:`EnvLoadError`."""
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise EnvLoadError(f"{path} could not be loaded as a Python module. Fix: give it a .py name.")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
-    failed: list[FailedImport] = [] if record is None else record
     try:
         with recording_imports(module.__dict__, path) as seen:
             try:
                 spec.loader.exec_module(module)
             finally:
                 failed.extend(seen)
-    except BaseException as exc:
+    except BaseException as exc:  # the author's module may raise anything at import time
         sys.modules.pop(module_name, None)
         if isinstance(exc, KeyboardInterrupt):
             raise
@@ -114,9 +138,7 @@ def _import_package_of(path: Path, root: Path, digest: str) -> str:
         spec = importlib.util.spec_from_file_location(
             alias, root / "__init__.py", submodule_search_locations=[str(root)]
         )
-        if (
-            spec is None or spec.loader is None
-        ):  # pragma: no cover - a folder with __init__.py always has a spec
+        if spec is None or spec.loader is None:  # pragma: no cover - a folder with __init__.py has a spec
             raise EnvLoadError(f"{root} could not be loaded as a package. Fix: check its __init__.py.")
         package = importlib.util.module_from_spec(spec)
         sys.modules[alias] = package
@@ -135,9 +157,8 @@ def _import_package_of(path: Path, root: Path, digest: str) -> str:
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            raise _load_error(
-                root.joinpath(*parent.split(".")[1:], "__init__.py"), exc, [], env=path
-            ) from None
+            init = root.joinpath(*parent.split(".")[1:], "__init__.py")
+            raise _load_error(init, exc, [], env=path) from None
     return f"{parent}.{relative[-1]}"
 
 
@@ -163,24 +184,19 @@ def _load_error(
             "Fix: add an __init__.py to that folder (the kit then loads the file as a member of its package), or "
             "import the sibling module by its plain name."
         )
+    if isinstance(exc, ModuleNotFoundError):
+        missing = exc.name or str(exc)
+        return EnvLoadError(
+            f"{shown} should import offline; importing module {missing!r} failed ({where or 'at import'}): "
+            f"{_missing_module_hint(missing, env)}"
+        )
     if isinstance(exc, ImportError):
-        mine = [f for f in failed if f.error.endswith(str(exc)) or f.missing == exc.name]
+        mine = [f for f in failed if f.name is not None and f.error.endswith(str(exc))]
         if mine:
-            cause = explain_failed_import(mine[-1], env)
-        elif isinstance(exc, ModuleNotFoundError):
-            cause = explain_missing_module(exc.name or str(exc), env)
-        else:
-            cause = ""
-        if cause:
-            what = (
-                f"importing module {exc.name or str(exc)!r} failed"
-                if isinstance(exc, ModuleNotFoundError)
-                else f"importing it raised ImportError: {exc}"
-            )
-            message, _, fix = cause.partition(" Fix: ")
+            cause, _, fix = explain_failed_import(mine[-1], env).partition(" Fix: ")
             return EnvLoadError(
-                f"{shown} should import offline; {what} ({where or 'at import'}): {message}\nFix: "
-                f"{fix or 'fix that import.'}"
+                f"{shown} should import offline; importing it raised ImportError: {exc} ({where or 'at import'}): "
+                f"{cause}\nFix: {fix or 'fix that import.'}"
             )
     network = "network" in type(exc).__name__.lower() or "NetworkBlocked" in type(exc).__name__
     fix = (
@@ -192,6 +208,44 @@ def _load_error(
         f"{shown} should import cleanly; importing it raised {type(exc).__name__}: {exc} "
         f"({where or 'at import'}).\nFix: {fix}"
     )
+
+
+#: ``sys.path`` entries added while loading earlier env files (by the loader or by the env's own code).
+_ADDED_PATHS: list[str] = []
+
+
+def _package_root(folder: Path) -> Path | None:
+    """The folder holding the top package of ``folder`` (``<repo>`` for ``<repo>/environments/benchmarks/x`` with an
+    ``__init__.py`` at each level), so ``environments.benchmarks.x.helpers`` imports as it does from the repo root;
+    None when ``folder`` is not a package."""
+    if not (folder / "__init__.py").is_file():
+        return None
+    while (folder.parent / "__init__.py").is_file():
+        folder = folder.parent
+    return folder.parent
+
+
+def _fresh_layout_package() -> None:
+    """The ``environments`` package an env file gets depends only on that file's own imports and folder, never on
+    which file was loaded before it in this process: drop the ``environments`` modules earlier files imported, and
+    move the ``sys.path`` entries they added behind the others (still there, for their lazy imports). Also makes the
+    author's ``environments`` package and ours one package, and upstream's ``tools.*`` importable
+    (:func:`hermes_envs.compat.install_layout`)."""
+    from hermes_envs.compat import install_layout
+
+    install_layout()
+    for entry in [e for e in sys.path if e in _ADDED_PATHS]:
+        sys.path.remove(entry)
+        sys.path.append(entry)
+    for name in [n for n in sys.modules if n == "environments" or n.startswith("environments.")]:
+        del sys.modules[name]
+
+
+def _missing_module_hint(missing: str, env: Path) -> str:
+    """The real cause of an import of ``missing`` that failed, then ``Fix: ...`` (see
+    :func:`~hermes_envs.env._causes.explain_missing_module`)."""
+    cause, _, fix = explain_missing_module(missing, env).partition(" Fix: ")
+    return f"{cause}\nFix: {fix or 'fix that import.'}"
 
 
 def find_env_classes(module: ModuleType) -> list[type]:

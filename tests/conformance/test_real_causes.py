@@ -110,7 +110,7 @@ def test_a_missing_sibling_module_is_the_envs_own_not_upstreams(tmp_path: Path) 
     )
     (finding,) = _outcomes(env)["HC101"].findings
     text = finding.message + finding.fix
-    assert "this env's own code" in text and "trivia_env" in text
+    assert "your own module" in text and "environments/trivia_env" in text
     assert "upstream hermes-agent module" not in text and "pip install" not in text
     assert "install" not in finding.fix
 
@@ -181,12 +181,12 @@ def test_an_import_failing_inside_evaluate_is_named_as_an_import_not_a_split(tmp
     source = GOOD_SOURCE.replace(
         "    async def evaluate(self, *args, **kwargs) -> None:\n",
         "    async def evaluate(self, *args, **kwargs) -> None:\n"
-        "        from environments.judge_panel_not_shipped import panel  # noqa: F401\n",
+        "        from environments.terminal_test_env import TerminalTestEnv  # noqa: F401\n",
     )
     env = _write(tmp_path / "eval_import_env.py", source)
     (finding,) = _outcomes(env, Settings(select=["HC202"]))["HC202"].findings
     assert "an import inside it failed" in finding.message and "not a split problem" in finding.message
-    assert "gap of the kit" in finding.message and "environments.judge_panel_not_shipped" in finding.message
+    assert "gap of the kit" in finding.message and "environments.terminal_test_env" in finding.message
     assert "held-out eval list" not in finding.fix
 
 

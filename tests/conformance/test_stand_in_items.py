@@ -99,6 +99,12 @@ if __name__ == "__main__":
     HubLettersEnv.cli()
 '''
 
+#: These tests are about how the options reach the env, not about the container: in this test process (after the
+#: in-process sessions above) the contained worker ends "with os._exit(70) during import" on this env, while the
+#: same command from a shell passes contained (an open problem of the containment work, reported). Uncontained,
+#: the option plumbing is what is tested.
+UNCONTAINED = ("--set", "contain=false")
+
 WORDS = ["strawberry", "banana", "bookkeeper", "mississippi", "committee", "parallel", "balloon", "coffee"]
 
 
@@ -180,12 +186,18 @@ def test_env_settings_reach_the_env_as_process_gives_them(hub: tuple[Path, Path]
     assert all(o.status is Status.PASSED for o in outcomes), [(o.check_id, o.findings) for o in outcomes]
 
 
-def test_an_unknown_env_field_ends_the_run_as_a_usage_error(hub: tuple[Path, Path], capsys) -> None:
+def test_an_unknown_env_field_is_named_as_the_runs_setting_not_the_envs(
+    hub: tuple[Path, Path], capsys
+) -> None:
     env, _items = hub
-    code = main(["check", str(env), "--select", "HC109", "--env.dataset_nme", "x.jsonl"])
-    assert code == 4
-    err = capsys.readouterr().err
-    assert "--env.dataset_nme (a setting of this run, not of the env)" in err and "dataset_name" in err
+    code = main(["check", str(env), "--select", "HC109", "--env.dataset_nme", "x.jsonl", *UNCONTAINED])
+    assert code == 1
+    out = capsys.readouterr().out
+    assert (
+        "the run's env settings were rejected: --env.dataset_nme (a setting of this run, not of the env)"
+        in out
+    )
+    assert "dataset_name" in out and "correct the name on the command line" in out
 
 
 def test_env_options_are_read_as_process_reads_them() -> None:
@@ -247,6 +259,7 @@ def test_the_pytest_gate_takes_items_and_env_settings(
     (pytester.path / "hub_env.py").write_text(env.read_text())
     (pytester.path / "items.jsonl").write_text(items.read_text())
     base = ("-p", "no:cacheprovider", "--hermes-conformance", "hub_env.py", "--hermes-select", "HC201,HC301")
+    base += ("--hermes-set", "contain=false")  # see UNCONTAINED
     result = pytester.runpytest(*base, "--hermes-items", "items.jsonl", "-rA")
     result.assert_outcomes(passed=1, failed=1)  # HC201 fails; HC301 runs on the stand-in items
     result = pytester.runpytest(*base, "--hermes-env-set", "dataset_name=items.jsonl")
@@ -263,5 +276,5 @@ def test_the_cli_reads_a_config_file_and_items_as_process_does(hub: tuple[Path, 
     assert (args.config, args.items, args.env) == ("c.yaml", "i.jsonl", {"n": 1})
     config = env.parent / "local.yaml"
     config.write_text(f"env:\n  dataset_name: {items}\nopenai:\n  model_name: unused\n")
-    assert main(["check", str(env), "--select", "HC201", "--config", str(config)]) == 0
+    assert main(["check", str(env), "--select", "HC201", "--config", str(config), *UNCONTAINED]) == 0
     assert "PASSED         HC201" in capsys.readouterr().out
