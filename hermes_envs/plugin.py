@@ -71,6 +71,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="also run the slow conformance checks (HC503: a one-step `process` run).",
     )
+    group.addoption(
+        "--hermes-thorough",
+        action="store_true",
+        default=None,
+        help="run the costlier conformance oracles in full (HC413 on every proven item, HC412 with 5x examples).",
+    )
     from hermes_envs.testing._replay_fixtures import add_options
 
     add_options(group)
@@ -106,6 +112,7 @@ def pytest_configure(config: pytest.Config) -> None:
             select=_ids(config.getoption("hermes_select")),
             ignore=_ids(config.getoption("hermes_ignore")),
             slow=config.getoption("hermes_slow", default=None),
+            thorough=config.getoption("hermes_thorough", default=None),
         )
         found = discover(targets)
     except ConfigError as exc:

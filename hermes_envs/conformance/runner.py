@@ -129,6 +129,9 @@ class EnvReport:
     seconds: float = 0.0
     #: Wall time per phase (import, construct, setup, items, evaluate, probes, rewards, gold, trajectories, ...).
     timings: dict[str, float] = field(default_factory=dict)
+    #: The env file and class (what ``hermes-envs replay`` reruns a counterexample against).
+    path: str = ""
+    class_name: str = ""
 
     @property
     def failed(self) -> bool:
@@ -252,7 +255,14 @@ def run_conformance(
             with session:
                 outcomes = session.run_all()
                 report.envs.append(
-                    EnvReport(session.label, outcomes, time.perf_counter() - start, dict(session.timings))
+                    EnvReport(
+                        session.label,
+                        outcomes,
+                        time.perf_counter() - start,
+                        dict(session.timings),
+                        path=str(session.path),
+                        class_name=session.class_name or "",
+                    )
                 )
     return report
 

@@ -7,6 +7,7 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     evaluate,
     fuzz,
     isolation,
+    metamorphic,
     parsers,
     prompt,
     reward_contract,
