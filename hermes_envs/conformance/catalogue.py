@@ -227,4 +227,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Offline nodes crash; an external judge leaks rollouts and bills a model the user did not choose.",
         "Send model calls through self.server; fall back when a download fails.",
     ),
+    "HC903": (
+        "A gate runs a pull request's code on the machine it runs on: an env that writes into the checkout, "
+        "leaves processes running or kills its own process group breaks the trainer's node and every later run.",
+        "Write through the rollout's sandbox or tempfile; run commands with ctx.terminal; wait for what you start.",
+    ),
 }

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import hermes_envs.conformance.checks  # noqa: F401  (registers the catalogue of checks)
+from hermes_envs.conformance._contained import ContainedSession
 from hermes_envs.conformance.findings import Outcome, Status
 from hermes_envs.conformance.registry import CHECKS, all_checks
 from hermes_envs.conformance.session import EnvSession
@@ -42,7 +43,11 @@ class ConformanceFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         wanted = self.config.stash[TARGETS].get(self.path.resolve())
-        probe = EnvSession(self.path, wanted, _settings(self.config))
+        settings = _settings(self.config)
+        if settings.contain:
+            yield from self._collect_contained(wanted, settings)
+            return
+        probe = EnvSession(self.path, wanted, settings)
         try:
             probe.load()
         except EnvLoadError:
@@ -60,11 +65,27 @@ class ConformanceFile(pytest.File):
             )
             yield ConformanceEnv.from_parent(self, name=name, env_session=session)
 
+    def _collect_contained(self, wanted: str | None, settings: Any) -> Iterator[pytest.Collector]:
+        """The env classes, learned by importing the file in the container (its import-time code never runs in
+        pytest's process); each class's checks then run in a container of their own."""
+        from hermes_envs.conformance._contained import ContainedSession, contained_classes
+
+        names, label = contained_classes(self.path, wanted, settings)
+        if not names:
+            session = ContainedSession(self.path, wanted, settings, label)
+            yield ConformanceEnv.from_parent(self, name=self.path.stem, env_session=session)
+            return
+        for name in names:
+            if wanted and name != wanted:
+                continue
+            session = ContainedSession(self.path, name, settings)
+            yield ConformanceEnv.from_parent(self, name=name, env_session=session)
+
 
 class ConformanceEnv(pytest.Collector):
     """One env class; owns its EnvSession for the duration of its items."""
 
-    def __init__(self, *, env_session: EnvSession, **kwargs: Any) -> None:
+    def __init__(self, *, env_session: EnvSession | ContainedSession, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.env_session = env_session
 
@@ -87,7 +108,7 @@ class ConformanceItem(pytest.Item):
         self.add_marker("hermes_conformance")
 
     @property
-    def env_session(self) -> EnvSession:
+    def env_session(self) -> EnvSession | ContainedSession:
         assert isinstance(self.parent, ConformanceEnv)
         return self.parent.env_session
 
@@ -117,7 +138,9 @@ class ConformanceItem(pytest.Item):
 REPORT_KEY = "hermes_conformance"
 
 
-def outcome_record(session: EnvSession, outcome: Outcome, config: pytest.Config) -> dict[str, Any]:
+def outcome_record(
+    session: EnvSession | ContainedSession, outcome: Outcome, config: pytest.Config
+) -> dict[str, Any]:
     """A JSON-able record of one outcome (xdist sends user_properties between processes)."""
     try:
         file = str(session.path.relative_to(config.rootpath))
@@ -130,6 +153,8 @@ def outcome_record(session: EnvSession, outcome: Outcome, config: pytest.Config)
         "status": outcome.status.value,
         "note": outcome.note,
         "seconds": outcome.seconds,
+        # The session's phase times so far (they only grow): the env's last record holds them all.
+        "timings": dict(session.timings),
         "findings": [
             {
                 "check_id": f.check_id,
@@ -159,14 +184,21 @@ def finish_report(config: pytest.Config, records: list[dict[str, Any]], path: st
 
     by_env: dict[str, list[Outcome]] = {}
     files: dict[str, str] = {}
+    timings: dict[str, dict[str, float]] = {}
     for record in records:
         by_env.setdefault(record["env"], []).append(_outcome_of(record))
         files[record["env"]] = record["file"]
+        latest = record.get("timings") or {}
+        if sum(latest.values()) >= sum(timings.get(record["env"], {}).values()):
+            timings[record["env"]] = latest
     for outcomes in by_env.values():
         outcomes.sort(key=lambda o: o.check_id)  # xdist may deliver them out of order
     # An env's time is the sum of its checks' times (the first check pays for import and setup), on any worker.
     report = ConformanceReport(
-        [EnvReport(label, outs, sum(o.seconds for o in outs)) for label, outs in sorted(by_env.items())]
+        [
+            EnvReport(label, outs, sum(o.seconds for o in outs), timings.get(label, {}))
+            for label, outs in sorted(by_env.items())
+        ]
     )
     if path:
         report.write(path)

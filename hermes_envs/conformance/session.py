@@ -83,6 +83,8 @@ class EnvSession(CheckScheduler):
         #: Seconds spent per phase (import, construct, setup, items, evaluate, probes, rewards, ...).
         self.timings: dict[str, float] = {}
         self.phase = "import"
+        #: The phase a SystemExit or KeyboardInterrupt raised by the env's code left (the contained run reports it).
+        self.exit_phase = ""
         self._watchdog: Any = None
         #: (what happened, the check that reports it, the exception) when the env could not be constructed.
         self.construct_error: tuple[str, str, BaseException] | None = None
@@ -115,6 +117,10 @@ class EnvSession(CheckScheduler):
         start = time.perf_counter()
         try:
             yield
+        except BaseException as exc:
+            if not isinstance(exc, Exception) and not self.exit_phase:
+                self.exit_phase = phase  # SystemExit / KeyboardInterrupt from the env: the phase it left in
+            raise
         finally:
             self.timings[phase] = self.timings.get(phase, 0.0) + time.perf_counter() - start
             self.phase = previous

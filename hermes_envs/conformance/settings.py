@@ -25,6 +25,9 @@ class Settings:
     concurrency_items: int = 3
     #: Run the slow checks too (HC503: a one-step ``process`` run in a subprocess, a few seconds).
     slow: bool = False
+    #: Run the env under test contained (a child process with its own mount, PID and network namespaces over an
+    #: overlay of the host, see docs/architecture.md); false runs it in the kit's own process, uncontained.
+    contain: bool = True
     #: HC412: how many transcripts the hypothesis search of the reward tries per gold and direction (the bound that
     #: makes one env give the same findings on a fast laptop and a loaded CI runner), its seed (the report names
     #: it, so a finding can be reproduced), and a safety cap in seconds for a very slow reward only.

@@ -6,6 +6,7 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     data,
     evaluate,
     fuzz,
+    host,
     isolation,
     metamorphic,
     parsers,

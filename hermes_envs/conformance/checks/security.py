@@ -62,7 +62,9 @@ def loopback_only(s: EnvSession) -> list[Finding]:
 
     Python-level calls (``socket``, ``_socket``, ``sendmsg``, DNS and reverse DNS) are refused and reported; child
     processes, forked children and native code run in a loopback-only network namespace (where one can be made), so
-    they cannot connect out, though only Python-level attempts are named in a finding."""
+    they cannot connect out; in the kit's container (``hermes-envs check``, the pytest gate) their attempts (TCP
+    connects, datagrams, DNS queries by name) are refused at once and named too, with the process or the env's
+    line that made them."""
     # Run what we can first so every phase had its chance to connect (cached observations; failures are other
     # checks' findings).
     from hermes_envs.conformance.observations.evaluation import EvalObservation
