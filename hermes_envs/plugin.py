@@ -92,6 +92,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FILE.yaml",
         help="a `process --config` YAML file whose env: section sets env config fields (--hermes-env-set wins).",
     )
+    group.addoption(
+        "--hermes-thorough",
+        action="store_true",
+        default=None,
+        help="run the costlier conformance oracles in full (HC413 on every proven item, HC412 with 5x examples).",
+    )
     from hermes_envs.testing._replay_fixtures import add_options
 
     add_options(group)
@@ -195,6 +201,7 @@ def pytest_configure(config: pytest.Config) -> None:
             env=parse_overrides(config.getoption("hermes_env_set", default=None)) or None,
             config=config.getoption("hermes_config", default=None),
             items=config.getoption("hermes_items", default=None),
+            thorough=config.getoption("hermes_thorough", default=None),
         )
         found = discover(targets)
     except ConfigError as exc:

@@ -40,7 +40,7 @@ def outcome_to_dict(outcome: Outcome) -> dict[str, Any]:
         "seconds": outcome.seconds,
         "findings": [
             {"check_id": f.check_id, "message": f.message, "fix": f.fix, "severity": f.severity.value,
-             "subject": f.subject}
+             "subject": f.subject, "counterexample": f.counterexample}
             for f in outcome.findings
         ],
     }  # fmt: skip
@@ -48,7 +48,14 @@ def outcome_to_dict(outcome: Outcome) -> dict[str, Any]:
 
 def outcome_from_dict(record: dict[str, Any]) -> Outcome:
     findings = [
-        Finding(f["check_id"], f["message"], f["fix"], Severity(f["severity"]), f["subject"])
+        Finding(
+            f["check_id"],
+            f["message"],
+            f["fix"],
+            Severity(f["severity"]),
+            f["subject"],
+            f.get("counterexample"),
+        )
         for f in record["findings"]
     ]
     return Outcome(record["check_id"], Status(record["status"]), findings, record["note"], record["seconds"])

@@ -141,6 +141,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "env's own items and tools finds the rest: credit for format words, refusals of a correct answer, crashes.",
         "Credit only the answer itself, read from the last assistant message; see the smallest counterexample.",
     ),
+    "HC413": (
+        "A reward is a function of the item and the answer the model gave: a score that moves with what was scored "
+        "before, with the model's unspoken thoughts, or that spins on a hostile reply trains on noise or stalls "
+        "the run; one that scores another item's answer as well does not read the item.",
+        "Grade only the final answer against this item's own answer, keep no state between calls, bound parsing.",
+    ),
     "HC501": (
         "atroposlib needs group_size aligned tokens/masks/scores; misalignment crashes or corrupts batches.",
         "Build masks from the same tokenization as tokens.",
@@ -155,9 +161,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Run `python env.py process` against `hermes-envs fake-server` and fix what breaks.",
     ),
     "HC504": (
-        "atroposlib drops a group whose scores are all equal (ensure_scores_are_not_same) or with a rollout "
-        "reaching max_token_length: under such settings every group is dropped and the run trains on nothing.",
-        "group_size >= 2, and a max_token_length that fits the prompt and the agent's turns.",
+        "atroposlib drops a group whose scores are all equal (ensure_scores_are_not_same): with group_size 1 "
+        "every group is dropped and the run trains on nothing.",
+        "group_size >= 2 (or ensure_scores_are_not_same=False for single rollouts).",
     ),
     "HC601": (
         "Rollouts of different items run concurrently; state on self makes them score against each "
@@ -204,6 +210,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "A judge asked again in evaluate() after the reward already judged doubles the cost of every eval, and "
         "its second verdict can disagree with the score.",
         "Reuse the reward's verdict in evaluate() instead of asking the judge again.",
+    ),
+    "HC707": (
+        "The trainer calls evaluate() every steps_per_eval: one that consumes its items or breaks its own state "
+        "measures nothing after the first eval.",
+        "Iterate over the eval items without consuming them; reset per-eval state at the start of evaluate().",
     ),
     "HC801": (
         "An unknown parser crashes rollouts; one that cannot round-trip the env's tools loses tool calls "

@@ -232,6 +232,9 @@ class EnvReport:
     seconds: float = 0.0
     #: Wall time per phase (import, construct, setup, items, evaluate, probes, rewards, gold, trajectories, ...).
     timings: dict[str, float] = field(default_factory=dict)
+    #: The env file and class (what ``hermes-envs replay`` reruns a counterexample against).
+    path: str = ""
+    class_name: str = ""
 
     @property
     def failed(self) -> bool:
@@ -358,7 +361,14 @@ def run_conformance(
             with session:
                 outcomes = session.run_all()
                 report.envs.append(
-                    EnvReport(session.label, outcomes, time.perf_counter() - start, dict(session.timings))
+                    EnvReport(
+                        session.label,
+                        outcomes,
+                        time.perf_counter() - start,
+                        dict(session.timings),
+                        path=str(session.path),
+                        class_name=session.class_name or "",
+                    )
                 )
     return report
 
@@ -371,7 +381,17 @@ def _contained_reports(path: Path, wanted: str | None, settings: Settings) -> li
     runs = [first]
     if wanted is None and first.names:
         runs += [run_env_contained(path.resolve(), name, settings) for name in first.names[1:]]
-    return [EnvReport(r.label, r.outcomes, r.seconds, dict(r.timings)) for r in runs]
+    return [
+        EnvReport(
+            r.label,
+            r.outcomes,
+            r.seconds,
+            dict(r.timings),
+            path=str(path.resolve()),
+            class_name=r.label.split("::", 1)[1] if "::" in r.label else (wanted or ""),
+        )
+        for r in runs
+    ]
 
 
 __all__ = [

@@ -35,6 +35,9 @@ class Settings:
     fuzz_seconds: float = 30.0
     fuzz_examples: int = 40
     fuzz_seed: int = 0
+    #: Run the costlier oracles in full (--thorough / --hermes-thorough): HC413's relations on every proven item
+    #: (not only the first), and HC412's search with five times the examples.
+    thorough: bool = False
     #: Ids named on the command line (--hermes-select / --select): they run even if the env ignores them.
     forced: list[str] = field(default_factory=list)
     #: Recorded cassettes whose real-model replies also drive the reward probes. Default: every cassette in

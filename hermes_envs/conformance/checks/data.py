@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import traceback
 from typing import Any
 
@@ -144,6 +145,9 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
         eval_prompts = set(observed.prompts)
         raw_prompts = observed.raw_prompts or []
         shared: list[str] = []
+        # The same problem under another label or spelling ("Problem 12: ..." vs "problem 7 - ..."): a copy too.
+        near = {same_problem(p): p for p in eval_prompts if same_problem(p)}
+        renumbered: list[tuple[str, str]] = []
         for item in training.items:
             try:
                 prompt = format_prompt_of(env, item)
@@ -154,14 +158,23 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
             # A /v1/completions prompt is the item's prompt wrapped in the env's own text ("...\nAnswer:").
             if prompt in eval_prompts or any(prompt in raw for raw in raw_prompts):
                 shared.append(prompt)
+            elif same_problem(prompt) in near:
+                shared.append(prompt)
+                renumbered.append((prompt, near[same_problem(prompt)]))
         if shared:
             n_train = len(training.items)
             eval_prompts |= set(raw_prompts)
+            example = (
+                f"e.g. training {renumbered[0][0][:100]!r} and eval {renumbered[0][1][:100]!r} (the same problem, "
+                "renumbered or respelled)"
+                if renumbered and len(renumbered) == len(shared)
+                else f"e.g. {shared[0][:120]!r}"
+            )
             findings.append(
                 Finding(
                     "HC202",
                     f"eval items should not also be training items; {len(shared)} of {len(eval_prompts)} eval prompts "
-                    f"are prompts of training items (of {n_train} seen), e.g. {shared[0][:120]!r}.",
+                    f"are prompts of training items (of {n_train} seen), {example}.",
                     "split once in setup(): `self._eval_items = items[:k]; self._items = items[k:]`, and draw training "
                     "items only from self._items.",
                 )
@@ -191,6 +204,19 @@ def _import_cause(s: EnvSession, error: str) -> str | None:
     if name:
         return explain_missing_name(name.group(2), name.group(1), s.path)
     return None
+
+
+_LABEL = re.compile(
+    r"\b(?:problem|question|task|item|exercise|example|id|no\.?|number)\s*#?\s*\d+\b|#\s*\d+\b"
+)
+
+
+def same_problem(prompt: str) -> str:
+    """``prompt`` reduced to its problem: numbering labels ("Problem 12:", "#7", "id 3") dropped, case, punctuation
+    and spacing ignored. Digits in the problem itself are kept, so "3+4" and "5+6" stay different problems."""
+    text = _LABEL.sub(" ", prompt.lower())
+    text = re.sub(r"[^\w+\-*/=<>^%]+", " ", text)
+    return " ".join(text.split()).lstrip("+-*/=<>^% ")  # a separator left by a dropped label ("12 - ...")
 
 
 def _eval_only(s: EnvSession) -> bool:

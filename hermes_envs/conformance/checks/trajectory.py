@@ -295,14 +295,14 @@ def process_run(s: EnvSession) -> list[Finding]:
 @check(
     "HC504",
     "groups-survive-send-filters",
-    "atroposlib's send filters keep the env's groups (group size, equal scores, token length)",
+    "atroposlib's send filters keep the env's groups (group size vs equal scores)",
     requires=("HC501",),
 )
 def groups_survive_send_filters(s: EnvSession) -> list[Finding]:
     """Settings under which atroposlib's ``handle_send_to_api`` drops every group, so a run trains on nothing:
-    ``group_size`` 1 with ``ensure_scores_are_not_same`` (one score is always "all the same"), or a
-    ``max_token_length`` every rollout reaches (groups with a rollout that long are skipped). The kit's own runs
-    relax these settings, so they are read from the env's ``config_init()`` and applied to a collected group."""
+    ``group_size`` 1 with ``ensure_scores_are_not_same`` (one score is always "all the same"). The kit's own runs
+    relax this, so it is read from the env's ``config_init()``. (``max_token_length`` is no send filter: atroposlib
+    skips over-long groups by the trainer's ``max_token_len`` from the run-api's /info, which the env never sets.)"""
     config, _servers = s.config_init()
     findings = []
     group_size = getattr(config, "group_size", None)
@@ -315,21 +315,6 @@ def groups_survive_send_filters(s: EnvSession) -> list[Finding]:
                 "so handle_send_to_api drops every group.",
                 "use group_size >= 2 (GRPO needs several rollouts per prompt to compare), or set "
                 "ensure_scores_are_not_same=False if you really train on single rollouts.",
-                subject="config_init",
-            )
-        )
-    limit = getattr(config, "max_token_length", 0) or 0
-    group = s.observe(CollectedGroup).group or {}
-    lengths = [len(t) for t in group.get("tokens") or [] if isinstance(t, list)]
-    if limit > 0 and lengths and min(lengths) >= limit:
-        findings.append(
-            Finding(
-                "HC504",
-                f"rollouts should fit max_token_length; config_init() sets max_token_length={limit}, and every "
-                f"rollout of a collected group reached it (with a reply of a few words: the prompt alone is "
-                "longer), so handle_send_to_api skips every group as too long.",
-                "raise max_token_length to fit the system prompt, the task and the agent's turns (e.g. 4096 or "
-                "more for tool use), or shorten the prompt.",
                 subject="config_init",
             )
         )
