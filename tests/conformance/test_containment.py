@@ -303,3 +303,34 @@ def test_with_a_kit_thread_running_the_container_starts_from_a_fresh_interpreter
     assert sorted(p.name for p in checkout.iterdir()) == [".git", "hostile_env.py"]
     (outcome,) = [o for o in report.envs[0].outcomes if o.check_id == "HC903"]
     assert [f.subject for f in outcome.findings] == [str(checkout / "written_at_import.txt")]
+
+
+def probe_writes(paths: list[str]) -> object:
+    """A container worker that writes each of ``paths`` and sends what happened (used by the test below)."""
+
+    def run(fd: int, kit_tmp: str) -> None:
+        outcome = {}
+        for path in paths:
+            try:
+                Path(path).write_text("x")
+                outcome[path] = "wrote"
+            except OSError as exc:
+                outcome[path] = exc.strerror or str(exc)
+        os.write(fd, (json.dumps({"ev": "probe", **outcome}) + "\n").encode())
+
+    return run
+
+
+def test_shared_memory_and_the_kernels_knobs_are_not_the_hosts() -> None:
+    from hermes_envs.conformance._container import run_contained
+
+    shm = f"/dev/shm/hermes-contain-{uuid.uuid4().hex[:8]}"
+    result = run_contained(
+        f"{__name__}:probe_writes", [[shm, "/proc/sys/kernel/hostname", "/sys/hermes-probe"]]
+    )
+    (probe,) = [e for e in result.events if e.get("ev") == "probe"]
+    assert (
+        probe[shm] == "wrote" and not Path(shm).exists()
+    )  # its own /dev/shm: the write works, the host's is untouched
+    assert probe["/proc/sys/kernel/hostname"] == "Read-only file system"
+    assert probe["/sys/hermes-probe"] == "Read-only file system"
