@@ -334,3 +334,19 @@ def test_shared_memory_and_the_kernels_knobs_are_not_the_hosts() -> None:
     )  # its own /dev/shm: the write works, the host's is untouched
     assert probe["/proc/sys/kernel/hostname"] == "Read-only file system"
     assert probe["/sys/hermes-probe"] == "Read-only file system"
+
+
+def test_only_the_envs_own_processes_count_as_left_running() -> None:
+    # A kit sandbox shell being torn down as the env closes (an allow-listed environment, no mark) was reported as
+    # the env's leftover process, failing HC903 on the example env now and then.
+    from hermes_envs.conformance._contained import _MARK, _leftover_processes
+
+    marked = subprocess.Popen(["sleep", "60"], env={**os.environ, _MARK: "1"})
+    kit_like = subprocess.Popen(["sleep", "61"], env={"PATH": os.environ["PATH"]})
+    try:
+        pids = {pid for pid, _ in _leftover_processes()}
+        assert marked.pid in pids and kit_like.pid not in pids
+    finally:
+        for proc in (marked, kit_like):
+            proc.kill()
+            proc.wait()
