@@ -350,3 +350,45 @@ def test_only_the_envs_own_processes_count_as_left_running() -> None:
         for proc in (marked, kit_like):
             proc.kill()
             proc.wait()
+
+
+AS_NOBODY = """
+import json, os, sys
+from hermes_envs.conformance._container import run_contained
+
+def make(path):
+    def run(fd, kit_tmp):
+        open(path, "w").write("x")
+        os.write(fd, (json.dumps({"ev": "probe", "pid": os.getpid()}) + "\\n").encode())
+    return run
+
+import __main__
+__main__.make = make
+result = run_contained("__main__:make", [sys.argv[1]])
+print(json.dumps({"events": result.events, "changed": [c.path for c in result.changed], "why": result.unavailable}))
+"""
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not Path("/usr/bin/setpriv").exists(), reason="needs root and setpriv"
+)
+def test_without_root_the_container_is_made_in_a_user_namespace() -> None:
+    target = f"/tmp/hermes-contain-nobody-{uuid.uuid4().hex[:8]}.txt"
+    argv = [
+        "/usr/bin/setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        sys.executable,
+        "-c",
+        AS_NOBODY,
+    ]
+    done = subprocess.run([*argv, target], capture_output=True, text=True, timeout=120, cwd="/", env={
+        **os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    if "Permission denied" in done.stderr:
+        pytest.skip("this checkout is not readable by an unprivileged user")
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["why"] == "" and [e["pid"] for e in seen["events"]] == [
+        2
+    ]  # contained: PID 2 of its namespace
+    assert target in seen["changed"] and not Path(target).exists()
