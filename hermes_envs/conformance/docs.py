@@ -100,6 +100,7 @@ def _thresholds() -> str:
         "fuzz_seconds": "HC412: safety cap in seconds for the search (fuzz_examples is the real bound)",
         "fuzz_examples": "HC412: transcripts tried per gold and direction",
         "fuzz_seed": "HC412: the search's seed (named in findings, to reproduce one)",
+        "contain": "run the env in a container of its own (false: in the kit's process, for debugging)",
     }
     lines = []
     for name, note in notes.items():
