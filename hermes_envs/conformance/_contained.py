@@ -109,13 +109,13 @@ def make_worker(path: str, class_name: str | None, settings: dict[str, Any], dis
         tracer = Tracer(channel, lambda: session.phase, quiet=(kit_tmp,))
         tracer.install()
         if contained:
-            from hermes_envs.conformance import _tun
+            from hermes_envs.conformance._tun import start as start_tun
             from hermes_envs.testing._network_guard import BlockedAttempt
 
             def seen(operation: str, host: str, port: int | None, who: str) -> None:
                 session.blocked.append((session.phase, BlockedAttempt(host, port, operation)))
 
-            _tun.start(seen)
+            start_tun(seen)
         try:
             session.load()
             names: list[str] | None = [c.__name__ for c in find_env_classes(session.module)]
