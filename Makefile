@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast lint bench clean
+.PHONY: demo test test-fast lint bench dist clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 -m "not slow"
 
+## dist: the wheel and the sdist into dist/ (`pip install dist/hermes_envs-*.whl` installs it anywhere)
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --no-isolation --outdir dist .
+
 lint: $(STAMP)
 	$(BIN)/ruff check hermes_envs environments tests bench conformance scripts
 	$(BIN)/ruff format --check hermes_envs environments tests bench conformance scripts
@@ -34,4 +39,4 @@ bench: $(STAMP)
 	for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) demo-output build *.egg-info
+	rm -rf $(VENV) demo-output build dist *.egg-info

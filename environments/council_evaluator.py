@@ -7,7 +7,8 @@ the running :class:`HermesAgentBaseEnv`), so a council reward runs offline again
 model call; pass ``api_key`` and ``base_url`` to use a separate OpenAI-compatible endpoint instead.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: upstream's tests load this file with spec_from_file_location and
+# exec_module, outside sys.modules, where dataclasses cannot resolve string annotations.
 
 import asyncio
 import logging

@@ -1,22 +1,13 @@
 """hermes-envs: write, test and gate RL environments for tool-calling LLM agents trained with Atropos.
 
-The facade re-exports the public API. ``HermesAgentBaseEnv`` and ``HermesAgentEnvConfig`` import atroposlib (about
-4 s: transformers, wandb), so they are loaded on first access only; everything else here is light.
+The facade re-exports the public API. Everything but the errors is loaded on first access: ``HermesAgentBaseEnv``
+imports atroposlib (about 4 s: transformers, wandb), and the pytest plugin imports this package in every pytest run.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hermes_envs.agent import (
-    AgentResult,
-    HermesAgentLoop,
-    ToolError,
-    final_response,
-    tool_calls,
-    tool_results,
-    tools_used,
-)
 from hermes_envs.errors import (
     ConfigError,
     EnvLoadError,
@@ -28,6 +19,15 @@ from hermes_envs.errors import (
 )
 
 if TYPE_CHECKING:
+    from hermes_envs.agent import (
+        AgentResult,
+        HermesAgentLoop,
+        ToolError,
+        final_response,
+        tool_calls,
+        tool_results,
+        tools_used,
+    )
     from hermes_envs.env import HermesAgentBaseEnv, HermesAgentEnvConfig
     from hermes_envs.parsers import ToolCallParser, get_parser, list_parsers, register_parser
     from hermes_envs.tools import ToolContext, ToolRegistry, registry, tool
@@ -35,6 +35,19 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _LAZY = {
+    # hermes_envs.agent imports asyncio and ssl (~0.1 s): not paid by every pytest run that loads the plugin.
+    **dict.fromkeys(
+        [
+            "AgentResult",
+            "HermesAgentLoop",
+            "ToolError",
+            "final_response",
+            "tool_calls",
+            "tool_results",
+            "tools_used",
+        ],
+        "hermes_envs.agent",
+    ),
     "HermesAgentBaseEnv": "hermes_envs.env",
     "HermesAgentEnvConfig": "hermes_envs.env",
     "ToolContext": "hermes_envs.tools",

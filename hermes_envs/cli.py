@@ -1,4 +1,4 @@
-"""The ``hermes-envs`` command: ``demo``, ``check``, ``fake-server``, ``record``, ``view``, ``tokenizer-path``.
+"""hermes-envs: demo, check, fake-server, record, lint-cassettes, view, tokenizer-path (one line each below).
 
 ``check`` runs the same conformance runner as ``pytest --hermes-conformance``; ``fake-server`` serves a script so
 ``python my_env.py process|serve ...`` can run against it offline.
@@ -12,10 +12,40 @@ import gc
 import io
 import os
 import sys
+import time
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from hermes_envs.conformance.runner import ConformanceReport
 
 #: ``hermes-envs check`` exits as ``pytest --hermes-conformance`` does on the same targets.
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_ENV = 0, 1, 4, 5
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, exiting with the documented usage status (4, as pytest's usage errors) instead of its own 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _summary(report: ConformanceReport, seconds: float) -> str:
+    """The closing line of ``check``: how many checks failed, warned, passed and were skipped, and the time."""
+    counts: dict[str, int] = {}
+    for env in report.envs:
+        for outcome in env.outcomes:
+            counts[outcome.status.value] = counts.get(outcome.status.value, 0) + 1
+    skipped = counts.get("skipped", 0) + counts.get("not_applicable", 0)
+    envs = len(report.envs)
+    parts = [
+        f"{counts.get('failed', 0)} failed",
+        f"{counts.get('warned', 0)} warned",
+        f"{counts.get('passed', 0)} passed",
+        f"{skipped} skipped",
+    ]
+    return f"== {', '.join(parts)} ({envs} env{'s' if envs != 1 else ''}) in {seconds:.1f} s =="
 
 
 @contextlib.contextmanager
@@ -41,12 +71,20 @@ def _loading() -> Iterator[None]:
 def _check(args: argparse.Namespace) -> int:
     with _loading():
         from hermes_envs._quiet import captured
-        from hermes_envs.conformance.runner import load_settings, parse_overrides, run_conformance
+        from hermes_envs.conformance.runner import (
+            load_settings,
+            parse_overrides,
+            refuse_report_over_input,
+            run_conformance,
+        )
         from hermes_envs.errors import HermesEnvsError
 
     ids = lambda v: [x.strip() for x in v.split(",") if x.strip()] if v else None  # noqa: E731
     library_output = io.StringIO()
+    start = time.perf_counter()
     try:
+        if args.report:
+            refuse_report_over_input(args.report, args.paths)
         settings = load_settings(
             **parse_overrides(args.set),
             select=ids(args.select),
@@ -66,13 +104,19 @@ def _check(args: argparse.Namespace) -> int:
     if not report.envs:
         print(
             "hermes-envs check: no environment found in " + ", ".join(args.paths) + " (no .py file defining "
-            "a class that derives from an *Env base). Fix: name an env file, or the folder that holds them.",
+            "a class that derives from an *Env base)."
+            + (
+                " Nothing to check (--no-env-ok)."
+                if args.no_env_ok
+                else " Fix: name an env file, or the folder that holds them."
+            ),
             file=sys.stderr,
         )
-        return EXIT_NO_ENV
+        return EXIT_OK if args.no_env_ok else EXIT_NO_ENV
     print(report.to_text())
     if args.report:
         report.write(args.report)
+    print(_summary(report, time.perf_counter() - start))
     return EXIT_FAILED if report.failed else EXIT_OK
 
 
@@ -126,7 +170,7 @@ def _tokenizer_path(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``hermes-envs`` command."""
-    parser = argparse.ArgumentParser(prog="hermes-envs", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="hermes-envs", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="gate the example env and run it under atroposlib process, offline")
@@ -157,7 +201,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="override one [tool.hermes-conformance] setting, e.g. --set control_ceiling=0.3",
     )
-    chk.add_argument("--report", metavar="FILE", help="also write the report (.json or Markdown)")
+    chk.add_argument(
+        "--report", metavar="FILE", help="also write the report (.json or Markdown; never one of the PATHs)"
+    )
+    chk.add_argument(
+        "--no-env-ok",
+        action="store_true",
+        help="skip named files that define no env class, and exit 0 (not 5) when no environment is found "
+        "(for a pre-commit hook, which also passes helper modules)",
+    )
     chk.add_argument(
         "-v",
         "--verbose",

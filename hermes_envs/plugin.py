@@ -80,10 +80,68 @@ def _ids(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()] if value else None
 
 
+#: The plugin's own fixtures and markers: a test that uses one runs its tool families (web, browser, vision ...) on
+#: their offline fake backends; every other test of the session (an unrelated project's included) sees no change.
+_FIXTURES = frozenset(
+    {
+        "fake_http",
+        "fake_openai",
+        "fake_openai_session",
+        "hermes_cassette",
+        "hermes_cassette_path",
+        "hermes_provider",
+        "hermes_record_mode",
+        "recorded_rollouts",
+        "reward_snapshot",
+        "transcript_snapshot",
+    }
+)
+_MARKERS = ("fake_openai", "hermes_cassette", "hermes_conformance")
+_ALL_FAMILIES_VAR = (
+    "HERMES_TOOL_BACKENDS"  # (hermes_envs.tools.toolsets reads it; importing that costs a load)
+)
+
+
+def _uses_hermes(item: pytest.Item) -> bool:
+    return not _FIXTURES.isdisjoint(getattr(item, "fixturenames", ())) or any(
+        item.get_closest_marker(m) for m in _MARKERS
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
+    """For the span of a test that uses the plugin, tool families default to their fakes (an author's own
+    HERMES_TOOL_BACKENDS or HERMES_<FAMILY>_BACKEND still wins); restored after it, so nothing leaks into other
+    tests or child processes started outside it."""
+    if os.environ.get(_ALL_FAMILIES_VAR) is not None or not _uses_hermes(item):
+        yield
+        return
+    os.environ[_ALL_FAMILIES_VAR] = "fake"
+    try:
+        yield
+    finally:
+        os.environ.pop(_ALL_FAMILIES_VAR, None)
+
+
+def _quiet_dependencies(config: pytest.Config) -> None:
+    """Keep the libraries hermes-envs installs from adding noise to every run of the user's own tests.
+
+    transformers prints "PyTorch was not found" when imported (atroposlib imports it; the tokenizer-only use never
+    needs PyTorch). pytest-asyncio, a dependency of ours, warns on every run of a project that does not set
+    ``asyncio_default_fixture_loop_scope``: it is given "function" (pytest-asyncio's own coming default) unless
+    the project sets it. pytest has no public setter for an ini value; ``getini`` reads its ``_inicache`` first
+    (what ``addinivalue_line`` edits), and any error leaves pytest-asyncio as it was."""
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    try:
+        if config.getini("asyncio_default_fixture_loop_scope") is None:
+            config._inicache["asyncio_default_fixture_loop_scope"] = "function"
+    except (ValueError, AttributeError, TypeError):  # pytest-asyncio absent, or another pytest internals
+        pass
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-asyncio's pytest_configure reads the ini value
 def pytest_configure(config: pytest.Config) -> None:
-    # Tool families (web, browser, vision ...) default to their offline fake backends in tests; an author's own
-    # HERMES_TOOL_BACKENDS or HERMES_<FAMILY>_BACKEND still wins. Nothing is imported for this.
-    os.environ.setdefault("HERMES_TOOL_BACKENDS", "fake")
+    _quiet_dependencies(config)
     config.addinivalue_line(
         "markers", "fake_openai(script=None, policy=None, ...): configure the fake_openai fixture."
     )
@@ -96,10 +154,17 @@ def pytest_configure(config: pytest.Config) -> None:
     targets = config.getoption("hermes_conformance", default=None)
     if not targets:
         return
-    from hermes_envs.conformance.runner import discover, load_settings, parse_overrides
+    from hermes_envs.conformance.runner import (
+        discover,
+        load_settings,
+        parse_overrides,
+        refuse_report_over_input,
+    )
     from hermes_envs.errors import ConfigError
 
     try:
+        if config.getoption("hermes_report"):
+            refuse_report_over_input(config.getoption("hermes_report"), [str(t) for t in targets])
         settings = load_settings(
             Path(str(config.rootpath)),
             **parse_overrides(config.getoption("hermes_set", default=None)),
@@ -161,6 +226,10 @@ class _OutcomeCollector:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
+    if config.stash.get(TARGETS, None) == {} and session.exitstatus == pytest.ExitCode.OK:
+        # --hermes-conformance named no env: exit as `hermes-envs check` does (5, "no environment found"), not
+        # 0 for a gate that checked nothing.
+        session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
     collector = config.stash.get(OUTCOMES, None)
     if collector is None or hasattr(config, "workerinput"):
         return  # not a conformance run, or an xdist worker (the controller writes the report)

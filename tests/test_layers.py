@@ -22,6 +22,7 @@ LAYERS = {
     "_text": 0,
     "_chat": 0,
     "_quiet": 0,  # stdlib-only output capture for the demo and CLI
+    "_seams": 0,  # data only: imports nothing (targets are strings)
     "_spawn_namespace": 0,  # stdlib-only: the network guard's probe, read by the sandbox pool
     "errors": 0,
     "parsers": 1,

@@ -1,7 +1,10 @@
-"""Upstream path ``environments.tool_call_parsers.auto_parser``: ``AutoToolCallParser`` is :class:`hermes_envs.parsers.auto.AutoParser`."""
+"""Upstream path ``environments.tool_call_parsers.auto_parser``: ``AutoToolCallParser``, :class:`hermes_envs.parsers.auto.AutoParser` under upstream's
+class name (what ``get_parser`` of this package returns; the parsing is the same)."""
 
 from hermes_envs.parsers.auto import AutoParser
 
-AutoToolCallParser = AutoParser
-
 __all__ = ["AutoToolCallParser"]
+
+
+class AutoToolCallParser(AutoParser):
+    """AutoParser under upstream's class name."""

@@ -7,12 +7,12 @@ gets the same answers: ``make_tool_call(name=..., arguments=...)`` returns an op
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers.base import make_tool_call as _make_tool_call
-from hermes_envs.parsers.base import new_call_id
 from hermes_envs.parsers.mistral import mistral_call_id
 
 __all__ = [
@@ -31,8 +31,8 @@ def normalize_arguments(args: Any) -> str:
 
 
 def make_uuid_id(prefix: str = "call_") -> str:
-    """A fresh call id with ``prefix`` (ours: 24 hex digits after it)."""
-    return prefix + new_call_id().removeprefix("call_")
+    """A fresh call id: ``prefix`` and 8 random hex digits, as upstream's (the parsers' own ids have 24)."""
+    return prefix + uuid.uuid4().hex[:8]
 
 
 def make_mistral_id() -> str:

@@ -1,7 +1,10 @@
-"""Upstream path ``environments.tool_call_parsers.deepseek_v3_1_parser``: ``DeepSeekV31ToolCallParser`` is :class:`hermes_envs.parsers.deepseek.DeepSeekV31Parser`."""
+"""Upstream path ``environments.tool_call_parsers.deepseek_v3_1_parser``: ``DeepSeekV31ToolCallParser``, :class:`hermes_envs.parsers.deepseek.DeepSeekV31Parser` under upstream's
+class name (what ``get_parser`` of this package returns; the parsing is the same)."""
 
 from hermes_envs.parsers.deepseek import DeepSeekV31Parser
 
-DeepSeekV31ToolCallParser = DeepSeekV31Parser
-
 __all__ = ["DeepSeekV31ToolCallParser"]
+
+
+class DeepSeekV31ToolCallParser(DeepSeekV31Parser):
+    """DeepSeekV31Parser under upstream's class name."""

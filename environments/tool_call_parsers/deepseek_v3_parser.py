@@ -1,7 +1,10 @@
-"""Upstream path ``environments.tool_call_parsers.deepseek_v3_parser``: ``DeepSeekV3ToolCallParser`` is :class:`hermes_envs.parsers.deepseek.DeepSeekV3Parser`."""
+"""Upstream path ``environments.tool_call_parsers.deepseek_v3_parser``: ``DeepSeekV3ToolCallParser``, :class:`hermes_envs.parsers.deepseek.DeepSeekV3Parser` under upstream's
+class name (what ``get_parser`` of this package returns; the parsing is the same)."""
 
 from hermes_envs.parsers.deepseek import DeepSeekV3Parser
 
-DeepSeekV3ToolCallParser = DeepSeekV3Parser
-
 __all__ = ["DeepSeekV3ToolCallParser"]
+
+
+class DeepSeekV3ToolCallParser(DeepSeekV3Parser):
+    """DeepSeekV3Parser under upstream's class name."""

@@ -1,7 +1,10 @@
-"""Upstream path ``environments.tool_call_parsers.glm45_parser``: ``Glm45ToolCallParser`` is :class:`hermes_envs.parsers.glm.Glm45Parser`."""
+"""Upstream path ``environments.tool_call_parsers.glm45_parser``: ``Glm45ToolCallParser``, :class:`hermes_envs.parsers.glm.Glm45Parser` under upstream's
+class name (what ``get_parser`` of this package returns; the parsing is the same)."""
 
 from hermes_envs.parsers.glm import Glm45Parser
 
-Glm45ToolCallParser = Glm45Parser
-
 __all__ = ["Glm45ToolCallParser"]
+
+
+class Glm45ToolCallParser(Glm45Parser):
+    """Glm45Parser under upstream's class name."""

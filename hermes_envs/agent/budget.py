@@ -17,10 +17,13 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-#: Upstream's defaults (characters).
-DEFAULT_RESULT_SIZE_CHARS = 100_000
-DEFAULT_TURN_BUDGET_CHARS = 200_000
+#: Upstream's current defaults (characters; its ``tools.budget_config``, which lowered them from 100 000 / 200 000).
+DEFAULT_RESULT_SIZE_CHARS = 32_768
+DEFAULT_TURN_BUDGET_CHARS = 65_536
 DEFAULT_PREVIEW_SIZE_CHARS = 1_500
+#: Per-result threshold of MCP tools (names starting ``mcp_``), never above ``default_result_size``.
+DEFAULT_MCP_RESULT_SIZE_CHARS = 50_000
+MCP_TOOL_PREFIX = "mcp_"
 #: Tools whose results are never cut, whatever the overrides say.
 PINNED_THRESHOLDS: dict[str, float] = {"read_file": math.inf}
 #: A result is saved whole up to this size; a larger one keeps only its first part on disk too.
@@ -40,18 +43,55 @@ class BudgetConfig:
     default_result_size: int = DEFAULT_RESULT_SIZE_CHARS
     turn_budget: int = DEFAULT_TURN_BUDGET_CHARS
     preview_size: int = DEFAULT_PREVIEW_SIZE_CHARS
+    mcp_result_size: int = DEFAULT_MCP_RESULT_SIZE_CHARS
     tool_overrides: dict[str, int] = field(default_factory=dict)
 
     def resolve_threshold(self, tool_name: str) -> float:
-        """Characters a result of ``tool_name`` may have: pinned, else the override, else the default."""
+        """Characters a result of ``tool_name`` may have: pinned, else the override, else (an ``mcp_`` tool) the
+        MCP size, else the tool's own size; both capped at ``default_result_size``."""
         if tool_name in PINNED_THRESHOLDS:
             return PINNED_THRESHOLDS[tool_name]
         if tool_name in self.tool_overrides:
             return self.tool_overrides[tool_name]
+        if tool_name.startswith(MCP_TOOL_PREFIX):
+            return min(self.mcp_result_size, self.default_result_size)
+        own = self.tool_size(tool_name)
+        return own if own == math.inf else min(own, self.default_result_size)
+
+    def tool_size(self, tool_name: str) -> float:
+        """The size a tool declares for its own results (upstream's registry value); the default here."""
         return self.default_result_size
 
 
 DEFAULT_BUDGET = BudgetConfig()
+
+#: Characters per token assumed when scaling to a context window (upstream's estimate).
+CHARS_PER_TOKEN = 4
+_PER_RESULT_WINDOW_FRACTION = 0.15
+_PER_TURN_WINDOW_FRACTION = 0.30
+_MIN_RESULT_SIZE_CHARS = 8_000
+_MIN_TURN_BUDGET_CHARS = 16_000
+
+
+def budget_for_context_window(
+    context_length: int | None, *, base: BudgetConfig = DEFAULT_BUDGET
+) -> BudgetConfig:
+    """A budget scaled to a model's context window of ``context_length`` tokens: one result may take 15% of the
+    window and one turn's results 30%, never more than the defaults and never less than 8 000 / 16 000 characters.
+    No (or a non-positive) window gives ``base`` itself."""
+    if not context_length or context_length <= 0:
+        return base
+    window = context_length * CHARS_PER_TOKEN
+    return type(base)(
+        default_result_size=max(
+            _MIN_RESULT_SIZE_CHARS, min(int(window * _PER_RESULT_WINDOW_FRACTION), DEFAULT_RESULT_SIZE_CHARS)
+        ),
+        turn_budget=max(
+            _MIN_TURN_BUDGET_CHARS, min(int(window * _PER_TURN_WINDOW_FRACTION), DEFAULT_TURN_BUDGET_CHARS)
+        ),
+        preview_size=DEFAULT_PREVIEW_SIZE_CHARS,
+        mcp_result_size=base.mcp_result_size,
+    )
 
 
 def preview(content: str, max_chars: int) -> tuple[str, bool]:

@@ -147,7 +147,7 @@ class HermesAgentLoop:
             return report_result(  # an env watching its evaluate() sees every rollout's outcome
                 AgentResult(
                     messages=messages,
-                    managed_state=None,
+                    managed_state=self._managed_state(),
                     turns_used=turns,
                     finished_naturally=natural,
                     reasoning_per_turn=reasoning_per_turn,
@@ -220,14 +220,30 @@ class HermesAgentLoop:
 
         return result(self.max_turns, False, "max_turns")
 
+    def _managed_state(self) -> dict[str, Any] | None:
+        """The server's ``get_state()`` (a ManagedServer's tokens, masks and logprobs), as upstream's loop reads it
+        into every result; None for a server without one (an OpenAI-type server) or one that fails."""
+        get_state = getattr(type(self.server), "get_state", None)
+        if not callable(get_state):
+            return None
+        try:
+            state = self.server.get_state()
+        except Exception:
+            logger.warning("server.get_state() failed for task %s", self.task_id, exc_info=True)
+            return None
+        return state if isinstance(state, dict) else None
+
     async def _dispatch(self, name: str, args: dict[str, Any]) -> Any:
         """Run the tool off the event loop (the registry's async dispatch, or its sync one in the tool pool)."""
-        adispatch = getattr(self.registry, "adispatch", None)
-        if adispatch is not None:
-            return await adispatch(name, args, self.task_id)
-        from hermes_envs.tools.sandbox import run_off_loop
+        from hermes_envs.tools.registry import offering
 
-        return await run_off_loop(self.registry.dispatch, name, args, self.task_id)
+        with offering(self.valid_tool_names):  # a sub-agent the tool starts gets these tools at most
+            adispatch = getattr(self.registry, "adispatch", None)
+            if adispatch is not None:
+                return await adispatch(name, args, self.task_id)
+            from hermes_envs.tools.sandbox import run_off_loop
+
+            return await run_off_loop(self.registry.dispatch, name, args, self.task_id)
 
     async def _call_tool(self, name: str, args: dict[str, Any]) -> tuple[str | None, str | None]:
         """``(text, None)`` of a tool call that returned, or ``(None, error)``; raises :class:`ToolAbort`."""
@@ -276,6 +292,11 @@ class HermesAgentLoop:
             else:
                 if not isinstance(args, dict):
                     error = f"Tool arguments must be a JSON object; got {type(args).__name__}."
+        if error is None and name in _REFUSED_IN_RL:
+            # upstream's loop answers these itself: an agent's memory or session history would leak between
+            # rollouts. The refusal is the tool's result, not a tool error.
+            refusal = json.dumps({"error": _REFUSED_IN_RL[name]})
+            return {"role": "tool", "tool_call_id": call["id"], "content": refusal}, None
         if error is None:
             text, error = await self._call_tool(name, args)
             if text is not None:
@@ -294,6 +315,13 @@ class HermesAgentLoop:
             {"role": "tool", "tool_call_id": call["id"], "content": tool_result},
             ToolError(turn=turn, tool_name=name, arguments=raw_args, error=error, tool_result=tool_result),
         )
+
+
+#: Tools the loop refuses, with upstream's words: they keep state across sessions, which RL rollouts must not share.
+_REFUSED_IN_RL = {
+    "memory": "Memory is not available in RL environments.",
+    "session_search": "Session search is not available in RL environments.",
+}
 
 
 async def _bounded(awaitable: Any, seconds: float | None, expired: list[bool]) -> Any:

@@ -23,6 +23,7 @@ from typing import Any
 STAND_INS: dict[str, str] = {
     "tools.terminal_tool": "hermes_envs.compat.terminal_tool",
     "tools.budget_config": "hermes_envs.compat.budget_config",
+    "tools.registry": "hermes_envs.compat.registry",
 }
 _PACKAGE = "tools"
 _MARK = "__hermes_envs_stand_in__"

@@ -92,6 +92,7 @@ def _start_in(task_id: str, cwd: str) -> None:
         # a container-style shell sees the task's tree as its "/" (unless bubblewrap is missing: then the host path)
         native = box.backend_class.container_paths and getattr(box.backend, "isolated", True)
         target = cwd if native else str(path)
+    box.start_dir = target  # the reward's fresh shells start there too
     box.run(f"cd {shlex.quote(target)}", timeout=30)
 
 

@@ -41,6 +41,16 @@ class Finding:
     severity: Severity = Severity.ERROR
     subject: str = ""  # the item, transcript or method the finding is about, when there is one
 
+    def __post_init__(self) -> None:
+        # Every finding is redacted where it is made, so no rendering or report (terminal, --report JSON/Markdown,
+        # junit) can show a secret an env's error text carried (its OPENAI_API_KEY, a DB password).
+        from hermes_envs.testing._redaction import redact_message
+
+        for name in ("message", "fix", "subject"):
+            value = getattr(self, name)
+            if isinstance(value, str):
+                object.__setattr__(self, name, redact_message(value))
+
     def render(self) -> str:
         """The finding as an author reads it: id, severity, subject, message, fix, how to silence."""
         where = f" [{self.subject}]" if self.subject else ""
@@ -62,6 +72,11 @@ class Outcome:
     findings: list[Finding] = field(default_factory=list)
     note: str = ""
     seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        from hermes_envs.testing._redaction import redact_message
+
+        self.note = redact_message(self.note)
 
     @property
     def failed(self) -> bool:

@@ -153,6 +153,8 @@ def outcome_record(
         "status": outcome.status.value,
         "note": outcome.note,
         "seconds": outcome.seconds,
+        # The session's phase times so far (they only grow): the env's last record holds them all.
+        "timings": dict(session.timings),
         "findings": [
             {
                 "check_id": f.check_id,
@@ -182,14 +184,21 @@ def finish_report(config: pytest.Config, records: list[dict[str, Any]], path: st
 
     by_env: dict[str, list[Outcome]] = {}
     files: dict[str, str] = {}
+    timings: dict[str, dict[str, float]] = {}
     for record in records:
         by_env.setdefault(record["env"], []).append(_outcome_of(record))
         files[record["env"]] = record["file"]
+        latest = record.get("timings") or {}
+        if sum(latest.values()) >= sum(timings.get(record["env"], {}).values()):
+            timings[record["env"]] = latest
     for outcomes in by_env.values():
         outcomes.sort(key=lambda o: o.check_id)  # xdist may deliver them out of order
     # An env's time is the sum of its checks' times (the first check pays for import and setup), on any worker.
     report = ConformanceReport(
-        [EnvReport(label, outs, sum(o.seconds for o in outs)) for label, outs in sorted(by_env.items())]
+        [
+            EnvReport(label, outs, sum(o.seconds for o in outs), timings.get(label, {}))
+            for label, outs in sorted(by_env.items())
+        ]
     )
     if path:
         report.write(path)

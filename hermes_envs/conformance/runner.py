@@ -17,7 +17,7 @@ from hermes_envs.conformance.findings import Outcome, Status
 from hermes_envs.conformance.registry import CHECKS, all_checks
 from hermes_envs.conformance.session import EnvSession
 from hermes_envs.conformance.settings import Settings
-from hermes_envs.env import looks_like_env_file
+from hermes_envs.env import defines_env_class, looks_like_env_file
 from hermes_envs.errors import ConfigError
 
 try:  # Python 3.11+
@@ -47,10 +47,14 @@ def discover(targets: list[str], *, cli: bool = False) -> list[tuple[Path, str |
                 if looks_like_env_file(p) and ".venv" not in p.parts and "site-packages" not in p.parts
             )
         elif path.exists():
-            found.append((path, name))
+            # A named file with no env class (a helper module pre-commit passes along) holds no environment,
+            # as a folder without env files does. `FILE::Class` and a file named like an env (`*_env.py`) are
+            # meant as envs: HC102 says what their class lacks.
+            if name is not None or path.stem.endswith("_env") or defines_env_class(path):
+                found.append((path, name))
         else:
             subject, base = (
-                ("hermes-envs check path", f"the current folder, {Path.cwd()}")
+                ("path", f"the current folder, {Path.cwd()}")
                 if cli
                 else ("--hermes-conformance target", "where you run pytest")
             )
@@ -59,6 +63,19 @@ def discover(targets: list[str], *, cli: bool = False) -> list[tuple[Path, str |
                 f"not exist. Fix: check the path (relative to {base})."
             )
     return found
+
+
+def refuse_report_over_input(report: str | Path, targets: list[str]) -> None:
+    """Raise ConfigError when the report would overwrite one of the run's inputs: a named file, or a ``.py`` file
+    (``--report my_env.py`` overwrote the env's source with the report)."""
+    where = Path(report).resolve()
+    named = {split_target(t)[0].resolve() for t in targets}
+    if where in named or where.suffix == ".py":
+        raise ConfigError(
+            f"the report path {str(report)!r} should not be one of the files checked or a .py file: writing "
+            "the report there would overwrite it. Fix: name a new file, e.g. conformance-report.md or "
+            "conformance-report.json."
+        )
 
 
 def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
@@ -113,8 +130,13 @@ def load_settings(start: Path | None = None, **overrides: Any) -> Settings:
         ids = data.get(key) or []
         bad = [i for i in ids if not any(c.id.startswith(i) for c in all_checks())]
         if bad:
+            where = (
+                f"the command line's {key} (--{key} / --hermes-{key})"
+                if overrides.get(key)
+                else f"[tool.hermes-conformance] {key}"
+            )
             raise ConfigError(
-                f"[tool.hermes-conformance] {key} should name check ids (e.g. HC401) or prefixes "
+                f"{where} should name check ids (e.g. HC401) or prefixes "
                 f"(e.g. HC4); got {bad}. Fix: see docs/checks.md for the ids."
             )
     return Settings(**data)
@@ -278,6 +300,7 @@ __all__ = [
     "discover",
     "env_sessions",
     "load_settings",
+    "refuse_report_over_input",
     "run_conformance",
     "split_target",
 ]

@@ -7,7 +7,12 @@ Import from here. ``distributions`` stays importable by path (docs/toolsets.md r
 from hermes_envs.env._base import HermesAgentBaseEnv, RewardTypeError, current_env
 from hermes_envs.env._config import HermesAgentEnvConfig
 from hermes_envs.env._display import format_trajectory
-from hermes_envs.env._loader import find_env_classes, import_env_module, looks_like_env_file
+from hermes_envs.env._loader import (
+    defines_env_class,
+    find_env_classes,
+    import_env_module,
+    looks_like_env_file,
+)
 from hermes_envs.env._managed import HermesManagedServer, ParserTranslator
 from hermes_envs.env._trajectory import tokenize_transcript, transcript_spans
 from hermes_envs.env.distributions import (
@@ -25,6 +30,7 @@ __all__ = [
     "ParserTranslator",
     "RewardTypeError",
     "current_env",
+    "defines_env_class",
     "find_env_classes",
     "format_trajectory",
     "import_env_module",

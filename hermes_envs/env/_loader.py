@@ -35,6 +35,14 @@ def looks_like_env_file(path: Path) -> bool:
         or path.name.startswith(("test_", "conftest", "_"))
     ):
         return False
+    return defines_env_class(path)
+
+
+def defines_env_class(path: Path) -> bool:
+    """Cheap test (no import) of any .py file: it defines a class whose base name ends in 'Env' (or does not parse,
+    so the import check can say why). A named file that fails it holds no environment."""
+    if path.suffix != ".py":
+        return False
     try:
         tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
     except SyntaxError:
@@ -63,9 +71,25 @@ def import_env_module(path: str | Path) -> ModuleType:
         raise EnvLoadError(f"{path} should be an environment file; it does not exist. Fix: check the path.")
     digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
     module_name = f"hermes_conformance_{path.stem}_{digest}"
+    _fresh_layout_package()
     folder = str(path.parent)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
+    root = _package_root(path.parent)
+    before = set(sys.path)
+    for entry in ([str(root)] if root is not None else []) + [folder]:
+        if (
+            entry in _ADDED_PATHS
+        ):  # demoted by _fresh_layout_package: this file's own folder comes first again
+            sys.path.remove(entry)
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    try:
+        return _exec_env_module(path, module_name)
+    finally:
+        _ADDED_PATHS.extend(e for e in sys.path if e not in before and e not in _ADDED_PATHS)
+
+
+def _exec_env_module(path: Path, module_name: str) -> ModuleType:
+    """Execute ``path`` as module ``module_name``; import failures become one :class:`EnvLoadError`."""
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise EnvLoadError(f"{path} could not be loaded as a Python module. Fix: give it a .py name.")
@@ -108,15 +132,64 @@ def import_env_module(path: str | Path) -> ModuleType:
     return module
 
 
+#: ``sys.path`` entries added while loading earlier env files (by the loader or by the env's own code).
+_ADDED_PATHS: list[str] = []
+
+
+def _package_root(folder: Path) -> Path | None:
+    """The folder holding the top package of ``folder`` (``<repo>`` for ``<repo>/environments/benchmarks/x`` with an
+    ``__init__.py`` at each level), so ``environments.benchmarks.x.helpers`` imports as it does from the repo root;
+    None when ``folder`` is not a package."""
+    if not (folder / "__init__.py").is_file():
+        return None
+    while (folder.parent / "__init__.py").is_file():
+        folder = folder.parent
+    return folder.parent
+
+
+def _fresh_layout_package() -> None:
+    """The ``environments`` package an env file gets depends only on that file's own imports and folder, never on
+    which file was loaded before it in this process: drop the ``environments`` modules earlier files imported, and
+    move the ``sys.path`` entries they added behind the others (still there, for their lazy imports). Also makes the
+    author's ``environments`` package and ours one package, and upstream's ``tools.*`` importable
+    (:func:`hermes_envs.compat.install_layout`)."""
+    from hermes_envs.compat import install_layout
+
+    install_layout()
+    for entry in [e for e in sys.path if e in _ADDED_PATHS]:
+        sys.path.remove(entry)
+        sys.path.append(entry)
+    for name in [n for n in sys.modules if n == "environments" or n.startswith("environments.")]:
+        del sys.modules[name]
+
+
 #: Top-level packages whose upstream-layout modules hermes-envs ships (some of them: not every upstream module).
 _LAYOUT_PACKAGES = ("environments", "tools")
+
+
+#: Modules of upstream's ``environments`` package that hermes-envs does not ship (upstream's own envs).
+_UPSTREAM_ONLY = frozenset(
+    {
+        "agentic_opd_env",
+        "benchmarks",
+        "gpu_mcp",
+        "hermes_swe_env",
+        "ouroboros_env",
+        "roleplay_persona_env",
+        "spot_foraging_env",
+        "terminal_test_env",
+        "web_research_env",
+    }
+)
 
 
 def _missing_module_hint(missing: str) -> str:
     """The fix for an import of ``missing`` that failed: name the real cause.
 
     A submodule of a package hermes-envs provides (``environments.council_evaluator``) is a module hermes-envs does
-    not provide, not a sign that hermes-envs is missing; only the package itself missing means "install it".
+    not provide, not a sign that hermes-envs is missing; only the package itself missing means "install it". A
+    submodule found in none of the ``environments`` folders, under a name upstream does not use, or under a folder
+    of the author's own, is the author's own module that is missing: say where it was looked for.
     """
     top, _, rest = missing.partition(".")
     if top not in _LAYOUT_PACKAGES:
@@ -127,6 +200,21 @@ def _missing_module_hint(missing: str) -> str:
         provided = False
     if not provided or not rest:
         return "The upstream-layout modules come with hermes-envs: install it (pip install hermes-envs) in this Python."
+    if top == "environments":
+        from hermes_envs.compat import package_folders
+        from hermes_envs.compat._layout import OURS
+
+        first = rest.split(".")[0]
+        own = [Path(f) for f in package_folders() if Path(f) != OURS.resolve()]
+        has_first = [f for f in own if (f / first).is_dir() or (f / f"{first}.py").is_file()]
+        if has_first or first not in _UPSTREAM_ONLY:
+            where = ", ".join(str(f) for f in (has_first or own)) or "none on sys.path"
+            rel = missing.split(".", 1)[1].replace(".", "/")
+            return (
+                f"{missing!r} is not a module of hermes-envs or of upstream hermes-agent: it is your own module, "
+                f"and no `environments` package folder has it (your folders: {where}). Create "
+                f"environments/{rel}.py (a subpackage needs an __init__.py at each level), or fix the import name."
+            )
     return (
         f"hermes-envs provides the upstream layout's {top!r} package but not {missing!r} (an upstream hermes-agent "
         "module it does not ship). Install hermes-agent in this Python to use it, or remove that import."

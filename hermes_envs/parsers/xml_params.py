@@ -79,6 +79,11 @@ class XmlParamsParser(ToolCallParser):
     # cached forward search instead of re-reading a name that never ends from each of them
     name_ends: ClassVar[re.Pattern[str] | None] = None
 
+    def _untyped_value(self, raw: str) -> Any:
+        """A value no schema types: JSON-decoded when ``decode_untyped`` (GLM), else the text as is (vLLM's
+        qwen3_coder; upstream hermes-agent's decodes it, see ``environments.tool_call_parsers``)."""
+        return json_or_text(raw) if self.decode_untyped else raw
+
     def _skip(self, text: str, pos: int, scan: XmlScan) -> int:
         """The first position at or after ``pos`` past whitespace (and literal ``\\n`` in a raw-form call)."""
         pos = skip_ws(text, pos)
@@ -267,7 +272,7 @@ class XmlParamsParser(ToolCallParser):
                 if schema is not None:
                     value, problem = convert_value(raw, schema, schemas.types_of(schema))
                 else:
-                    value, problem = (json_or_text(raw) if self.decode_untyped else raw), None
+                    value, problem = self._untyped_value(raw), None
                 if problem:
                     if errors.room():
                         errors.append(f"tool call #{index} ({name}) parameter {key!r} {problem}.")

@@ -12,7 +12,7 @@ from typing import Any
 import hermes_envs.testing._cassette_matching as matching
 from hermes_envs.tools.toolsets.recording import in_backend_call
 
-__all__ = ["same_recording", "watch_failures"]
+__all__ = ["same_recording", "settle_failures", "watch_failures"]
 
 
 _VOLATILE_RESPONSE_KEYS = frozenset({"id", "created", "system_fingerprint", "request_id", "x_request_id"})
@@ -76,9 +76,15 @@ def same_recording(old_text: str, new_text: str) -> bool:
 
 
 def watch_failures(cassette: Any, session: Any, redactor: Any) -> None:
-    """Count the requests sent while recording and keep a line for each answered with an HTTP error."""
+    """Count the requests sent while recording and keep a line for each answered with an HTTP error.
+
+    A failed answer is not written to the cassette: it waits, keyed by the request (method, endpoint, normalized
+    body). When the client sends the same request again and it succeeds (a 429 or 5xx the client retried), the
+    failure is forgotten and only the success is kept; what never succeeded fails the recording at the end
+    (:func:`settle_failures`)."""
     can_play = cassette.can_play_response_for
     append = cassette.append
+    session.pending_failures = {}
 
     def counting_can_play(request: Any) -> Any:
         ok = can_play(request)
@@ -86,15 +92,32 @@ def watch_failures(cassette: Any, session: Any, redactor: Any) -> None:
             session.attempted += 1
         return ok
 
+    def key_of(request: Any) -> tuple[str, str, str]:
+        return (str(request.method).upper(), matching.endpoint(request.uri), matching.body_key(request.body))
+
     def checking_append(request: Any, response: Any) -> None:
         status = int((response.get("status") or {}).get("code", 200))
+        key = key_of(request)
         if status >= 400:
             body = (response.get("body") or {}).get("string")
             if isinstance(body, bytes):
                 body = body.decode("utf-8", errors="replace")
             detail = " ".join(redactor.text(str(body or "")).split())[:160]
-            session.failures.append(f"{request.method} {redactor.url(request.uri)}: HTTP {status} {detail}")
+            line = f"{request.method} {redactor.url(request.uri)}: HTTP {status} {detail}"
+            session.pending_failures.setdefault(key, []).append(line)
+            session.answered_failures += 1
+            return
+        retried = session.pending_failures.pop(key, None)
+        if retried:
+            session.retried += len(retried)
         append(request, response)
 
     cassette.can_play_response_for = counting_can_play
     cassette.append = checking_append
+
+
+def settle_failures(session: Any) -> None:
+    """At the end of a recording: the failed answers no retry made good become the recording's failures."""
+    for lines in (getattr(session, "pending_failures", None) or {}).values():
+        session.failures.extend(lines)
+    session.pending_failures = {}

@@ -92,8 +92,12 @@ def record_main(args: Any) -> int:
 
     env, _, class_name = str(args.env).partition("::")
     cassette = Path(args.cassette) if args.cassette else default_cassette_for_env(env, args.name)
+    from hermes_envs.testing.recording import ProviderProbeError
+
     try:
         provider = Provider.from_env(args.base_url, args.model, args.api_key_env)
+        if provider.key_note:
+            print(f"hermes-envs record: note: {provider.key_note}", file=sys.stderr)
         run = run_rollouts(
             env,
             items=args.items,
@@ -105,6 +109,9 @@ def record_main(args: Any) -> int:
             class_name=class_name or None,
             progress=not args.no_progress,
         )
+    except ProviderProbeError as exc:  # a failed recording, found before any rollout: exit 1 as one
+        print(f"hermes-envs record: {exc}", file=sys.stderr)
+        return 1
     except HermesEnvsError as exc:
         print(f"hermes-envs record: {exc}", file=sys.stderr)
         return 2

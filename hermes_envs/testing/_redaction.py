@@ -17,7 +17,6 @@ By default (:class:`Redactor`):
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import re
@@ -26,9 +25,16 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from hermes_envs.testing._secret_lint import secret_values_from_env
-from hermes_envs.testing.secret_rules import SECRET_NAME, looks_real, redact_text, scan
+from hermes_envs.testing.secret_rules import (
+    encoded_forms,
+    looks_real,
+    redact_text,
+    scan,
+    secret_name,
+    sse_events,
+)
 
-__all__ = ["PLACEHOLDER", "SECRET_HEADERS", "SECRET_QUERY", "Redactor"]
+__all__ = ["PLACEHOLDER", "SECRET_HEADERS", "SECRET_QUERY", "Redactor", "redact_message"]
 
 PLACEHOLDER = "REDACTED"
 
@@ -71,11 +77,16 @@ class Redactor:
         self.headers = frozenset(h.lower() for h in headers)
         values = {s for s in secrets if s and len(s) >= 6}
         values |= set(secret_values_from_env(os.environ if environ is None else environ))
-        values |= {base64.b64encode(v.encode()).decode().rstrip("=") for v in list(values)}
+        values |= {form for v in list(values) for form in encoded_forms(v)}
         # longest first, so a key that contains another is replaced whole
         self.secrets = sorted(values, key=len, reverse=True)
 
     # ------------------------------------------------------------------------------------------ pieces
+    def secret_header(self, name: str) -> bool:
+        """A header whose value never reaches a cassette: listed, or named like a credential (``X-Portkey-Api-Key``,
+        ``X-Session-Key``)."""
+        return name.lower() in self.headers or secret_name(name)
+
     def header_value(self, name: str, value: str) -> str:
         if name.lower() in ("authorization", "proxy-authorization"):
             scheme, _, rest = str(value).partition(" ")
@@ -109,10 +120,9 @@ class Redactor:
         return self._json_value(json.loads(json.dumps(value, default=str)))
 
     def _body_text(self, text: str) -> str:
-        if text.lstrip().startswith("data:"):
-            return self.text(
-                self._sse(text)
-            )  # the joined stream first: a piece alone may not look like a key
+        events = sse_events(text)
+        if events is not None:  # the joined stream first: a piece alone may not look like a key
+            return self.text(self._sse(text, events))
         text = self.text(text)
         stripped = text.lstrip()
         if stripped[:1] in ("{", "["):
@@ -126,29 +136,33 @@ class Redactor:
         return text
 
     def _json_value(self, value: Any, key: str = "") -> Any:
-        """A JSON value with strings redacted after decoding, and strings held under a credential's name dropped."""
+        """A JSON value with strings redacted after decoding, strings held under a credential's name (``token``,
+        ``accessKey`` ...) dropped, and JSON held in a string (tool-call ``arguments``) redacted the same way."""
         if isinstance(value, dict):
             return {k: self._json_value(v, str(k)) for k, v in value.items()}
         if isinstance(value, list):
             return [self._json_value(v, key) for v in value]
         if isinstance(value, str):
-            if SECRET_NAME.search(key) and len(value) >= 16 and looks_real(value, "keyword"):
+            if len(value) >= 16 and secret_name(key) and looks_real(value, "keyword"):
                 return self.placeholder
+            if value[:1] in ("{", "[") and value[-1:] in ("}", "]"):
+                try:
+                    inner = json.loads(value)
+                except ValueError:
+                    inner = None
+                if isinstance(inner, (dict, list)):
+                    scrubbed = self._json_value(inner, key)
+                    if scrubbed != inner:
+                        return json.dumps(scrubbed, ensure_ascii=False)
             return self.text(value)
         return value
 
-    def _sse(self, text: str) -> str:
-        """An SSE body redacted event by event and on the reassembled stream (pieces of a split key replaced)."""
-        blocks = text.replace("\r\n", "\n").split("\n\n")
-        events: list[Any] = []
-        for block in blocks:
-            value = None
-            if block.startswith("data: ") and "\n" not in block:
-                try:
-                    value = json.loads(block[6:])
-                except ValueError:
-                    value = None
-            events.append(value if isinstance(value, (dict, list)) else None)
+    def _sse(self, text: str, parsed: list[tuple[list[str], Any]]) -> str:
+        """An SSE body redacted event by event and on the reassembled stream (pieces of a split key replaced).
+
+        ``parsed``: :func:`~hermes_envs.testing.secret_rules.sse_events` of ``text`` (any spelling: ``data:`` without
+        the space, ``event:`` / ``id:`` lines, CRLF)."""
+        events: list[Any] = [value if isinstance(value, (dict, list)) else None for _, value in parsed]
         pieces: dict[tuple[Any, ...], list[tuple[Any, Any]]] = {}
 
         def walk(value: Any, path: tuple[Any, ...]) -> None:
@@ -192,10 +206,12 @@ class Redactor:
         if not changed:
             return text
         rebuilt = [
-            "data: " + json.dumps(e, ensure_ascii=False, separators=(",", ":")) if e is not None else b
-            for e, b in zip(events, blocks)
+            "\n".join([*other, "data: " + json.dumps(e, ensure_ascii=False, separators=(",", ":"))])
+            if e is not None
+            else "\n".join(other)
+            for (other, _), e in zip(parsed, events)
         ]
-        return "\n\n".join(rebuilt)
+        return "\n\n".join(rebuilt) + "\n\n"
 
     def url(self, url: str) -> str:
         parts = urlsplit(url)
@@ -205,7 +221,10 @@ class Redactor:
             return url
         pairs = parse_qsl(parts.query, keep_blank_values=True)
         query = urlencode(
-            [(k, self.placeholder if SECRET_QUERY.match(k) else self.text(v)) for k, v in pairs]
+            [
+                (k, self.placeholder if SECRET_QUERY.match(k) or secret_name(k) else self.text(v))
+                for k, v in pairs
+            ]
         )
         return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
@@ -213,7 +232,7 @@ class Redactor:
     def request(self, request: Any) -> Any:
         """vcrpy ``before_record_request``: scrub headers, URL and body of a ``vcr.request.Request``."""
         for name in list(request.headers.keys()):
-            if name.lower() in self.headers:
+            if self.secret_header(name):
                 request.headers[name] = self.header_value(name, request.headers[name])
             else:
                 value = request.headers[name]
@@ -232,7 +251,7 @@ class Redactor:
             values = headers[name]
             many = isinstance(values, list)
             items = values if many else [values]
-            if name.lower() in self.headers:
+            if self.secret_header(name):
                 items = [self.header_value(name, v) for v in items]
             else:
                 items = [self.text(v) if isinstance(v, str) else v for v in items]
@@ -241,3 +260,20 @@ class Redactor:
         if isinstance(body, dict) and "string" in body:
             body["string"] = self.body(body["string"])
         return response
+
+
+_MESSAGE_REDACTORS: dict[tuple[str, ...], Redactor] = {}
+
+
+def redact_message(text: str) -> str:
+    """``text`` (a finding, an exception message) with the recording redaction applied: the current values of
+    secret-named environment variables (``*_API_KEY``, ``*_PASSWORD`` ...) and every credential shape replaced by
+    ``REDACTED``. For what the kit writes to the terminal and to reports: an env's error text can hold a key."""
+    if not text:
+        return text
+    values = tuple(sorted(secret_values_from_env(os.environ)))
+    redactor = _MESSAGE_REDACTORS.get(values)
+    if redactor is None:
+        _MESSAGE_REDACTORS.clear()  # one entry: the environment as it is now
+        redactor = _MESSAGE_REDACTORS[values] = Redactor(environ=os.environ)
+    return redactor.text(text)

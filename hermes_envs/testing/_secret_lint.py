@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_envs.errors import MissingFileError
-from hermes_envs.testing.secret_rules import scan
+from hermes_envs.testing.secret_rules import encoded_forms, looks_real, scan, secret_name, sse_events
 
 __all__ = [
     "CASSETTE_SUFFIXES",
@@ -32,7 +32,9 @@ __all__ = [
 ]
 
 #: Environment variables whose current values must never appear in a cassette.
-_SECRET_VARS = re.compile(r"(?:_API_KEY|_APIKEY|_TOKEN|_SECRET|_SECRET_KEY|_ACCESS_KEY)$")
+_SECRET_VARS = re.compile(
+    r"(?:_API_KEY|_APIKEY|_TOKEN|_SECRET|_SECRET_KEY|_ACCESS_KEY|PASSWORD|_PASSWD|_PWD)$"
+)
 _MIN_SECRET_LEN = 8
 
 CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
@@ -83,6 +85,9 @@ def lint_text(
     written and in decoded forms (YAML scalars, JSON in strings, joined SSE streams, base64)."""
     known = {s: "given secret" for s in secrets if s and len(s) >= 6}
     known.update({v: f"value of ${k}" for v, k in secret_values_from_env(environ).items()})
+    for value, kind in list(known.items()):  # base64 (at any offset) and percent-encoded forms
+        for form in encoded_forms(value):
+            known.setdefault(form, f"{kind}, encoded")
     findings: list[SecretFinding] = []
     seen: set[str] = set()
     for lineno, line in enumerate(text.splitlines(), start=1):
@@ -99,7 +104,8 @@ def lint_text(
                 continue
             seen.add(hit.value)
             findings.append(SecretFinding(path, lineno, hit.start + 1, hit.kind, _mask(hit.value)))
-    for lineno, column, value in _decoded_strings(text):
+    named: list[tuple[int, int, str, str]] = []
+    for lineno, column, value in _decoded_strings(text, named):
         for secret, kind in known.items():
             if secret in value and secret not in seen:
                 seen.add(secret)
@@ -109,12 +115,22 @@ def lint_text(
                 continue
             seen.add(hit.value)
             findings.append(SecretFinding(path, lineno, column, f"{hit.kind} (decoded)", _mask(hit.value)))
+    for lineno, column, name, value in named:
+        if value in seen or any(value in s or s in value for s in seen):
+            continue
+        if len(value) >= 16 and looks_real(value, "keyword"):
+            seen.add(value)
+            findings.append(
+                SecretFinding(path, lineno, column, f"value of a field named {name!r}", _mask(value))
+            )
     return findings
 
 
-def _decoded_strings(text: str) -> list[tuple[int, int, str]]:
+def _decoded_strings(text: str, named: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str]]:
     """``(line, column, value)`` of every string in ``text`` read as YAML (and JSON inside strings), plus each
-    SSE stream's joined pieces. Empty when ``text`` is not YAML."""
+    SSE stream's joined pieces (any SSE spelling). Values held under a credential's name (a header such as
+    ``X-Portkey-Api-Key``, a ``token`` field, an ``accessKey`` query parameter) go to ``named`` as
+    ``(line, column, name, value)``. Empty when ``text`` is not YAML."""
     import yaml
 
     try:
@@ -123,12 +139,20 @@ def _decoded_strings(text: str) -> list[tuple[int, int, str]]:
         return []
     out: list[tuple[int, int, str]] = []
 
+    def strings_of(node: Any) -> list[str]:
+        if isinstance(node, yaml.ScalarNode) and isinstance(node.value, str):
+            return [node.value]
+        if isinstance(node, yaml.SequenceNode):
+            return [v for child in node.value for v in strings_of(child)]
+        return []
+
     def walk(node: Any) -> None:
         if isinstance(node, yaml.ScalarNode):
             if isinstance(node.value, str) and node.tag.endswith(":str"):
                 where = (node.start_mark.line + 1, node.start_mark.column + 1)
                 out.append((*where, node.value))
-                out.extend((*where, v) for v in _json_strings(node.value))
+                out.extend((*where, v) for v in _json_strings(node.value, named, where))
+                named.extend((*where, k, v) for k, v in _query_pairs(node.value))
         elif isinstance(node, yaml.SequenceNode):
             for child in node.value:
                 walk(child)
@@ -136,13 +160,15 @@ def _decoded_strings(text: str) -> list[tuple[int, int, str]]:
             for key, value in node.value:
                 walk(key)
                 walk(value)
-                if (
-                    isinstance(key, yaml.ScalarNode)
-                    and key.value == "sse"
-                    and isinstance(value, yaml.SequenceNode)
-                ):
+                if not isinstance(key, yaml.ScalarNode):
+                    continue
+                if secret_name(str(key.value)):
+                    where = (value.start_mark.line + 1, value.start_mark.column + 1)
+                    named.extend((*where, str(key.value), v) for v in strings_of(value))
+                if key.value == "sse" and isinstance(value, yaml.SequenceNode):
                     where = (value.start_mark.line + 1, value.start_mark.column + 1)
                     events = yaml.safe_load(yaml.serialize(value)) or []
+                    events = [_sse_value(e) for e in events]
                     out.extend((*where, v) for v in joined_stream(events))
 
     if root is not None:
@@ -150,19 +176,37 @@ def _decoded_strings(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def _json_strings(text: str) -> list[str]:
-    stripped = text.strip()
-    if stripped[:1] not in ("{", "[") and not stripped.startswith("data: "):
+def _sse_value(event: Any) -> Any:
+    """A stored SSE event as JSON: a dict/list as is, a raw block (``event:`` + ``data:``, ``data:{...}``) parsed."""
+    if isinstance(event, str):
+        parsed = sse_events(event)
+        if parsed and parsed[0][1] is not None:
+            return parsed[0][1]
+    return event
+
+
+def _query_pairs(text: str) -> list[tuple[str, str]]:
+    """``(name, value)`` of the secret-named query parameters of a URL in ``text`` (``?accessKey=...``)."""
+    if "?" not in text or "=" not in text or "://" not in text:
         return []
-    if stripped.startswith("data: "):
-        events: list[Any] = []
-        for block in stripped.replace("\r\n", "\n").split("\n\n"):
-            if block.startswith("data: {"):
-                try:
-                    events.append(json.loads(block[6:]))
-                except ValueError:
-                    pass
-        return joined_stream(events)
+    from urllib.parse import parse_qsl, urlsplit
+
+    try:
+        query = urlsplit(text.strip()).query
+    except ValueError:
+        return []
+    return [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if secret_name(k)]
+
+
+def _json_strings(
+    text: str, named: list[tuple[int, int, str, str]] | None = None, where: tuple[int, int] = (0, 0)
+) -> list[str]:
+    stripped = text.strip()
+    events = sse_events(stripped) if stripped[:1] not in ("{", "[") else None
+    if events is not None:
+        return joined_stream([value for _, value in events])
+    if stripped[:1] not in ("{", "["):
+        return []
     try:
         value = json.loads(stripped)
     except ValueError:
@@ -174,6 +218,9 @@ def _json_strings(text: str) -> list[str]:
             for k, x in v.items():
                 if isinstance(x, str):
                     strings.append(f"{k}: {x}")
+                    if named is not None and secret_name(str(k)):
+                        named.append((*where, str(k), x))
+                    strings.extend(_json_strings(x, named, where))
                 walk(x, str(k))
         elif isinstance(v, list):
             for x in v:

@@ -91,6 +91,11 @@ class CassetteSession:
     failures: list[str] = field(default_factory=list)
     #: Requests sent to the provider while recording, answered or not.
     attempted: int = 0
+    #: Requests answered with HTTP >= 400 while recording (not written; a failure unless a retry succeeded).
+    answered_failures: int = 0
+    #: Failed answers made good by the client's retry of the same request (a 429, then a 200): not failures.
+    retried: int = 0
+    pending_failures: dict[Any, list[str]] = field(default_factory=dict)
     #: A re-recording that only differed in volatile values (ports, dates, ids, ``created``): the file was kept.
     unchanged: bool = False
     #: Real tool-backend calls answered from the cassette / recorded into it / that raised while recording.
@@ -279,10 +284,11 @@ def _finish_recording(
     session: CassetteSession, target: Path, completed: bool, secrets: list[str], lint: bool
 ) -> None:
     """Move a successful recording over the cassette; drop a failed one (the old cassette stays as it was)."""
-    from hermes_envs.testing._cassette_writing import same_recording
+    from hermes_envs.testing._cassette_writing import same_recording, settle_failures
     from hermes_envs.testing._secret_lint import lint_text
 
-    unanswered = session.attempted - session.recorded - session.tool_calls_failed
+    settle_failures(session)
+    unanswered = session.attempted - session.recorded - session.tool_calls_failed - session.answered_failures
     if unanswered > 0:
         session.failures.append(
             f"{unanswered} request(s) got no answer (connection refused, reset or timed out)"

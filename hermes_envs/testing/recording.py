@@ -22,7 +22,14 @@ from typing import Any
 from hermes_envs._chat import assistant_turns
 from hermes_envs.errors import ConfigError
 
-__all__ = ["Provider", "RolloutRun", "arun_rollouts", "default_cassette_for_env", "run_rollouts"]
+__all__ = [
+    "Provider",
+    "ProviderProbeError",
+    "RolloutRun",
+    "arun_rollouts",
+    "default_cassette_for_env",
+    "run_rollouts",
+]
 
 _REPLAY_BASE_URL = "http://replay.invalid/v1"
 
@@ -34,11 +41,25 @@ class Provider:
     base_url: str
     model: str
     api_key: str = "x"
+    #: The variable the key was read from, and whether it was set (a loopback provider may go without).
+    api_key_env: str = ""
+    key_set: bool = True
+
+    @property
+    def key_note(self) -> str:
+        """What to tell the user up front when the key variable is unset (empty when it is set)."""
+        if self.key_set:
+            return ""
+        return (
+            f"${self.api_key_env} is unset: sending the placeholder key 'x' to {self.base_url} (fine for a local "
+            "server that needs no key)."
+        )
 
     @classmethod
     def from_env(cls, base_url: str, model: str, api_key_env: str | None = "OPENAI_API_KEY") -> Provider:
         """The key is read from ``api_key_env`` (never from the command line); a loopback URL may go without."""
         key = os.environ.get(api_key_env or "", "")
+        key_set = bool(key)
         if not key:
             from urllib.parse import urlsplit
 
@@ -48,7 +69,49 @@ class Provider:
                     "Fix: export it, or name another one with --openai.api_key-env VAR."
                 )
             key = "x"
-        return cls(base_url=base_url, model=model, api_key=key)
+        return cls(
+            base_url=base_url, model=model, api_key=key, api_key_env=api_key_env or "", key_set=key_set
+        )
+
+    def probe(self, cassette: Path | str | None = None) -> None:
+        """Ask the provider for its models once before recording (``GET {base_url}/models``), so that a provider
+        that is down or refuses the key fails in a second with the cause, not after every rollout's retries.
+
+        Raises :class:`ProviderProbeError` when nothing answers or the answer is HTTP 401/403; any other answer
+        (a provider without ``/models``) lets recording go on."""
+        import httpx
+
+        url = self.base_url.rstrip("/") + "/models"
+        where = f"recording {cassette}" if cassette is not None else "recording"
+        kept = (
+            " The cassette was not written (the previous one is untouched)."
+            if cassette is not None and Path(cassette).exists()
+            else " Nothing was recorded."
+        )
+        try:
+            r = httpx.get(url, headers={"Authorization": f"Bearer {self.api_key}"}, timeout=30)
+        except httpx.HTTPError as e:
+            raise ProviderProbeError(
+                f"{where} should get a successful answer to every request; the provider got no answer to a first "
+                f"probe (GET {url}: {type(e).__name__}: {e or 'no answer'}).{kept}\nFix: start the provider, or "
+                "correct --openai.base_url / --hermes-base-url (it should end in /v1)."
+            ) from None
+        if r.status_code in (401, 403):
+            detail = " ".join(r.text.split())[:160]
+            if self.key_set:
+                cause = f"the key in ${self.api_key_env} was refused"
+                fix = f"put a valid key in ${self.api_key_env}, or name another variable with --openai.api_key-env VAR"
+            else:
+                cause = f"${self.api_key_env} is unset, so the placeholder key 'x' was sent"
+                fix = f"export {self.api_key_env}=<your key>, or name another variable with --openai.api_key-env VAR"
+            raise ProviderProbeError(
+                f"{where} should get a successful answer to every request; the provider refused a first probe "
+                f"(GET {url}: HTTP {r.status_code} {detail}): {cause}.{kept}\nFix: {fix}."
+            )
+
+
+class ProviderProbeError(ConfigError):
+    """The provider did not answer, or refused the key, before anything was recorded."""
 
 
 @dataclass
@@ -151,7 +214,22 @@ def _load_env_class(env_path: Path, class_name: str | None) -> type:
         raise EnvLoadError(
             f"{env_path} should define an environment class{f' named {class_name}' if class_name else ''}."
         )
+    if len(classes) > 1:  # recording the first silently records an env the author may not have meant
+        names = ", ".join(c.__name__ for c in classes)
+        raise EnvLoadError(
+            f"{env_path} defines {len(classes)} environment classes ({names}); record runs one. Fix: name it "
+            f"as `hermes-envs check` does, e.g. {env_path}::{classes[0].__name__}."
+        )
     return classes[0]
+
+
+def _default_group_size(env_cls: type) -> int | None:
+    """The group size the env's own ``config_init()`` sets (what runs when none is given), or None."""
+    try:
+        size = getattr(env_cls.config_init()[0], "group_size", None)
+    except Exception:  # the env's own error surfaces when it is built
+        return None
+    return size if isinstance(size, int) else None
 
 
 def _build_env(env_cls: type, provider: Provider, group_size: int | None, max_turns: int | None) -> Any:
@@ -229,13 +307,15 @@ async def arun_rollouts(
 
     run = RolloutRun(env=env_path.name)
     env_cls = _load_env_class(env_path, class_name)
+    if recording:
+        provider.probe(cassette)
     metadata = {
         "env": env_path.name,
         "class": env_cls.__name__,
         "base_url": provider.base_url,
         "model": provider.model,
         "items": items,
-        "group_size": group_size,
+        "group_size": group_size or _default_group_size(env_cls),
         "recorded": _dt.date.today().isoformat(),
     }
     secrets = [provider.api_key] if provider.api_key and provider.api_key != "x" else []

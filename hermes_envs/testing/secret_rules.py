@@ -16,20 +16,25 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from urllib.parse import unquote
+from typing import Any
+from urllib.parse import quote, quote_plus, unquote
 
 __all__ = [
     "RULES",
     "Rule",
     "SecretHit",
+    "encoded_forms",
     "looks_real",
     "redact_secrets",
     "redact_text",
     "scan",
     "scan_secrets",
+    "secret_name",
+    "sse_events",
 ]
 
 
@@ -51,8 +56,78 @@ def _r(kind: str, pattern: str, charset: str = "mixed", prefix: str = "") -> Rul
 #: Keyword part of a name that holds a credential (``MISTRAL_API_KEY``, ``aws_secret_access_key``, ``api-key``).
 SECRET_NAME = re.compile(
     r"(?i)(?:api[_\-]?key|secret[_\-]?access[_\-]?key|secret[_\-]?key|client[_\-]?secret|access[_\-]?token|"
-    r"auth[_\-]?token|password|passwd|secret|private[_\-]?key)"
+    r"auth[_\-]?token|password|passwd|secret|private[_\-]?key|access[_\-]?key|session[_\-]?key)"
 )
+
+_NAME_END = re.compile(
+    r"(?:^|_)(?:key|apikey|token|secret|password|passwd|pwd|auth|sig|signature|credentials?|session)$"
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def secret_name(name: str) -> bool:
+    """Whether a header, query parameter or JSON field named ``name`` holds a credential: it contains a
+    :data:`SECRET_NAME` keyword, or its last word (camelCase and ``-`` split too) is ``key``, ``token``,
+    ``secret``, ``session`` ... (``X-Portkey-Api-Key``, ``accessKey``, ``token``, ``X-Session-Key``; not
+    ``max_tokens`` or ``tokenizer``)."""
+    if SECRET_NAME.search(name):
+        return True
+    return bool(_NAME_END.search(_CAMEL.sub("_", name).lower().replace("-", "_")))
+
+
+def encoded_forms(value: str) -> set[str]:
+    """The forms a known secret ``value`` takes inside encoded text: base64 (standard and URL-safe, at each of the
+    three byte offsets it can start at inside a longer encoded text: the characters only it decides) and
+    percent-encoding. Forms shorter than 12 characters are left out (they would match by chance)."""
+    raw = value.encode("utf-8")
+    out: set[str] = set()
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + raw).decode("ascii")
+        end = (shift + len(raw)) // 3 * 4  # groups made of the value's bytes alone
+        piece = encoded[4 if shift else 0 : end]
+        for form in (piece, piece.replace("+", "-").replace("/", "_")):
+            if len(form) >= 12:
+                out.add(form)
+    for form in (quote(value, safe=""), quote_plus(value, safe=""), quote(value)):
+        if form != value:
+            out.add(form)
+    out.discard(value)
+    return out
+
+
+_SSE_FIELD = re.compile(r"^(data|event|id|retry)(?::|$)|^:")
+
+
+def sse_events(text: str) -> list[tuple[list[str], Any]] | None:
+    """An SSE body as ``(other lines, JSON value of its data lines or None)`` per event, or None when ``text`` is not
+    an event stream. Every spelling the SSE standard allows is read: ``data:`` with or without the space, several
+    ``data:`` lines joined, ``event:`` / ``id:`` / ``retry:`` / comment lines beside them, CRLF or LF."""
+    lines_all = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not re.search(r"(?m)^data:", lines_all) or lines_all.lstrip()[:1] in ("{", "["):
+        return None
+    events: list[tuple[list[str], Any]] = []
+    for block in lines_all.split("\n\n"):
+        if not block.strip():
+            continue
+        data: list[str] = []
+        other: list[str] = []
+        for line in block.split("\n"):
+            if line.startswith("data:"):
+                rest = line[5:]
+                data.append(rest[1:] if rest.startswith(" ") else rest)
+            else:
+                other.append(line)
+        value: Any = None
+        if data:
+            try:
+                value = json.loads("\n".join(data))
+            except ValueError:
+                value = None
+        if not isinstance(value, (dict, list)) or any(not _SSE_FIELD.match(o) for o in other if o):
+            value = None
+        events.append((other if value is not None else [block], value))
+    return events
+
 
 #: Ordered: the first rule that claims a span names it.
 RULES: tuple[Rule, ...] = (
@@ -127,7 +202,7 @@ def looks_real(value: str, charset: str = "mixed", prefix: str = "") -> bool:
     if charset == "hex":
         return digit and (upper or lower)
     if charset == "upper":
-        return digit
+        return digit or _random_letters(core)
     if charset == "any":
         return digit or (upper and lower)
     if charset == "keyword":
@@ -137,6 +212,24 @@ def looks_real(value: str, charset: str = "mixed", prefix: str = "") -> bool:
             return digit and (upper or lower)
         return upper + lower + digit >= 3 and not _wordy(body)
     return digit and (upper or lower) and not _wordy(body)
+
+
+def _random_letters(letters: str) -> bool:
+    """Whether a run of capital letters reads as random, not as words: about 1 in 28 real AWS key ids has no digit
+    (``AKIA`` + 16 of A-Z2-7), while ``AKIAPOLYNESIANISLAND`` alternates vowels and consonants. Random letters have
+    few vowels or a run of four consonants; words have neither."""
+    vowels = sum(c in "AEIOUY" for c in letters)
+    longest = run = 0
+    for c in letters:
+        run = 0 if c in "AEIOUY" else run + 1
+        longest = max(longest, run)
+    rare = sum(c in "JQXZ" for c in letters)
+    return bool(
+        vowels * 10 < len(letters) * 3
+        or longest >= 4
+        or rare >= 2
+        or (rare and vowels * 10 < len(letters) * 4)
+    )
 
 
 @dataclass(frozen=True)

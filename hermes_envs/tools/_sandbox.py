@@ -6,13 +6,16 @@ Sandboxes are made and kept by a :class:`~hermes_envs.tools._manager.SandboxMana
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import os
 import re
+import shlex
 import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -24,7 +27,21 @@ from ._task_files import TaskFiles
 from .backends import CommandResult, SandboxBackend
 from .backends._workers import later
 
-__all__ = ["Sandbox", "SandboxOwner"]
+__all__ = ["Sandbox", "SandboxOwner", "fresh_shells"]
+
+#: True while the reward's ToolContext runs a tool: its commands go to fresh shells (see :func:`fresh_shells`).
+_FRESH: contextvars.ContextVar[bool] = contextvars.ContextVar("hermes_fresh_shells", default=False)
+
+
+@contextlib.contextmanager
+def fresh_shells() -> Iterator[None]:
+    """Within the block, :meth:`Sandbox.execute` runs each command in a shell of its own that no earlier command
+    touched (:meth:`SandboxBackend.run_fresh`) unless the caller asks for the task's shell by name."""
+    token = _FRESH.set(True)
+    try:
+        yield
+    finally:
+        _FRESH.reset(token)
 
 
 class SandboxOwner(Protocol):
@@ -87,6 +104,9 @@ class Sandbox:
         self._run_lock = threading.Lock()
         self._backend: SandboxBackend | None = None
         self._backend_lock = threading.Lock()
+        #: where fresh shells (the reward's commands) start, as the task's commands name it; None: the workdir.
+        #: Set by the harness (a task's cwd override), never by what the agent runs.
+        self.start_dir: str | None = None
         #: called once after the first command (or at cleanup if none ran): the manager's refill of its spares
         self.after_first_command: Callable[[], None] | None = None
 
@@ -148,20 +168,58 @@ class Sandbox:
             raise ValueError(f"timeout should be a positive number of seconds; got {timeout!r}.")
         return float(min(timeout, self.config.max_timeout))
 
-    def execute(self, command: str, timeout: float | None = None) -> CommandResult:
-        """Run ``command`` in the task's shell and return the full :class:`CommandResult`."""
+    def execute(
+        self, command: str, timeout: float | None = None, *, fresh: bool | None = None
+    ) -> CommandResult:
+        """Run ``command`` and return the full :class:`CommandResult`: in the task's shell, or with ``fresh`` in a
+        shell started for it that the task's commands never touched (default: fresh inside :func:`fresh_shells`,
+        i.e. when the reward's ToolContext runs it)."""
         if not isinstance(command, str):
             raise TypeError(f"command should be a str; got {type(command).__name__}.")
         if "\x00" in command:
             raise ValueError("command should not contain NUL bytes.")
         seconds = self._timeout(timeout)
+        if fresh is None:
+            fresh = _FRESH.get()
+        if fresh and self.start_dir is not None:
+            command = f"cd -- {shlex.quote(self.start_dir)} || exit 1\n{command}"
         with self._run_lock:
             self.last_used = time.monotonic()
             try:
-                return self.backend.run(command, seconds)
+                backend = self.backend
+                since = time.time_ns()
+                result = backend.run_fresh(command, seconds) if fresh else backend.run(command, seconds)
+                if self.quota is not None:
+                    self._enforce_quota(result, since)
+                return result
             finally:
                 self.last_used = time.monotonic()
                 self._first_done()
+
+    def _enforce_quota(self, result: CommandResult, since: int) -> None:
+        """Whatever the command's length: when it left the folder over ``max_disk_mb``, remove what it wrote (see
+        :meth:`DiskQuota.enforce`) and say so in ``result`` (exit code 137, as for a command the watch killed)."""
+        assert self.quota is not None
+        try:
+            over = self.quota.enforce(since)
+        except OSError:  # the folder is being removed (cleanup while the command ran)
+            return
+        if over is None:
+            return
+        usage, removed = over
+        names = ", ".join(
+            f"{self.files.display(parts)} ({size / 2**20:.0f} MB)" for parts, size in removed[:10]
+        )
+        more = f" and {len(removed) - 10} more" if len(removed) > 10 else ""
+        gone = (
+            f"removed what it wrote: {names}{more}" if removed else "it wrote nothing that could be removed"
+        )
+        result.exit_code = 137
+        result.output += (
+            f"\n[Disk quota exceeded: the command took the task's files to {usage / 2**20:.0f} MB, over its quota of "
+            f"{self.quota.limit / 2**20:.0f} MB (max_disk_mb); {gone}. Write less, or remove files the task no "
+            "longer needs (exit code 137).]"
+        )
 
     def _first_done(self) -> None:
         """Run the :attr:`after_first_command` hook once (the manager also runs it when a task ends without a
@@ -170,19 +228,20 @@ class Sandbox:
         if hook is not None:
             hook()
 
-    def run(self, command: str, timeout: float | None = None) -> dict:
+    def run(self, command: str, timeout: float | None = None, *, fresh: bool | None = None) -> dict:
         """Run ``command``; returns ``{"exit_code": int, "output": str}`` (stdout and stderr merged, capped).
 
         A command that runs past ``timeout`` seconds (default: the configured terminal timeout) has its processes
-        killed, gets exit code 124 and a note at the end of the output; the shell itself survives.
+        killed, gets exit code 124 and a note at the end of the output; the shell itself survives. ``fresh``: as
+        :meth:`execute`.
         """
-        result = self.execute(command, timeout)
+        result = self.execute(command, timeout, fresh=fresh)
         return {"exit_code": result.exit_code, "output": result.output}
 
-    async def arun(self, command: str, timeout: float | None = None) -> dict:
+    async def arun(self, command: str, timeout: float | None = None, *, fresh: bool | None = None) -> dict:
         """Awaitable :meth:`run` that runs off the event loop; cancelling it kills the running command."""
         try:
-            return await self.manager.run_off_loop(self.run, command, timeout)
+            return await self.manager.run_off_loop(self.run, command, timeout, fresh=fresh)
         except asyncio.CancelledError:
             self.interrupt()
             raise
@@ -202,6 +261,11 @@ class Sandbox:
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path should be a str; got {type(path).__name__}.")
         return self.files.resolve(path)
+
+    def shell_path(self, path: str | os.PathLike[str]) -> str:
+        """The absolute path the task's commands use for ``path`` (resolved as the file tools do), whatever folder
+        the shell has moved to (``/workspace/...`` in a container-style sandbox, the host path on ``local``)."""
+        return self.backend.shell_path(self.resolve_path(path))
 
     def relative(self, path: Path) -> str:
         """How ``path`` (a host path in this sandbox) is shown to the model."""

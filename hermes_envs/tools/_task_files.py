@@ -154,8 +154,11 @@ class TaskFiles:
     def host_path(self, parts: list[str]) -> Path:
         return self.tree.joinpath(*parts)
 
-    def walk(self, raw: str | os.PathLike[str], *, create_dirs: bool = False) -> _Walk:
-        """Resolve ``raw`` safely; the caller closes the result. Missing final components are allowed."""
+    def walk(
+        self, raw: str | os.PathLike[str], *, create_dirs: bool = False, follow_last: bool = True
+    ) -> _Walk:
+        """Resolve ``raw`` safely; the caller closes the result. Missing final components are allowed.
+        ``follow_last=False``: a symlink as the last component is the result itself (to remove it), not followed."""
         text = os.fspath(raw)
         if not isinstance(text, str):
             raise TypeError(f"path should be a str; got {type(text).__name__}.")
@@ -164,12 +167,12 @@ class TaskFiles:
         parts = self._parts(text)
         for _ in range(_RETRIES):
             try:
-                return self._walk(text, parts, create_dirs)
+                return self._walk(text, parts, create_dirs, follow_last)
             except _Raced:
                 continue
         raise SandboxError(f"path {text!r} kept changing while it was opened; try again.")
 
-    def _walk(self, raw: str, parts: list[str], create_dirs: bool) -> _Walk:
+    def _walk(self, raw: str, parts: list[str], create_dirs: bool, follow_last: bool = True) -> _Walk:
         fds = [os.open(self.tree, _DIR_FLAGS)]
         logical: list[str] = []
         todo = [p for p in parts if p not in ("", ".")]
@@ -202,7 +205,7 @@ class TaskFiles:
                     except FileExistsError:
                         raise _Raced from None
                     st = os.stat(name, dir_fd=fds[-1], follow_symlinks=False)
-                if stat.S_ISLNK(st.st_mode):
+                if stat.S_ISLNK(st.st_mode) and (follow_last or not last):
                     links += 1
                     if links > _MAX_LINKS:
                         raise SandboxError(f"path {raw!r} goes through more than {_MAX_LINKS} symlinks.")
@@ -286,11 +289,17 @@ class TaskFiles:
             )
 
     def read(
-        self, raw: str | os.PathLike[str], limit: int | None = None, *, whole_max: int | None = None
+        self,
+        raw: str | os.PathLike[str],
+        limit: int | None = None,
+        *,
+        whole_max: int | None = None,
+        tail: bool = False,
     ) -> tuple[bytes, int]:
         """(at most ``limit`` bytes of the file, its size). Never blocks on a FIFO; never reads past ``limit``.
 
-        ``whole_max``: a file larger than this raises FileTooLargeError before anything is read."""
+        ``whole_max``: a file larger than this raises FileTooLargeError before anything is read. ``tail``: the last
+        ``limit`` bytes instead of the first."""
         text = os.fspath(raw)
         for _ in range(_RETRIES):
             with self.walk(text) as w:
@@ -306,6 +315,8 @@ class TaskFiles:
                     )
                 os.set_blocking(fd, True)
                 want = st.st_size if limit is None else min(limit, st.st_size)
+                if tail and want < st.st_size:
+                    os.lseek(fd, st.st_size - want, os.SEEK_SET)
                 chunks, got = [], 0
                 while got < want:
                     data = os.read(fd, min(want - got, 1 << 20))
@@ -317,6 +328,37 @@ class TaskFiles:
             finally:
                 os.close(fd)
         raise SandboxError(f"path {text!r} kept changing while it was opened; try again.")
+
+    def open_fifo(self, raw: str | os.PathLike[str]) -> int:
+        """A descriptor for writing into the FIFO ``raw`` (non-blocking: OSError ENXIO when nobody reads it).
+        Anything but a FIFO (a symlink swapped in, a regular file) raises UnsafeFileError."""
+        text = os.fspath(raw)
+        with self.walk(text) as w:
+            if w.name is None:
+                raise IsADirectoryError(f"{text!r} is a directory, not a FIFO.")
+            fd = os.open(w.name, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=w.dir_fd)
+        st = os.fstat(fd)
+        if not stat.S_ISFIFO(st.st_mode):
+            os.close(fd)
+            raise UnsafeFileError(f"{text!r} should be the process's input FIFO; got another kind of file.")
+        return fd
+
+    def remove(self, raw: str | os.PathLike[str]) -> bool:
+        """Remove the file, link or folder tree ``raw`` (never following a link out: a symlink itself is removed).
+        False when there was nothing."""
+        text = os.fspath(raw)
+        with self.walk(text, follow_last=False) as w:
+            if w.name is None:
+                raise IsADirectoryError(f"{text!r} is the task's folder or one above a name; give a name.")
+            try:
+                st = os.stat(w.name, dir_fd=w.dir_fd, follow_symlinks=False)
+            except FileNotFoundError:
+                return False
+            if not stat.S_ISDIR(st.st_mode):
+                os.unlink(w.name, dir_fd=w.dir_fd)
+                return True
+            _remove_below(w.dir_fd, w.name)
+            return True
 
     def is_dir(self, raw: str | os.PathLike[str]) -> bool:
         with self.walk(raw) as w:
@@ -467,3 +509,18 @@ class TaskFiles:
                     if not self.is_dir(text):
                         raise NotADirectoryError(f"{text!r} exists and is not a folder.") from None
             return w.parts
+
+
+def _remove_below(dir_fd: int, name: str) -> None:
+    """rm -r of the folder ``name`` in ``dir_fd``, by descriptors only (a symlink inside is unlinked, not followed)."""
+    fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+    try:
+        for entry in os.listdir(fd):
+            st = os.stat(entry, dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                _remove_below(fd, entry)
+            else:
+                os.unlink(entry, dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=dir_fd)

@@ -1,5 +1,9 @@
 """ToolContext: what ``compute_reward`` uses to inspect and verify a rollout's work, in that rollout's sandbox.
 
+Its commands see the rollout's files but never the agent's shell: each runs in a shell started for it (its own PID
+namespace where the sandbox has one), so functions, aliases, PATH, cwd, traps or variables the agent left in its
+shell, and the agent's background processes, cannot change what the reward runs or what it is told.
+
 The synchronous methods match the upstream guide; each has an awaitable twin (``aterminal``, ``aread_file`` ...) that
 runs in a worker thread, so a reward that awaits them never stalls the other rollouts on the event loop.
 """
@@ -13,6 +17,7 @@ from typing import Any
 
 from hermes_envs.errors import ConfigError, PathEscapeError, SandboxError
 
+from ._sandbox import fresh_shells
 from .builtin import search_sandbox
 from .context_web import WebBrowserContextMixin
 from .registry import ToolRegistry
@@ -49,8 +54,9 @@ class ToolContext(WebBrowserContextMixin):
 
     # ------------------------------------------------------------ sync (upstream-compatible)
     def terminal(self, command: str, timeout: int = 180) -> dict:
-        """Run a shell command in the rollout's sandbox: ``{"exit_code": int, "output": str}``."""
-        return self.sandbox.run(command, timeout)
+        """Run a shell command in the rollout's sandbox: ``{"exit_code": int, "output": str}``, in a fresh shell
+        (the rollout's files, none of its shell state; see the module docstring), starting in its working folder."""
+        return self.sandbox.run(command, timeout, fresh=True)
 
     def read_file(self, path: str) -> str:
         """The text of a file of the sandbox (relative to its working directory; absolute paths are the task's own
@@ -140,13 +146,15 @@ class ToolContext(WebBrowserContextMixin):
 
     def call_tool(self, name: str, args: dict) -> str:
         """Call a registered tool in this sandbox; returns its raw string result, or an ``{"error": ...}`` JSON
-        string when the tool is unknown or fails (as the agent loop would show it to the model)."""
+        string when the tool is unknown or fails (as the agent loop would show it to the model). Commands the tool
+        runs go to fresh shells, as :meth:`terminal`'s do (the ``process`` tool still looks at the agent's own)."""
         if name not in self.registry:
             return json.dumps(
                 {"error": f"Unknown tool '{name}'. Available tools: {sorted(self.registry.names())}"}
             )
         try:
-            return self.registry.dispatch(name, args, self.task_id)
+            with fresh_shells():  # the tool's commands, like terminal(), never run in the agent's shell
+                return self.registry.dispatch(name, args, self.task_id)
         except Exception as exc:
             return json.dumps({"error": f"Tool execution failed: {type(exc).__name__}: {exc}"})
 
@@ -156,7 +164,7 @@ class ToolContext(WebBrowserContextMixin):
 
     # ------------------------------------------------------------ awaitable twins (run off the event loop)
     async def aterminal(self, command: str, timeout: int = 180) -> dict:
-        return await self.sandbox.arun(command, timeout)
+        return await self.sandbox.arun(command, timeout, fresh=True)
 
     async def aread_file(self, path: str) -> str:
         return await run_off_loop(self.read_file, path)

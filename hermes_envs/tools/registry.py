@@ -20,12 +20,14 @@ rollout's task id, so the handler can reach that task's sandbox (:func:`~hermes_
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import inspect
 import json
 import re
 import threading
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +37,29 @@ from hermes_envs._registry import Registry
 from hermes_envs.errors import ToolRegistryError, UnknownNameError, UsageError
 from hermes_envs.tools.schema import TASK_ID, schema_from_function, signature_of
 
-__all__ = ["Tool", "ToolRegistry", "registry", "schema_from_function", "tool"]
+__all__ = ["Tool", "ToolRegistry", "offered_tools", "offering", "registry", "schema_from_function", "tool"]
+
+#: The tool names the agent making the current call was offered (None: the call comes from outside an agent loop).
+_OFFERED: contextvars.ContextVar[frozenset[str] | None] = contextvars.ContextVar(
+    "hermes_offered_tools", default=None
+)
+
+
+@contextlib.contextmanager
+def offering(names: Iterable[str]) -> Iterator[None]:
+    """Within the block (and the tool threads started from it) :func:`offered_tools` is ``names``: the agent loop
+    says which tools its agent has, so a tool that hands tools on (``delegate_task``) never hands on more."""
+    token = _OFFERED.set(frozenset(names))
+    try:
+        yield
+    finally:
+        _OFFERED.reset(token)
+
+
+def offered_tools() -> frozenset[str] | None:
+    """The tools of the agent whose call runs now (see :func:`offering`); None outside an agent loop."""
+    return _OFFERED.get()
+
 
 _F = typing.TypeVar("_F", bound=Callable[..., Any])
 

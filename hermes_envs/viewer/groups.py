@@ -64,10 +64,23 @@ def _score(value: Any) -> float | None:
 
 def parse_group(data: Any, index: int, where: str) -> Group:
     """One JSONL record -> :class:`Group`; ``where`` names the line in errors."""
-    if not isinstance(data, dict) or not isinstance(data.get("tokens"), list):
+    if not isinstance(data, dict):
         raise GroupFileError(
-            f"{where} should be a scored group (an object with tokens, masks, scores); got "
+            f"{where} should be a scored group (an object with tokens, masks, scores); got a JSON "
             f"{type(data).__name__}. Fix: pass the file written by --env.data_path_to_save_groups."
+        )
+    missing = [k for k in ("tokens", "masks", "scores") if not isinstance(data.get(k), list)]
+    if "tokens" in missing:
+        keys = ", ".join(sorted(map(str, data))[:8]) or "none"
+        hint = (
+            " This looks like evaluate's samples.jsonl (--env.data_dir_to_save_evals): it holds no tokens. "
+            "Fix: view a `process` run's file instead (--env.data_path_to_save_groups out/g.jsonl)."
+            if "tokens" not in data and ("messages" in data or "score" in data)
+            else " Fix: pass the file written by --env.data_path_to_save_groups."
+        )
+        raise GroupFileError(
+            f"{where} should be a scored group (an object with tokens, masks, scores); it has no list "
+            f"{', '.join(missing)} (its keys: {keys}).{hint}"
         )
     tokens, masks = data.get("tokens") or [], data.get("masks") or []
     scores, messages = data.get("scores") or [], data.get("messages") or []
@@ -106,4 +119,9 @@ def load_groups(path: str | Path) -> list[Group]:
                 "Fix: pass the JSONL file atroposlib wrote (one group per line)."
             ) from None
         groups.append(parse_group(data, len(groups), f"{path.name} line {number}"))
+    if not groups:
+        raise GroupFileError(
+            f"{path.name} should hold at least one scored group; it is empty. Fix: check that the `process` "
+            "run finished and wrote --env.data_path_to_save_groups (a failed run leaves an empty file)."
+        )
     return groups

@@ -71,6 +71,20 @@ def _pretty_json(text: Any) -> str:
         return text
 
 
+def _call_arguments(raw: Any) -> tuple[str, list[dict[str, str]]]:
+    """A call's arguments as indented JSON, with each multi-line string value (``write_file``'s content, a
+    script) taken out and shown as its own block: JSON would show it as one line of ``\\n`` escapes."""
+    try:
+        parsed = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return str(raw), []
+    if not isinstance(parsed, dict):
+        return _pretty_json(raw), []
+    blocks = [{"name": k, "text": v} for k, v in parsed.items() if isinstance(v, str) and "\n" in v]
+    shown = {k: ("(below)" if any(b["name"] == k for b in blocks) else v) for k, v in parsed.items()}
+    return json.dumps(shown, indent=2, ensure_ascii=False), blocks
+
+
 def _text(content: Any) -> str:
     """A message's content as text (multi-part contents joined)."""
     if isinstance(content, str):
@@ -88,14 +102,17 @@ def view_message(message: dict[str, Any]) -> dict[str, Any]:
     if thinking:
         reasoning = "\n".join(filter(None, [_text(reasoning), *thinking]))
         content = _THINK.sub("", content).strip()
-    calls = [
-        {
-            "id": call.get("id", ""),
-            "name": (call.get("function") or {}).get("name", "?"),
-            "arguments": _pretty_json((call.get("function") or {}).get("arguments", "")),
-        }
-        for call in message.get("tool_calls") or []
-    ]
+    calls = []
+    for call in message.get("tool_calls") or []:
+        arguments, blocks = _call_arguments((call.get("function") or {}).get("arguments", ""))
+        calls.append(
+            {
+                "id": call.get("id", ""),
+                "name": (call.get("function") or {}).get("name", "?"),
+                "arguments": arguments,
+                "blocks": blocks,
+            }
+        )
     result = None
     if message.get("role") == "tool":
         try:

@@ -27,6 +27,8 @@ PAGE = """<!DOCTYPE html>
   .meta { color: #5b6578; font-weight: normal; font-size: 13px; }
   .msg { border-left: 4px solid #9aa5b8; padding: 4px 10px; margin: 6px 0; }
   .msg .role { font-weight: 600; font-size: 12px; text-transform: uppercase; color: #5b6578; }
+  .msg .role .call-id { text-transform: none; font-family: monospace; }
+  .tool-call .arg-name { font-size: 12px; color: #5b6578; margin-top: 4px; }
   .role-system { border-color: #9aa5b8; } .role-user { border-color: #3b7be0; }
   .role-assistant { border-color: #2e9d5b; } .role-tool { border-color: #b07a16; background: #fdfaf3; }
   pre { white-space: pre-wrap; word-break: break-word; margin: 4px 0; font: 13px/1.4 ui-monospace, monospace; }
@@ -74,7 +76,8 @@ PAGE = """<!DOCTYPE html>
     {% for f in r.findings %}<div class="finding {{ f.severity }}">{{ f.severity }}: {{ f.message }}</div>{% endfor %}
     {% for m in r.messages %}
     <div class="msg role-{{ m.role }}">
-      <div class="role">{{ m.role }}{% if m.tool_call_id %} · result of {{ m.tool_call_id }}{% endif %}</div>
+      <div class="role">{{ m.role }}{% if m.tool_call_id %} · result of <span class="call-id">{{ m.tool_call_id
+        }}</span>{% endif %}</div>
       {% if m.reasoning %}<details class="reasoning" open><summary>reasoning</summary><pre>{{ m.reasoning }}</pre>
       </details>{% endif %}
       {% if m.result %}
@@ -84,7 +87,9 @@ PAGE = """<!DOCTYPE html>
       {% elif m.content %}<pre class="content">{{ m.content }}</pre>{% endif %}
       {% for c in m.tool_calls %}
       <div class="tool-call">calls <span class="name">{{ c.name }}</span> <span class="meta">{{ c.id }}</span>
-        <pre>{{ c.arguments }}</pre></div>
+        <pre>{{ c.arguments }}</pre>
+        {% for b in c.blocks %}<div class="arg-name">{{ b.name }}</div><pre class="arg-text">{{ b.text }}</pre>
+        {% endfor %}</div>
       {% endfor %}
     </div>
     {% endfor %}

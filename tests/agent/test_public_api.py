@@ -25,9 +25,12 @@ def test_agent_public_api() -> None:
 def test_compat_public_api() -> None:
     assert compat.__all__ == [
         "STAND_INS",
+        "LayoutFinder",
         "StandInFinder",
+        "install_layout",
         "install_standins",
         "is_stand_in",
+        "package_folders",
         "uninstall_standins",
     ]
-    assert set(compat.STAND_INS) == {"tools.terminal_tool", "tools.budget_config"}
+    assert set(compat.STAND_INS) == {"tools.terminal_tool", "tools.budget_config", "tools.registry"}

@@ -41,7 +41,8 @@ def test_the_check_process_runs_its_exit_handlers_and_keeps_its_status(tmp_path:
     )
     done = _check(env_file, scratch, "--select", "HC1,HC3,HC6", "--report", str(tmp_path / "r.json"))
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.rstrip().splitlines()[-1].startswith("  ")  # the last line of the report is there
+    *report, summary = done.stdout.rstrip().splitlines()
+    assert report[-1].startswith("  ") and summary.startswith("== 0 failed, ")  # every line, then the summary
     assert (tmp_path / "r.json").is_file()
     # The env runs contained: its atexit handler never runs on the host (it could rewrite the report), while the
     # kit's own exit work still runs: the container's folder and the sandboxes are gone.

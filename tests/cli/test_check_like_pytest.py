@@ -97,7 +97,8 @@ def test_a_folder_without_envs_says_no_environment_found_in_both(pytester: pytes
 def test_check_exit_codes_follow_pytest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(tmp_path / "missing_env.py")]) == 4  # pytest: a usage error
     err = capsys.readouterr().err
-    assert "hermes-envs check path" in err and "relative to the current folder" in err
+    assert err.startswith("hermes-envs check: path ") and "relative to the current folder" in err
+    assert err.count("hermes-envs check") == 1  # not "hermes-envs check: hermes-envs check path ..."
     assert "where you run pytest" not in err and "--hermes-conformance" not in err
     (tmp_path / "notes.py").write_text("x = 1\n")
     assert main(["check", str(tmp_path)]) == 5  # pytest: nothing collected
@@ -166,3 +167,101 @@ def test_check_writes_nothing_into_the_folder_it_runs_in(tmp_path: Path) -> None
     done = _cli(str(ROOT / "environments" / "arithmetic_env.py"), "--select", "HC412", cwd=tmp_path)
     assert "PASSED         HC412" in done.stdout, done.stdout + done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_named_helper_module_holds_no_environment_in_both(
+    pytester: pytest.Pytester, both, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A .py file without an env class, named on the command line (as pre-commit names every changed file), is
+    "no environment found" (5) in both front ends, not an HC102 failure (1)."""
+    pytester.makepyfile(helpers="def helper():\n    return 1\n")
+    (code, cli_out, cli_err), plugin = both("helpers.py", plugin_args=("--hermes-conformance", "helpers.py"))
+    assert code == plugin.ret == 5, cli_out + cli_err + plugin.stdout.str()
+    assert "HC102" not in cli_out and "no environment found in helpers.py" in cli_err
+    assert (
+        main(["check", "--no-env-ok", "helpers.py"]) == 0
+    )  # the pre-commit hook's form lets the commit through
+    assert "Nothing to check (--no-env-ok)" in capsys.readouterr().err
+
+
+def test_a_folder_with_tests_but_no_env_exits_5_in_both(pytester: pytest.Pytester, both) -> None:
+    """The folder's own test passes, but the gate checked no environment: 5 in both, not 0 from pytest."""
+    folder = pytester.mkdir("envs")
+    (folder / "test_helpers.py").write_text("def test_ok():\n    assert True\n")
+    (code, _, cli_err), plugin = both("envs", plugin_args=("--hermes-conformance", "envs"))
+    assert "no environment found in envs" in cli_err
+    assert code == plugin.ret == 5, plugin.stdout.str()
+
+
+def test_usage_errors_exit_4_as_documented(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["check"], ["check", "x.py", "--no-such-option"], ["no-such-command"]):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        assert exited.value.code == 4, argv
+        assert "error:" in capsys.readouterr().err
+
+
+def test_a_bad_select_on_the_command_line_is_not_blamed_on_pyproject(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "sums_env.py").write_text((ROOT / "environments" / "arithmetic_env.py").read_text())
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "sums_env.py", "--select", "HC999"]) == 4
+    err = capsys.readouterr().err
+    assert "the command line's select (--select" in err and "[tool.hermes-conformance]" not in err
+    (tmp_path / "pyproject.toml").write_text('[tool.hermes-conformance]\nignore = ["HC998"]\n')
+    assert main(["check", "sums_env.py"]) == 4
+    assert "[tool.hermes-conformance] ignore should name check ids" in capsys.readouterr().err
+
+
+def test_check_refuses_a_report_path_that_is_one_of_its_inputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pytester: pytest.Pytester
+) -> None:
+    source = (ROOT / "environments" / "arithmetic_env.py").read_text()
+    victim = tmp_path / "victim_env.py"
+    victim.write_text(source)
+    assert main(["check", str(victim), "--report", str(victim)]) == 4
+    assert "would overwrite it" in capsys.readouterr().err
+    assert victim.read_text() == source  # the env's source is intact
+    written = pytester.makepyfile(victim_env=source).read_text()
+    plugin = pytester.runpytest(
+        "-p", "no:cacheprovider", "--hermes-conformance", "victim_env.py", "--hermes-report", "victim_env.py"
+    )
+    assert plugin.ret == 4 and "would overwrite it" in plugin.stderr.str()
+    assert (pytester.path / "victim_env.py").read_text() == written
+
+
+def test_check_closes_with_a_summary_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "broken_env.py"
+    broken.write_text(
+        (ROOT / "environments" / "arithmetic_env.py")
+        .read_text()
+        .replace("        return config, servers", "        return config, servers[0]")
+    )
+    assert main(["check", str(broken), "--select", "HC10"]) == 1
+    lines = capsys.readouterr().out.rstrip().splitlines()
+    statuses = [m.group(1) for line in lines if (m := re.match(r"  ([A-Z_]+)\s+HC\d+ ", line))]
+    summary = re.fullmatch(
+        r"== (\d+) failed, (\d+) warned, (\d+) passed, (\d+) skipped \(1 env\) in \d+\.\d s ==", lines[-1]
+    )
+    assert summary, lines[-1]
+    failed, warned, passed, skipped = (int(g) for g in summary.groups())
+    assert failed == statuses.count("FAILED") >= 1 and passed == statuses.count("PASSED") >= 1
+    assert warned == statuses.count("WARNED")
+    assert skipped == statuses.count("SKIPPED") + statuses.count("NOT_APPLICABLE")
+    assert failed + warned + passed + skipped == len(statuses)
+
+
+@pytest.mark.slow  # a conformance run through pytester (HC1 and HC2 only)
+def test_pytest_report_holds_the_timings_as_checks_report_does(pytester: pytest.Pytester) -> None:
+    import json
+
+    pytester.makepyfile(sums_env=(ROOT / "environments" / "arithmetic_env.py").read_text())
+    plugin = pytester.runpytest(
+        "-p", "no:cacheprovider", "--hermes-conformance", "sums_env.py", "--hermes-select", "HC1,HC2",
+        "--hermes-report", "r.json",
+    )  # fmt: skip
+    assert plugin.ret == 0, plugin.stdout.str()
+    (env,) = json.loads((pytester.path / "r.json").read_text())["envs"]
+    assert {"import", "setup"} <= set(env["timings"]), env["timings"]
+    assert all(v >= 0 for v in env["timings"].values())

@@ -123,3 +123,53 @@ def test_readme_step_4_process_run_against_the_cli_fake_server(tmp_path: Path) -
         assert len(tokens) == len(masks) and masks[0] == -100 and any(m != -100 for m in masks)
         assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant"]
     assert out.with_suffix(".html").exists()
+
+
+def test_record_on_a_file_with_two_env_classes_asks_which_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As `check` takes FILE::Class, record names the classes and asks for one instead of recording the first."""
+    from hermes_envs.testing.fake_server import FakeOpenAIServer
+
+    two = tmp_path / "two_envs.py"
+    two.write_text(
+        "from environments.arithmetic_env import ArithmeticTerminalEnv\n\n\n"
+        "class FirstEnv(ArithmeticTerminalEnv):\n    name = 'first'\n\n\n"
+        "class SecondEnv(ArithmeticTerminalEnv):\n    name = 'second'\n"
+    )
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    cassette = tmp_path / "c.yaml"
+    with FakeOpenAIServer(script={"turns": [{"content": "Answer: 0"}]}, strict=False) as server:
+        code = main(
+            ["record", str(two), "--openai.base_url", server.base_url, "--openai.model_name", "fake"]
+            + ["--cassette", str(cassette), "--no-progress"]
+        )
+        sent = len(server.chat_calls)
+    err = capsys.readouterr().err
+    assert code != 0 and "2 environment classes (FirstEnv, SecondEnv)" in err
+    assert f"{two}::FirstEnv" in err and not cassette.exists() and sent == 0
+
+
+def test_help_names_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """`hermes-envs --help` opens with every subcommand (lint-cassettes was missing), in plain words."""
+    from hermes_envs.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    (sub,) = [a for a in build_parser()._actions if a.dest == "command"]
+    description = out.split("positional arguments:")[0]
+    for name in sub.choices:
+        assert name in description, name
+    assert "``" not in out
+
+
+def test_fake_server_guide_usage_names_every_option() -> None:
+    """docs/fake-server.md's usage lines name every option of `hermes-envs fake-server`."""
+    from hermes_envs.cli import build_parser
+
+    (sub,) = [a for a in build_parser()._actions if a.dest == "command"]
+    options = {o for a in sub.choices["fake-server"]._actions for o in a.option_strings if o.startswith("--")}
+    guide = (ROOT / "docs" / "fake-server.md").read_text(encoding="utf-8")
+    usage = guide.split("## CLI", 1)[1].split("```", 2)[1]
+    assert sorted(o for o in options - {"--help"} if f"[{o}" not in usage and f"{o} " not in usage) == []

@@ -162,3 +162,50 @@ def test_the_page_in_a_real_browser(tmp_path: Path) -> None:
     shot = tmp_path / "page.png"
     done = run_chromium("--window-size=1200,1400", f"--screenshot={shot}", page.as_uri())
     assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", done.stderr[-2000:]
+
+
+def test_tool_result_keeps_the_call_ids_case_and_write_file_content_reads_as_lines(tmp_path: Path) -> None:
+    """The header's upper-casing (CSS) spares the call id, and a written file's content is shown as its lines,
+    not as one line of JSON escapes."""
+    content = "def add(a, b):\n    return a + b\n\nprint(add(2, 3))\n"
+    convo = [
+        {"role": "user", "content": "Save it."},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                _call("call_AbC9x", "write_file", json.dumps({"path": "task.py", "content": content}))
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "call_AbC9x",
+            "content": json.dumps({"output": "saved", "exit_code": 0}),
+        },
+    ]
+    path = tmp_path / "g.jsonl"
+    path.write_text(
+        json.dumps({"tokens": [[1]], "masks": [[1]], "scores": [1.0], "messages": [convo]}) + "\n"
+    )
+    html = render_html(load_groups(path), title="t", tokenizer=None)
+    assert '<span class="call-id">call_AbC9x</span>' in html
+    assert re.search(r"\.call-id\s*\{[^}]*text-transform:\s*none", html)
+    assert "def add(a, b):\n    return a + b\n\nprint(add(2, 3))" in html  # the file's lines, as written
+    assert "return a + b\\n" not in html  # not the JSON-escaped single line
+    assert "task.py" in html and "(below)" in html
+
+
+def test_view_names_what_a_non_groups_file_lacks_and_refuses_an_empty_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    samples = tmp_path / "samples.jsonl"  # what evaluate writes under --env.data_dir_to_save_evals
+    samples.write_text(json.dumps({"messages": [{"role": "user", "content": "2+2?"}], "score": 1.0}) + "\n")
+    assert main(["view", str(samples)]) == 4
+    err = capsys.readouterr().err
+    assert "no list tokens, masks, scores" in err and "(its keys: messages, score)" in err
+    assert "evaluate's samples.jsonl" in err and "--env.data_path_to_save_groups" in err
+    empty = tmp_path / "g.jsonl"
+    empty.write_text("\n")
+    assert main(["view", str(empty)]) == 4
+    assert "g.jsonl should hold at least one scored group; it is empty" in capsys.readouterr().err
+    assert not (tmp_path / "g.view.html").exists()

@@ -73,3 +73,21 @@ def test_parse_response_reads_percent_and_fraction_forms() -> None:
     response = parse("a", "- this point is long enough\n* and so is this one\nDISSENT: TRUE")
     assert isinstance(response, PersonaResponse) and response.dissents
     assert response.key_points == ["this point is long enough", "and so is this one"]
+
+
+def test_the_module_loads_from_its_file_outside_sys_modules() -> None:
+    # how upstream's own tests load it: spec_from_file_location + exec_module, never registered in sys.modules
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    import environments
+
+    path = Path(environments.__file__).with_name("council_evaluator.py")
+    spec = importlib.util.spec_from_file_location("council_evaluator_by_path", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert "council_evaluator_by_path" not in sys.modules
+    verdict = module.CouncilVerdict(question="q", responses={}, arbiter_synthesis="s", confidence_score=50)
+    assert verdict.dpo_pairs == [] and module.PersonaResponse.__dataclass_fields__

@@ -130,11 +130,12 @@ def test_installing_twice_keeps_one_finder() -> None:
     done = run(
         """
         import sys
-        from hermes_envs.compat import StandInFinder, install_standins
+        from hermes_envs.compat import LayoutFinder, StandInFinder, install_layout, install_standins
         import environments
-        install_standins(); install_standins()
-        print(sum(isinstance(f, StandInFinder) for f in sys.meta_path), isinstance(sys.meta_path[-1], StandInFinder))
+        install_standins(); install_standins(); install_layout()
+        ours = [type(f).__name__ for f in sys.meta_path if isinstance(f, (StandInFinder, LayoutFinder))]
+        print(*ours, all(isinstance(f, (StandInFinder, LayoutFinder)) for f in sys.meta_path[-2:]))
         """
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["1", "True"]
+    assert done.stdout.split() == ["StandInFinder", "LayoutFinder", "True"]

@@ -193,8 +193,9 @@ def test_build_budget_config_carries_the_env_settings() -> None:
     assert budget.resolve_threshold("terminal") == 100 and budget.resolve_threshold("search_files") == 500
     assert budget.resolve_threshold("read_file") == float("inf")
     defaults = HermesAgentEnvConfig().build_budget_config()
+    # upstream's current defaults (its tools.budget_config lowered them from 100 000 / 200 000)
     assert (defaults.default_result_size, defaults.turn_budget, defaults.preview_size) == (
-        100_000,
-        200_000,
+        32_768,
+        65_536,
         1_500,
     )

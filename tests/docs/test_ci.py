@@ -18,7 +18,6 @@ from .test_snippets import ROOT, blocks
 
 WORKFLOW = ROOT / ".github" / "workflows" / "conformance.yml"
 TEMPLATE = ROOT / ".github" / "workflow-templates" / "hermes-conformance.yml"
-HOOKS = ROOT / ".pre-commit-hooks.yaml"
 BIN = Path(sys.executable).parent
 
 
@@ -49,7 +48,11 @@ def step(name: str) -> dict:
 
 
 def hook() -> dict:
-    (only,) = yaml.safe_load(HOOKS.read_text(encoding="utf-8"))
+    """The guide's pre-commit hook: the one ``repo: local`` hook of docs/ci.md."""
+    (config,) = [yaml.safe_load(b) for b in blocks("docs/ci.md", "yaml") if "repos:" in b]
+    (repo,) = config["repos"]
+    (only,) = repo["hooks"]
+    assert repo["repo"] == "local"
     return only
 
 
@@ -78,29 +81,49 @@ def test_the_guide_shows_the_workflow_template_verbatim() -> None:
     assert TEMPLATE.read_text(encoding="utf-8") in [b for b in blocks("docs/ci.md", "yaml")]
 
 
-def _project() -> tuple[str, str]:
-    """(repository URL, version) from pyproject.toml: the one place they are written."""
+def _version() -> str:
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return project["urls"]["Repository"], project["version"]
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 
 
-def test_install_lines_and_pre_commit_repo_are_real_and_pinned() -> None:
-    url, version = _project()
-    assert "your-org" not in url and "<" not in url
-    pin = f"hermes-envs @ git+{url}@v{version}"
+def _published_texts() -> dict[str, str]:
+    """What a newcomer reads or copies: README, the guides, pyproject, the workflow files."""
+    paths = [ROOT / "README.md", ROOT / "pyproject.toml", *sorted((ROOT / "docs").rglob("*.md"))]
+    paths += sorted((ROOT / ".github").rglob("*.yml"))
+    return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in paths}
+
+
+def test_no_document_names_a_repository_address_or_tag_that_does_not_exist() -> None:
+    """No public repository or release exists yet (issue #27's decision): no git+ URL, no release tag, no
+    [project.urls]; installs go through a clone, the wheel of `make dist`, or the package name alone."""
+    for name, text in _published_texts().items():
+        for bad in ("github.com/hermes-envs", "git+https://", f"@v{_version()}", f"rev: v{_version()}"):
+            assert bad not in text, f"{name} names {bad!r}"
+    assert "[project.urls]" not in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert not (ROOT / ".pre-commit-hooks.yaml").exists()  # a remote hook repository needs an address
+
+
+def test_install_story_is_a_clone_or_the_wheel_of_make_dist() -> None:
+    wheel = f"hermes_envs-{_version()}-py3-none-any.whl"
+    install = blocks("docs/ci.md", "bash")[0]
+    assert "python -m pip install ./hermes-envs" in install and "make dist" in install
+    assert f"python -m pip install dist/{wheel}" in install
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "make dist" in readme and wheel in readme and "pip install hermes-envs` works" in readme
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^dist: ", makefile, re.M) and "-m build --no-isolation --outdir dist ." in makefile
+
+
+def test_the_template_installs_one_configurable_spec_defaulting_to_the_package_name() -> None:
     template = yaml.safe_load(TEMPLATE.read_text(encoding="utf-8"))["jobs"]["conformance"]
-    assert template["env"]["HERMES_ENVS"] == pin
-    assert f'python -m pip install "{pin}"' in blocks("docs/ci.md", "bash")[0]
-    remote = [
-        yaml.safe_load(b) for b in blocks("docs/ci.md", "yaml") if "repos:" in b and "repo: local" not in b
-    ]
-    (config,) = remote
-    assert config["repos"][0]["repo"] == url and config["repos"][0]["rev"] == f"v{version}"
-    assert f"repo: {url}" in HOOKS.read_text(encoding="utf-8")
+    assert template["env"]["HERMES_ENVS"] == "${{ vars.HERMES_ENVS_SPEC || 'hermes-envs' }}"
+    (install,) = [s for s in template["steps"] if s.get("name") == "Install hermes-envs"]
+    assert install["run"] == 'python -m pip install "$HERMES_ENVS"'
+    text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    assert f"HERMES_ENVS_SPEC=./ci/hermes_envs-{_version()}-py3-none-any.whl" in text
     # the template differs from this repository's own workflow only in how hermes-envs is installed
     own = workflow()["jobs"]["conformance"]
     assert [s.get("run") for s in own["steps"] if s.get("name") == "Conformance"] == [
@@ -118,13 +141,10 @@ def test_workflow_gates_pull_requests_offline() -> None:
     assert step("Upload the report")["if"] == "always()"
 
 
-def test_local_hook_matches_the_shipped_hook() -> None:
-    local = [b for b in blocks("docs/ci.md", "yaml") if "repo: local" in b]
-    (config,) = [yaml.safe_load(b) for b in local]
-    (doc_hook,) = config["repos"][0]["hooks"]
-    shipped = hook()
-    for key in ("id", "entry", "files", "exclude", "require_serial"):
-        assert doc_hook[key] == shipped[key], key
+def test_the_pre_commit_recipe_is_a_local_hook_running_the_installed_command() -> None:
+    h = hook()
+    assert h["language"] == "system" and h["entry"] == "hermes-envs check --no-env-ok"
+    assert h["require_serial"] is True
 
 
 def test_hook_files_ignore_untracked_files(tmp_path: Path) -> None:
@@ -157,9 +177,15 @@ def test_hook_passes_on_good_envs_and_blocks_a_broken_one(tmp_path: Path) -> Non
         source.replace("reversed(result.messages)", 'reversed(result["messages"])'), encoding="utf-8"
     )
     assert re.search(hook()["files"], "environments/broken_env.py")
-    bad = _run(f"{entry} environments/broken_env.py", cwd=tmp_path)
+    helper = tmp_path / "environments" / "scoring_helpers.py"  # a helper module: no env class
+    helper.write_text("def clamp(x: float) -> float:\n    return min(1.0, max(0.0, x))\n", encoding="utf-8")
+    assert re.search(hook()["files"], "environments/scoring_helpers.py")
+    bad = _run(f"{entry} environments/broken_env.py environments/scoring_helpers.py", cwd=tmp_path)
     assert bad.returncode == 1, bad.stdout[-4000:] + bad.stderr[-2000:]
     assert "FAILED         HC401" in bad.stdout and "result['messages'] does not work" in bad.stdout
+    assert "scoring_helpers" not in bad.stdout  # the helper is skipped, not failed as HC102
+    alone = _run(f"{entry} environments/scoring_helpers.py", cwd=tmp_path)  # a commit of the helper alone
+    assert alone.returncode == 0, alone.stdout[-2000:] + alone.stderr[-2000:]
 
 
 def test_documented_local_commands_are_the_tested_ones() -> None:

@@ -72,3 +72,26 @@ def test_readme_process_block_runs_as_written_and_scores_the_correct_answer(tmp_
     assert (folder / "out" / "g.html").exists() and (folder / "out" / "g.view.html").exists()
     with socket.socket() as s:  # `kill %1` stopped the fake server: the port is free again
         s.bind(("127.0.0.1", int(port)))
+
+
+def test_the_features_table_lists_each_piece_once() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = text.split("## Features", 1)[1].split("\n\n", 2)[1]
+    rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    wheres = [cells[-1].strip(" |") for cells in rows[1:]]
+    assert sorted(w for w in set(wheres) if wheres.count(w) > 1) == []
+    assert sum("hermes-envs view" in line for line in table.splitlines()) == 1
+
+
+def test_paths_the_guides_name_under_scripts_exist() -> None:
+    """A backticked ``.../scripts/NAME.yaml`` in a guide is a file of this checkout (`scripts/arithmetic.yaml` was
+    really `environments/scripts/arithmetic.yaml`)."""
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    named = {
+        (doc.name, m)
+        for doc in docs
+        for m in re.findall(
+            r"`(?:--script )?([\w./-]*scripts/[\w.-]+\.ya?ml)`", doc.read_text(encoding="utf-8")
+        )
+    }
+    assert named and sorted((d, m) for d, m in named if not (ROOT / m).is_file()) == []

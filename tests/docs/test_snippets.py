@@ -73,9 +73,15 @@ for path in sys.argv[2:]:
 
 
 def _run_each_on_its_own(
-    doc: str, bodies: list[str], folder: Path, preload: str = "atroposlib.envs.base"
+    doc: str,
+    bodies: list[str],
+    folder: Path,
+    preload: str = "atroposlib.envs.base",
+    environ: dict[str, str] | None = None,
 ) -> None:
-    """Each block copied alone into a file and run: forked from one warm interpreter where the OS has fork."""
+    """Each block copied alone into a file and run: forked from one warm interpreter where the OS has fork.
+    ``environ`` replaces the default environment (this venv's, offline, the checkout on PYTHONPATH)."""
+    environ = environ if environ is not None else _environ()
     scripts = []
     for number, body in enumerate(bodies, start=1):
         script = folder / f"snippet_{number}.py"
@@ -83,7 +89,7 @@ def _run_each_on_its_own(
         scripts.append(script)
     if hasattr(os, "fork"):
         argv = [sys.executable, "-c", _FORKED, preload, *map(str, scripts)]
-        subprocess.run(argv, cwd=ROOT, env=_environ(), timeout=240 * len(scripts), check=False)
+        subprocess.run(argv, cwd=ROOT, env=environ, timeout=240 * len(scripts), check=False)
     for number, script in enumerate(scripts, start=1):
         if hasattr(os, "fork"):
             rc = Path(f"{script}.rc")
@@ -93,7 +99,7 @@ def _run_each_on_its_own(
             done = subprocess.run(
                 [sys.executable, str(script)],
                 cwd=ROOT,
-                env=_environ(),
+                env=environ,
                 capture_output=True,
                 text=True,
                 timeout=240,

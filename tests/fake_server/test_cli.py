@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import socket
 import subprocess
 import sys
 
@@ -82,3 +83,50 @@ def test_cli_policy_and_fault_in_subprocess():
     finally:
         proc.terminate()
         proc.communicate(timeout=10)
+
+
+def test_cli_port_taken_says_so_and_how_to_pick_another():
+    """Before: a raw OSError traceback (issue #27 item 5)."""
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    port = taken.getsockname()[1]
+    try:
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "hermes_envs.testing.fake_server.cli",
+                "--policy",
+                "echo",
+                "--tokenizer",
+                "none",
+            ]
+            + ["--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        taken.close()
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"port {port} on 127.0.0.1 should be free" in proc.stderr and "--port 0" in proc.stderr
+
+
+@pytest.mark.parametrize("flags", [["--no-record"], ["--history", "3"]])
+def test_cli_bounded_history_still_counts_every_request(flags):
+    """The exit report counts every request and miss however few are kept (issue #27 item 22)."""
+    proc, base_url = _start("--policy", "answer:text=ok", "--tokenizer", "none", *flags)
+    try:
+        client = openai.OpenAI(base_url=base_url, api_key="x", max_retries=0)
+        for _ in range(7):
+            client.chat.completions.create(model="fake", messages=[{"role": "user", "content": "q"}])
+        for _ in range(2):
+            with pytest.raises(openai.NotFoundError):
+                client.get("/nowhere", cast_to=object)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "fake-server: 9 requests, 2 unmatched" in err

@@ -1,13 +1,16 @@
 """docs/ci.md's workflow for other repositories, run step by step in a scratch git repository that is not ours.
 
-The repository holds only an env file of its own. Each `run:` step runs with bash, the job's `env:` and a fresh
-venv's `python` first on PATH, exactly as written; the one change is the install source: HERMES_ENVS names the
-wheel built from this checkout instead of the release tag (and pip is kept offline).
+The repository holds an env file of its own and, committed under ci/, the wheel `make dist` built from this
+checkout: the case docs/ci.md shows until a release is published. Each `run:` step runs with bash, the job's
+`env:` (its one expression evaluated as GitHub would, with the repository variable HERMES_ENVS_SPEC naming that
+wheel) and a fresh venv's `python` first on PATH, exactly as written; pip is kept offline.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -24,12 +27,26 @@ pytestmark = pytest.mark.slow  # a fresh venv, the wheel installed by the workfl
 GOOD_ENV = (ROOT / "environments" / "arithmetic_env.py").read_text(encoding="utf-8")
 
 
-def scratch_repository(folder: Path) -> Path:
+def scratch_repository(folder: Path, wheel: Path) -> Path:
     (folder / "environments").mkdir(parents=True)
     (folder / "environments" / "counting_env.py").write_text(GOOD_ENV, encoding="utf-8")
+    (folder / "ci").mkdir()
+    shutil.copy(wheel, folder / "ci" / wheel.name)
     for argv in (["git", "init", "-q"], ["git", "add", "-A"]):
         subprocess.run(argv, cwd=folder, check=True, capture_output=True)
     return folder
+
+
+def evaluate(value: str, variables: dict[str, str]) -> str:
+    """A job ``env:`` value as GitHub Actions computes it: ``${{ vars.NAME || 'default' }}`` is the repository
+    variable NAME when set (non-empty), else the default. Any other expression fails the test."""
+
+    def one(match: re.Match[str]) -> str:
+        return variables.get(match.group(1)) or match.group(2)
+
+    done = re.sub(r"\$\{\{\s*vars\.(\w+)\s*\|\|\s*'([^']*)'\s*\}\}", one, value)
+    assert "${{" not in done, f"an expression this test cannot evaluate: {value}"
+    return done
 
 
 def test_workflow_steps_pass_in_a_scratch_repository_and_fail_on_a_broken_env(
@@ -42,13 +59,13 @@ def test_workflow_steps_pass_in_a_scratch_repository_and_fail_on_a_broken_env(
         "Install the environments' own requirements",
         "Conformance",
     ]
-    repo = scratch_repository(tmp_path / "their-repo")
+    assert evaluate(job["env"]["HERMES_ENVS"], {}) == "hermes-envs"  # no variable set: the package name
+    repo = scratch_repository(tmp_path / "their-repo", wheel)
     bin_dir = make_venv(tmp_path / "runner-venv")
+    variables = {"HERMES_ENVS_SPEC": f"./ci/{wheel.name}"}  # the docs' example, with this build's file name
+    assert f"HERMES_ENVS_SPEC=./ci/{wheel.name}" in (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
     env = clean_environ(
-        **{
-            **{k: str(v) for k, v in job["env"].items()},
-            "HERMES_ENVS": str(wheel),  # in place of "hermes-envs @ git+<repository>@v<version>"
-        },
+        **{k: evaluate(str(v), variables) for k, v in job["env"].items()},
         PIP_NO_DEPS="1",
         PIP_NO_INDEX="1",
         PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",

@@ -115,3 +115,22 @@ def test_snapshot_update_writes_a_tolerance_chosen_in_code(pytester: pytest.Pyte
     monkeypatch.setenv("REWARDS", "1 1")
     pytester.runpytest("-p", "no:cacheprovider", "--snapshot-update").assert_outcomes(passed=1)
     assert snap.read_text().splitlines()[1] == "tolerance: 0.01"
+
+
+def test_a_snapshot_kept_after_a_failure_is_not_reported_as_passed(pytester: pytest.Pytester) -> None:
+    """Under --snapshot-update, a test that fails before its assertion keeps its pinned rewards (with a warning);
+    syrupy's summary must not call that kept snapshot "passed": nothing was compared."""
+    pytester.makepyfile(
+        test_r="def test_rewards(reward_snapshot):\n    raise RuntimeError('the recording failed')\n"
+    )
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    snap = pytester.path / "__snapshots__" / "test_r" / "test_rewards.rewards"
+    snap.parent.mkdir(parents=True)
+    snap.write_text(format_rewards([1.0, 0.0], 1e-06))
+    pinned = snap.read_text()
+    result = pytester.runpytest("-p", "no:cacheprovider", "--snapshot-update")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "was kept: the test did not reach its snapshot assertion" in out
+    assert "snapshot passed" not in out and "snapshots passed" not in out, out[-2000:]
+    assert snap.read_text() == pinned

@@ -44,10 +44,7 @@ def eval_agent_loop(s: EnvSession) -> list[Finding]:
                 "HC701",
                 f"evaluate() should offer the env's tools to the model, as training does; got {len(requests)} "
                 f"request(s), none offering tools{route}.",
-                "run each eval item through the agent loop with the env's tools: `result = await "
-                "self.run_agent(messages, temperature=0.0)` (HermesAgentBaseEnv, docs/framework.md; on another "
-                "base, `await HermesAgentLoop(server=self.server, tool_schemas=..., valid_tool_names=..., "
-                "temperature=0.0).run(messages)`).",
+                _agent_loop_fix(s.load()),
             )
         ]
     followed = any(m.get("role") == "tool" for c in requests for m in c.body.get("messages") or [])
@@ -61,6 +58,22 @@ def eval_agent_loop(s: EnvSession) -> list[Finding]:
             )
         ]
     return []
+
+
+def _agent_loop_fix(cls: type) -> str:
+    """HC701's fix in the API of the base ``cls`` really has: ``self.run_agent`` exists only on hermes-envs' base
+    (upstream hermes-agent's base, and others, run ``HermesAgentLoop`` themselves)."""
+    if callable(getattr(cls, "run_agent", None)):
+        return (
+            "run each eval item through the agent loop with the env's tools: `result = await "
+            "self.run_agent(messages, temperature=0.0)` (HermesAgentBaseEnv, docs/framework.md)."
+        )
+    return (
+        "run each eval item through the agent loop with the env's tools: `schemas, names = "
+        "self._resolve_tools_for_group()`, then `result = await HermesAgentLoop(server=self.server, "
+        "tool_schemas=schemas, valid_tool_names=names, temperature=0.0).run(messages)` "
+        "(from environments.agent_loop import HermesAgentLoop)."
+    )
 
 
 @check("HC702", "eval-temperature-zero", "evaluate samples at temperature 0", requires=("HC202",))

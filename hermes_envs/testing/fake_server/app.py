@@ -19,10 +19,22 @@ from .model import FakeModel
 from .records import Call
 from .replies import Reply
 
-__all__ = ["MAX_BODY_BYTES", "Call", "FakeModel", "Reply", "make_app", "make_handler", "make_server"]
+__all__ = [
+    "INLINE_BODY_BYTES",
+    "MAX_BODY_BYTES",
+    "Call",
+    "FakeModel",
+    "Reply",
+    "make_app",
+    "make_handler",
+    "make_server",
+]
 
 MAX_BODY_BYTES = 64 * 1024 * 1024
 """The largest request body the server reads (a long history with big tool results stays far below)."""
+
+INLINE_BODY_BYTES = 1024 * 1024
+"""Bodies up to this size are answered in the event loop; bigger ones in a worker thread (other clients go on)."""
 
 Handler = Callable[[Any], Awaitable[Any]]
 
@@ -44,7 +56,12 @@ def make_handler(model: FakeModel, answer_expect: bool = False) -> Handler:
             if expect:
                 await _expect(request, expect)
         raw = await request.read()  # b"" without a body
-        reply = handle(request.method, request.path, raw)
+        if len(raw) <= INLINE_BODY_BYTES:
+            reply = handle(request.method, request.path, raw)
+        else:  # parsing and counting a big body: in a thread, so the other connections keep being served
+            reply = await asyncio.get_running_loop().run_in_executor(
+                None, handle, request.method, request.path, raw
+            )
         if reply.delay:
             await asyncio.sleep(reply.delay)
         if reply.drop:

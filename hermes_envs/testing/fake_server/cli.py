@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import sys
 from typing import Any
@@ -50,6 +51,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "browser tools of env processes; the export lines to use it are printed on stderr (docs/toolsets.md)",
     )
     parser.add_argument(
+        "--history",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="requests kept in memory for the exit report (default: %(default)s; the count covers them all)",
+    )
+    parser.add_argument(
+        "--no-record",
+        action="store_true",
+        help="keep no request in memory (same as --history 0): flat memory for a server that runs for days",
+    )
+    parser.add_argument(
         "--tool-parser",
         default="hermes",
         metavar="NAME",
@@ -90,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
             fault_seed=args.fault_seed,
             tokenizer=_load_tokenizer(getattr(args, "tokenizer", None)),
             tool_parser=getattr(args, "tool_parser", "hermes"),
+            history=0 if getattr(args, "no_record", False) else max(0, getattr(args, "history", 1000)),
         )
     except ScriptError as e:
         print(str(e), file=sys.stderr, flush=True)
@@ -111,13 +125,42 @@ def run(args: argparse.Namespace) -> int:
     # walks only what the requests left (the records), not a 50 ms walk of the libraries every few 10 000 requests.
     gc.freeze()
     # the server runs in this (main) thread until SIGINT/SIGTERM: no server thread, no thread waiting beside it
-    srv.serve_forever(on_ready=lambda: print(srv.base_url, flush=True))
-    for f in srv.failures:
+    try:
+        srv.serve_forever(on_ready=lambda: print(srv.base_url, flush=True))
+    except OSError as e:
+        print(_bind_error(e, args.host, args.port), file=sys.stderr, flush=True)
+        return 2
+    failures = srv.failures
+    for f in failures:
         print(f"fake-server miss: {f}", file=sys.stderr, flush=True)
-    print(
-        f"fake-server: {srv.call_count} requests, {len(srv.failures)} unmatched", file=sys.stderr, flush=True
-    )
+    unmatched = srv.miss_count if failures else 0
+    if unmatched > len(failures):
+        print(
+            f"fake-server: ... and {unmatched - len(failures)} earlier miss(es) not kept (--history)",
+            file=sys.stderr,
+            flush=True,
+        )
+    print(f"fake-server: {srv.request_count} requests, {unmatched} unmatched", file=sys.stderr, flush=True)
     return 0
+
+
+def _bind_error(e: OSError, host: str, port: int) -> str:
+    """What a failed bind means for the user: a taken port, a privileged one, an address not on this machine."""
+    where = f"{host}:{port}"
+    if e.errno == errno.EADDRINUSE:
+        return (
+            f"fake-server: port {port} on {host} should be free; another process is listening on it.\n"
+            f"Fix: pick another port (--port {port + 1 if 0 < port < 65535 else 8001}), or --port 0 for a free "
+            f"one (the server prints its base URL on stdout); `ss -ltnp 'sport = :{port}'` shows who holds it."
+        )
+    if e.errno == errno.EACCES:
+        return (
+            f"fake-server: cannot listen on {where}: permission denied (ports below 1024 need root).\n"
+            "Fix: pick a port above 1023, or --port 0 for a free one."
+        )
+    if e.errno == errno.EADDRNOTAVAIL:
+        return f"fake-server: cannot listen on {where}: the address is not on this machine.\nFix: use --host 127.0.0.1."
+    return f"fake-server: cannot listen on {where}: {e}.\nFix: check --host and --port."
 
 
 def main(argv: list[str] | None = None) -> int:

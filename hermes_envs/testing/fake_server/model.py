@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -50,6 +51,7 @@ class FakeModel:
         assistant_marker: str = "<|im_start|>assistant",
         stream_chunk_chars: int = 16,
         tool_parser: str = "hermes",
+        history: int | None = None,
     ) -> None:
         self.script = script
         self.tool_parser = tool_parser
@@ -60,8 +62,14 @@ class FakeModel:
         self.injector = FaultInjector(faults, seed=fault_seed)
         self.assistant_marker = assistant_marker
         self.stream_chunk_chars = max(1, stream_chunk_chars)
-        self.calls: list[Call] = []
-        self.misses: list[str] = []
+        # ``history``: keep the last N calls (and at least the last 100 misses) only, so a long-running server's
+        # memory stays flat; None keeps everything (tests read the records).
+        self.history = history
+        self.calls: list[Call] | deque[Call] = [] if history is None else deque(maxlen=max(0, history))
+        self.misses: list[str] | deque[str] = [] if history is None else deque(maxlen=max(100, history))
+        self._received = itertools.count()  # next() is atomic: big bodies are handled in a worker thread
+        self._missed = itertools.count()
+        self.received = self.missed = 0
         self._seq = itertools.count(1)
         self.created = int(time.time())
 
@@ -80,6 +88,7 @@ class FakeModel:
         """Answer one request; it is recorded in :attr:`calls` whatever happens."""
         path = path.rstrip("/") or "/"
         call = Call(path, method, None)
+        self.received = next(self._received) + 1
         self.calls.append(call)  # list.append is atomic: no lock (reset() swaps nothing, it clears in place)
         route = ROUTES.get((method, path))
         try:
@@ -117,6 +126,7 @@ class FakeModel:
         """Record the request as a miss (a failure for assert_no_failures()) and answer with its error."""
         call.status, call.error, call.responder = m.status, m.message, "miss"
         self.misses.append(m.message)
+        self.missed = next(self._missed) + 1
         return Reply(status=m.status, body=error_body(m.message, m.code))
 
     def plan(self, call: Call, view: RequestView, kind: str) -> Plan | Reply:
@@ -143,6 +153,8 @@ class FakeModel:
     def reset(self) -> None:
         self.calls.clear()
         self.misses.clear()
+        self._received, self._missed = itertools.count(), itertools.count()
+        self.received = self.missed = 0
         self.injector.reset()
 
 

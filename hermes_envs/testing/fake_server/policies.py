@@ -21,13 +21,18 @@ from hermes_envs._definitions import definition_site
 from hermes_envs._registry import Registry
 from hermes_envs.errors import UnknownNameError
 
+from .requests import BadRequest
 from .tool_call import ToolCall
 from .turns import Turn
 from .view import RequestView
 
 __all__ = [
+    "MAX_ARRAY_ITEMS",
+    "MAX_GENERATED_VALUES",
+    "MAX_STRING_CHARS",
     "POLICIES",
     "Policy",
+    "SchemaArgumentsError",
     "UnknownPolicyError",
     "args_from_schema",
     "get_policy",
@@ -138,6 +143,14 @@ def _called_names(body: Mapping[str, Any]) -> list[str]:
     return names
 
 
+def _args(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """Arguments for an offered tool; a schema keyword of the wrong type is the request's fault (HTTP 400)."""
+    try:
+        return args_from_schema(tool.get("parameters"), tool["name"])
+    except SchemaArgumentsError as e:
+        raise BadRequest(f"POST /v1/chat/completions `tools`: {e}", "invalid_tool_schema") from None
+
+
 @register_policy("call_each_tool")
 def call_each_tool(answer: str = "Done.", parallel: bool = False) -> Policy:
     def policy(body: dict[str, Any]) -> Turn:
@@ -147,11 +160,7 @@ def call_each_tool(answer: str = "Done.", parallel: bool = False) -> Policy:
         if not todo:
             return Turn(content=answer)
         pick = todo if parallel else todo[:1]
-        return Turn(
-            tool_calls=[
-                ToolCall(name=t["name"], arguments=args_from_schema(t.get("parameters"))) for t in pick
-            ]
-        )
+        return Turn(tool_calls=[ToolCall(name=t["name"], arguments=_args(t)) for t in pick])
 
     return _named(policy, "call_each_tool")
 
@@ -163,59 +172,119 @@ def spam_tools(times: int = 5, answer: str = "Done.") -> Policy:
         if not tools or len(_called_names(body)) >= times:
             return Turn(content=answer)
         t = tools[0]
-        return Turn(tool_calls=[ToolCall(name=t["name"], arguments=args_from_schema(t.get("parameters")))])
+        return Turn(tool_calls=[ToolCall(name=t["name"], arguments=_args(t))])
 
     return _named(policy, "spam_tools")
 
 
-def args_from_schema(schema: Any) -> dict[str, Any]:
-    """Deterministic arguments satisfying a JSON schema's types, required fields, enums and bounds."""
-    value = _value(schema if isinstance(schema, Mapping) else {"type": "object"}, depth=0)
+MAX_ARRAY_ITEMS = 16
+"""The most items generated for one array (``minItems`` above it is capped: a probe call, not a load test)."""
+
+MAX_STRING_CHARS = 4096
+"""The longest string generated (``minLength`` above it is capped)."""
+
+MAX_GENERATED_VALUES = 2000
+"""The most values (strings, numbers, items ...) generated for one call's arguments, however the schema nests."""
+
+
+class SchemaArgumentsError(ValueError):
+    """A tool schema keyword :func:`args_from_schema` cannot use (``minimum: "abc"``); the message names it."""
+
+
+def args_from_schema(schema: Any, tool: str = "") -> dict[str, Any]:
+    """Deterministic arguments satisfying a JSON schema's types, required fields, enums and bounds.
+
+    Bounded whatever the schema asks: at most :data:`MAX_ARRAY_ITEMS` items per array, :data:`MAX_STRING_CHARS`
+    characters per string and :data:`MAX_GENERATED_VALUES` values in all (``minItems: 1e8`` or arrays nested
+    ``100^4`` deep would otherwise stall the server). A keyword of the wrong type raises
+    :class:`SchemaArgumentsError`."""
+    budget = [MAX_GENERATED_VALUES]
+    root = schema if isinstance(schema, Mapping) else {"type": "object"}
+    value = _value(root, 0, budget, tool or "the tool")
     return value if isinstance(value, dict) else {}
 
 
-def _value(schema: Mapping[str, Any], depth: int) -> Any:
+def _number(schema: Mapping[str, Any], key: str, default: float, tool: str) -> float:
+    """``schema[key]`` as a finite number (``default`` when absent), or :class:`SchemaArgumentsError`."""
+    value = schema.get(key, default)
+    if value is None:
+        return default
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or value != value
+        or abs(value) == float("inf")
+    ):
+        raise SchemaArgumentsError(
+            f"tool {tool!r} parameters should give `{key}` as a finite number; got {value!r}.\n"
+            f"Fix: write `{key}` as a JSON number in the tool's schema (JSON Schema keyword)."
+        )
+    return value
+
+
+def _value(schema: Mapping[str, Any], depth: int, budget: list[int], tool: str) -> Any:
+    budget[0] -= 1
     if "const" in schema:
         return schema["const"]
-    if schema.get("enum"):
+    if schema.get("enum") and isinstance(schema["enum"], list):
         return schema["enum"][0]
     if "default" in schema:
         return schema["default"]
     if "examples" in schema and isinstance(schema["examples"], list) and schema["examples"]:
         return schema["examples"][0]
     for key in ("anyOf", "oneOf", "allOf"):
-        options = [s for s in schema.get(key) or [] if isinstance(s, Mapping) and s.get("type") != "null"]
+        listed = schema.get(key)
+        options = (
+            [s for s in listed if isinstance(s, Mapping) and s.get("type") != "null"]
+            if isinstance(listed, list)
+            else []
+        )
         if options:
-            return _value(options[0], depth)
+            return _value(options[0], depth, budget, tool)
     typ = schema.get("type")
     if isinstance(typ, list):
         typ = next((t for t in typ if t != "null"), "null")
     if typ is None:
         typ = "object" if "properties" in schema else "string"
     if typ == "object":
-        if depth > 4:
+        props = schema.get("properties")
+        if depth > 4 or not isinstance(props, Mapping):
             return {}
-        props = schema.get("properties") or {}
-        return {k: _value(v if isinstance(v, Mapping) else {}, depth + 1) for k, v in props.items()}
+        out = {}
+        for k, v in props.items():
+            if budget[0] <= 0:
+                break
+            out[k] = _value(v if isinstance(v, Mapping) else {}, depth + 1, budget, tool)
+        return out
     if typ == "array":
         items = schema.get("items") if isinstance(schema.get("items"), Mapping) else {"type": "string"}
-        n = max(1, int(schema.get("minItems", 1)))
-        return [_value(items, depth + 1) for _ in range(n)] if depth <= 4 else []
+        n = int(min(max(1, _number(schema, "minItems", 1, tool)), MAX_ARRAY_ITEMS))
+        if depth > 4:
+            return []
+        out_items = []
+        for _ in range(n):
+            if budget[0] <= 0:
+                break
+            out_items.append(_value(items, depth + 1, budget, tool))
+        return out_items
     if typ == "integer":
-        lo = schema.get(
-            "minimum", schema.get("exclusiveMinimum", 0) + 1 if "exclusiveMinimum" in schema else 1
-        )
-        hi = schema.get("maximum")
-        return int(min(lo, hi) if hi is not None else lo)
+        if "minimum" in schema:
+            lo = _number(schema, "minimum", 1, tool)
+        elif "exclusiveMinimum" in schema:
+            lo = _number(schema, "exclusiveMinimum", 0, tool) + 1
+        else:
+            lo = 1
+        hi = _number(schema, "maximum", lo, tool) if "maximum" in schema else lo
+        return int(min(lo, hi))
     if typ == "number":
-        lo = schema.get("minimum", 1.0)
-        hi = schema.get("maximum")
-        return float(min(lo, hi) if hi is not None else lo)
+        lo = _number(schema, "minimum", 1.0, tool)
+        hi = _number(schema, "maximum", lo, tool) if "maximum" in schema else lo
+        return float(min(lo, hi))
     if typ == "boolean":
         return True
     if typ == "null":
         return None
-    n = int(schema.get("minLength", 0))
+    n = int(min(max(0, _number(schema, "minLength", 0, tool)), MAX_STRING_CHARS))
     return "test" if n <= 4 else "t" * n
 
 

@@ -35,6 +35,21 @@ class RecordedCalls:
     def call_count(self) -> int:
         return len(self._records()[0])
 
+    @property
+    def request_count(self) -> int:
+        """Requests received since the start (or ``reset()``), however few :attr:`calls` the history keeps (in
+        process mode: the calls kept)."""
+        if self._child is not None:
+            return self.call_count
+        return int(self._model.received)
+
+    @property
+    def miss_count(self) -> int:
+        """Misses since the start (or ``reset()``), however few :attr:`misses` the history keeps."""
+        if self._child is not None:
+            return len(self.misses)
+        return int(self._model.missed)
+
     def calls_to(self, route: str) -> list[Call]:
         """Calls to a route; ``"/v1/chat/completions"`` also matches the un-prefixed path."""
         route = route.rstrip("/")

@@ -205,6 +205,7 @@ class VllmGenerateRequest(_Sampling):
 
     prompt: StrictStr | dict[str, Any]
     logprobs: StrictInt | None = None
+    prompt_logprobs: Annotated[StrictInt, Field(ge=0, le=20)] | None = None
 
     @model_validator(mode="after")
     def _ids(self) -> VllmGenerateRequest:

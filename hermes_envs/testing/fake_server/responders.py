@@ -10,6 +10,7 @@ from typing import Any
 from .policies import Policy, turn_from_policy_result
 from .records import Call
 from .replies import Miss
+from .requests import BadRequest
 from .turns import Script, Turn
 from .view import RequestView, short, tool_names
 
@@ -37,6 +38,8 @@ def respond(
         try:
             result = policy(dict(view.body))
             turn = result if type(result) is Turn else turn_from_policy_result(result)
+        except BadRequest:  # the request's fault (a tool schema the policy cannot use): a 400 naming it
+            raise
         except Exception as e:  # the policy is user code: report it as a failure, not a server crash
             name = getattr(policy, "__name__", policy)
             raise Miss(

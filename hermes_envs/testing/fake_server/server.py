@@ -6,6 +6,9 @@ Its records and assertion helpers live in ``recorded.py``, its clients and in-pr
 from __future__ import annotations
 
 import asyncio
+import errno
+import logging
+import resource
 import signal
 import socket
 import threading
@@ -26,6 +29,50 @@ from .turns import Script
 
 __all__ = ["CHAT_ROUTES", "IN_PROCESS_BASE_URL", "FakeOpenAIServer"]
 
+_log = logging.getLogger("hermes_envs.fake_server")
+
+
+class _OncePerCause:
+    """The event loop's exception handler: one log line per cause (message, exception type, errno), then a count.
+
+    asyncio logs every failed ``accept()`` with a traceback and retries each second; out of descriptors, with 1,100
+    idle clients, that was 31,501 traceback lines for one cause."""
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, str, int | None], int] = {}
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        message = str(context.get("message") or "event loop error")
+        key = (message, type(exc).__name__, getattr(exc, "errno", None))
+        seen = self.counts.get(key, 0)
+        self.counts[key] = seen + 1
+        if seen:
+            return
+        detail = f": {type(exc).__name__}: {exc}" if exc is not None else ""
+        _log.warning(
+            "fake server: %s%s.%s (Later occurrences are counted, not logged.)", message, detail, _fix(exc)
+        )
+
+    def summary(self) -> list[str]:
+        """One line per cause that happened more than once (for the log when the server stops)."""
+        return [
+            f"fake server: {message} ({name}) happened {n} times"
+            for (message, name, _), n in self.counts.items()
+            if n > 1
+        ]
+
+
+def _fix(exc: BaseException | None) -> str:
+    if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        return (
+            f" The server holds as many connections as its descriptor limit allows ({soft}); it accepts again as "
+            "clients close theirs. Fix: close idle client connections (or use fewer clients), or raise the limit "
+            "(`ulimit -n 65536`) before starting the server."
+        )
+    return ""
+
 
 def _to_script(script: Any) -> Script | None:
     if script is None or isinstance(script, Script):
@@ -45,6 +92,8 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
     ``faults``: server-wide faults (Fault, spec strings like ``"500:rate=0.1"``); ``fault_seed`` seeds their rates.
     ``tokenizer``: any object with ``encode``/``decode`` — enables ``/generate``, ``/tokenize``, ``/detokenize``
     and exact token counts in ``usage``.
+    ``history``: keep only the last ``history`` calls in :attr:`calls` (0: none), for a long-running server whose
+    memory should stay flat; :attr:`request_count` still counts them all. None (default): keep every call.
     ``process``: serve from a child Python process instead of a daemon thread, so the server does not share the
     GIL with the client under test (load tests, many concurrent rollouts). The script, policy, faults and
     tokenizer are pickled to the child; records (``.calls`` ...) are fetched from it. No in-process transport.
@@ -66,6 +115,7 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
         tool_parser: str = "hermes",
         stream_chunk_chars: int = 16,
         process: bool = False,
+        history: int | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -80,6 +130,7 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
             assistant_marker=assistant_marker,
             tool_parser=tool_parser,
             stream_chunk_chars=stream_chunk_chars,
+            history=history,
         )
         # process mode: the settings for the child, pickled once (a policy name stays a name: the child resolves
         # it). Encoding here fails at construction, not at start(), on what cannot reach the child.
@@ -97,6 +148,7 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
                     "assistant_marker": assistant_marker,
                     "tool_parser": tool_parser,
                     "stream_chunk_chars": stream_chunk_chars,
+                    "history": history,
                 }.items()
             }
             if process
@@ -251,6 +303,8 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
+        errors = _OncePerCause()
+        loop.set_exception_handler(errors)
         runner = web.ServerRunner(make_server(self._model, loop), handle_signals=False, shutdown_timeout=0.2)
         try:
             loop.run_until_complete(runner.setup())
@@ -273,6 +327,8 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
                 for sig in stop_signals:
                     loop.remove_signal_handler(sig)
                 loop.run_until_complete(runner.cleanup())
+                for line in errors.summary():
+                    _log.warning("%s", line)
             finally:
                 sock.close()
                 loop.close()
@@ -295,8 +351,9 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
         if self._child is not None:
             child, self._child = self._child, None
             calls, misses = child.stop()
-            self._model.calls[:] = calls  # keep the records readable after the server stopped
-            self._model.misses[:] = misses
+            for mine, theirs in ((self._model.calls, calls), (self._model.misses, misses)):
+                mine.clear()  # keep the records readable after the server stopped
+                mine.extend(theirs)  # type: ignore[arg-type]
             return
         loop, thread = self._loop, self._thread
         if thread is None and not self._here:

@@ -143,8 +143,24 @@ def generate(model: Planner, call: Call, body: Any) -> Reply:
             "logprobs": [[[{str(tid): lp}] for tid, lp in zip(s[1], s[2], strict=True)] for s in samples],
             "finish_reasons": [s[3] for s in samples],
         }
+        if vl.prompt_logprobs is not None:
+            data["prompt_logprobs"] = prompt_logprobs(prompt_ids, vl.prompt_logprobs)
     call.response = data
     return plan.effect.body_reply(plan.fault, dumps(data), plan.delay)
+
+
+def prompt_logprobs(prompt_ids: list[int], top: int) -> list[dict[str, float] | None]:
+    """vLLM's ``prompt_logprobs`` for ``prompt_ids`` asked with ``prompt_logprobs=top``: one entry per prompt
+    position, None for the first (nothing precedes it), else ``{token id: logprob}`` holding the prompt's own token
+    (first, the most likely) and the next ``top - 1`` alternatives. Values are deterministic and below zero."""
+    out: list[dict[str, float] | None] = [None] if prompt_ids else []
+    for tid in prompt_ids[1:]:
+        own = logprob(tid)
+        entry = {str(tid): own}
+        for j in range(1, top):
+            entry[str(tid + j)] = round(own - j, 4)
+        out.append(entry)
+    return out
 
 
 def render_turn(turn: Turn, fault: Fault | None, effect: FaultEffect, tool_parser: str) -> tuple[str, str]:

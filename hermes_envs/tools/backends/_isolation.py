@@ -5,6 +5,10 @@ Without one, any sandbox command can read the trainer's start-up environment (ev
 --mount-proc --kill-child`` (the faster start), else in bubblewrap (``--unshare-pid --proc /proc --die-with-parent``).
 Both make the namespace die with the trainer (SIGTERM or kill -9): the kernel kills every process of a PID namespace when
 its init dies. Where neither works we say so once, loudly, with the fix.
+
+As root, the task's shell runs without CAP_SYS_ADMIN (``setpriv --bounding-set -sys_admin``, inheritable set
+emptied): the private /proc is a mount over the host's, and root with that capability could ``umount -l /proc`` and
+read every host process's environment; without it no command of the task can mount or unmount anything.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import threading
 
 log = logging.getLogger("hermes_envs.tools.sandbox")
 
-__all__ = ["bwrap_usable", "pid_namespace_wrapper", "unshare_usable"]
+__all__ = ["bwrap_usable", "drop_admin", "pid_namespace_wrapper", "unshare_usable"]
 
 _lock = threading.RLock()  # held while probing: two threads must not both probe (and warn)
 _cache: dict[str, object] = {}
@@ -28,6 +32,12 @@ NO_NAMESPACE_WARNING = (
     "and children that call setsid may outlive the trainer. Fix: install bubblewrap (Debian/Ubuntu: apt-get "
     "install bubblewrap) and allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1), "
     "or run as root so that `unshare --pid` works."
+)
+
+
+NO_CAP_DROP_WARNING = (
+    "hermes-envs sandbox: setpriv could not drop CAP_SYS_ADMIN here, so a root command could `umount -l /proc` and "
+    "read the trainer's environment. Fix: use util-linux's setpriv (2.33 or newer), or terminal_backend='bwrap'."
 )
 
 
@@ -59,6 +69,12 @@ def _unshare_argv() -> list[str] | None:
     return argv if _probe(argv) else None
 
 
+def drop_admin() -> list[str]:
+    """The argv prefix that runs a command as root without CAP_SYS_ADMIN (no mount, umount, setns, ...), for good:
+    it leaves the bounding set and the inheritable set, so no program the command runs gets it back."""
+    return [shutil.which("setpriv") or "setpriv", "--bounding-set", "-sys_admin", "--inh-caps", "-all", "--"]
+
+
 def unshare_usable() -> list[str] | None:
     """The root-only ``setpriv ... unshare --pid --fork --mount-proc --kill-child --`` prefix, or None."""
     with _lock:
@@ -75,6 +91,12 @@ def pid_namespace_wrapper() -> list[str]:
         if cached is None:
             # as root, unshare starts a shell in half bubblewrap's time (measured 9 ms vs 18 ms): prefer it there
             cached = unshare_usable() or []
+            if cached:  # root: the task's root must not unmount its private /proc (see the module docstring)
+                dropped = [*cached, *drop_admin()]
+                if _probe(dropped):
+                    cached = dropped
+                else:
+                    log.warning(NO_CAP_DROP_WARNING)
             if not cached:
                 exe = bwrap_usable()
                 if exe is not None:

@@ -2,7 +2,14 @@
 
 How a command runs: the task's bash reads wrapper lines on its stdin. Each wrapper runs the command in the shell
 itself (so ``cd`` and ``export`` persist), with stdin from /dev/null, stdout and stderr into one pipe that we read,
-and then writes ``<token>:<exit code>`` to a private control pipe that the command cannot write to. On timeout we
+and then writes ``<token>:<nonce>:<exit code>:<bg>`` to a control pipe (``nonce`` is new for every command).
+
+The control pipe is not trusted: a program the command runs can open the shell's descriptors through
+``/proc/<shell>/fd`` and write a line of its own. A line counts only when it carries this command's nonce (stale
+and foreign lines are dropped, and the pipe is drained before each command) and when the shell itself is back
+waiting for its next wrapper (blocked in ``read(0)``, as ``/proc/<shell>/syscall`` says): a forged line written
+while the command still runs is ignored, and the shell's real line, written when the command ends, is the one
+taken. So a command cannot end its own call early, nor hand its result to the next command. On timeout we
 signal the shell (a USR1 trap makes it abandon the rest of the command) and SIGKILL every process of the task that
 started after the command did: the command's processes die, the shell and earlier background jobs stay. "Of the
 task" means of its PID namespace when it has one (``setsid`` cannot leave that), else of its session.
@@ -38,6 +45,9 @@ from .base import CommandResult
 _READ = 65536
 _GRACE = 2.0  # seconds the shell gets to come back after a timeout kill before it is replaced
 _WATCH_EVERY = 0.25  # seconds between two questions to the watch (the disk quota) while a command runs
+_IDLE_SPIN = (
+    200  # quick looks (sched_yield between them) for the shell back in read(0) before waiting 1 ms a look
+)
 
 
 class PersistentShell(ShellProcesses):
@@ -69,6 +79,8 @@ class PersistentShell(ShellProcesses):
         self._busy = False
         self._bg_tick: int | None = None
         self._pending = ""  # text written ahead of the next command (the task id of a pre-started shell)
+        #: the first field of /proc/<shell>/syscall while the shell waits for a wrapper (read), None: not known
+        self._idle_nr: str | None = None
         self._lock = threading.Lock()  # guards proc / fds against close() from another thread
         self.closed = False
 
@@ -121,22 +133,25 @@ class PersistentShell(ShellProcesses):
                 ),
                 "trap '__h_to=1; return 124 2>/dev/null' USR1",
                 '__h_run() { eval "$1"; }',
-                f'__h() {{ __h_to=0; __h_bg=$!; __h_run "$1" </dev/null {ctl_w}>&-; __h_rc=$?; '
+                f'__h() {{ __h_n=$1; __h_to=0; __h_bg=$!; __h_run "$2" </dev/null {ctl_w}>&-; __h_rc=$?; '
                 '[ "$__h_to" = 1 ] && __h_rc=124; [ "$__h_bg" = "$!" ]; '
-                f"printf '%s:%s:%s\\n' {self.token} \"$__h_rc\" $? >&{ctl_w}; }}",
+                f'printf \'%s:%s:%s:%s\\n\' {self.token} "$__h_n" "$__h_rc" $? >&{ctl_w}; }}',
+                "readonly -f __h __h_run",  # a command cannot redefine them for the commands after it
                 f"printf '%s:%s:%s\\n' {self.token} ready $$ >&{ctl_w}",
                 "",
             ]
         )
+        self._idle_nr = None
         self._write(init)
-        status, out = self._collect(time.monotonic() + 10.0, start_ticks=None)
-        if status is None or not status.startswith("ready"):
+        status, out = self._collect(time.monotonic() + 10.0, start_ticks=None, nonce="ready")
+        if status is None:
             output = out.text()[0]
             self._terminate()
             raise SandboxError(
                 f"the task's shell did not start (argv {self.argv + ['bash']}); output: {output!r}"
             )
         self._find_shell()
+        self._idle_nr = self._learn_idle()
         startup_output = out.text()[0].strip()
         if startup_output:  # e.g. a ulimit the kernel refused: fail loudly rather than run without it
             self._terminate()
@@ -150,13 +165,58 @@ class PersistentShell(ShellProcesses):
             n = os.write(fd, data)
             data = data[n:]
 
-    def _collect(self, deadline: float, start_ticks: int | None) -> tuple[str | None, CappedOutput]:
-        """Read output until the control line arrives (status None: the shell died). Handles the timeout."""
+    def _syscall(self) -> list[str] | None:
+        """The fields of /proc/<shell>/syscall (None: unreadable)."""
+        if self.shell_pid is None:
+            return None
+        try:
+            with open(f"/proc/{self.shell_pid}/syscall", "rb") as f:
+                return f.read(64).decode("ascii", "replace").split()
+        except OSError:
+            return None
+
+    def _learn_idle(self) -> str | None:
+        """The system call the shell waits in for its next wrapper: ``read`` on fd 0 (None: not observable here,
+        e.g. /proc/<pid>/syscall missing; then control lines are taken on their nonce alone)."""
+        give_up = time.monotonic() + 2.0
+        while time.monotonic() < give_up:
+            fields = self._syscall()
+            if not fields:
+                return None
+            if len(fields) >= 2 and fields[1] == "0x0":
+                return fields[0]
+            time.sleep(0.0005)  # "running", or not yet back in read(0)
+        return None
+
+    def _idle(self) -> bool:
+        """True when the shell waits for its next wrapper (blocked reading its stdin)."""
+        if self._idle_nr is None:
+            return True
+        fields = (
+            self._syscall()
+        )  # (unreadable now: the shell is gone, and its control pipe's end will say so)
+        return fields is not None and len(fields) >= 2 and fields[0] == self._idle_nr and fields[1] == "0x0"
+
+    def _drain_control(self) -> None:
+        """Drop whatever waits in the control pipe (lines a command's programs wrote there between commands)."""
+        if self._ctl_r is None:
+            return
+        while self._read(self._ctl_r):
+            pass
+
+    def _collect(
+        self, deadline: float, start_ticks: int | None, nonce: str
+    ) -> tuple[str | None, CappedOutput]:
+        """Read output until the shell's control line for ``nonce`` arrives (status None: the shell died), taken
+        only once the shell waits for its next wrapper (see the module docstring). Handles the timeout."""
         assert self.proc is not None and self.proc.stdout is not None and self._ctl_r is not None
         out_fd = self.proc.stdout.fileno()
         ctl_fd = self._ctl_r
         out = CappedOutput(self.max_output)
         ctl = b""
+        prefix = f"{self.token}:{nonce}:".encode()
+        candidate: str | None = None
+        looks = 0
         poller = select.poll()
         poller.register(out_fd, select.POLLIN)
         poller.register(ctl_fd, select.POLLIN)
@@ -167,6 +227,14 @@ class PersistentShell(ShellProcesses):
         watch = self.watch if start_ticks is not None else None
         next_watch = time.monotonic() + _WATCH_EVERY
         while True:
+            if candidate is not None:
+                if self._idle():
+                    if out_open:
+                        self._drain(out_fd, out)
+                    return candidate, out
+                looks += 1
+                if looks < _IDLE_SPIN:
+                    os.sched_yield()
             now = time.monotonic()
             if watch is not None and killed_at is None and now >= next_watch:
                 next_watch = now + _WATCH_EVERY
@@ -186,6 +254,8 @@ class PersistentShell(ShellProcesses):
                     continue
                 return None, out  # the shell did not come back: the caller replaces it
             wait_until = min(deadline, next_watch) if watch is not None and killed_at is None else deadline
+            if candidate is not None:  # look again soon: the shell is on its way back to read(0)
+                wait_until = min(wait_until, now + (0.0 if looks < _IDLE_SPIN else 0.001))
             for fd, _event in poller.poll(max(0.0, wait_until - now) * 1000):
                 if fd == out_fd:
                     data = self._read(out_fd)
@@ -202,12 +272,13 @@ class PersistentShell(ShellProcesses):
                         return None, out
                     if data:
                         ctl += data
-                        if b"\n" in ctl:
-                            line = ctl.split(b"\n", 1)[0].decode()
-                            if out_open:
-                                self._drain(out_fd, out)
-                            prefix = self.token + ":"
-                            return (line[len(prefix) :] if line.startswith(prefix) else "?"), out
+                        *lines, ctl = ctl.split(b"\n")
+                        for (
+                            line
+                        ) in lines:  # the latest line of this command counts; others are forged or stale
+                            if line.startswith(prefix):
+                                candidate = line[len(prefix) :].decode("ascii", "replace")
+                        ctl = ctl[-4096:]
 
     @staticmethod
     def _read(fd: int) -> bytes | None:
@@ -259,8 +330,10 @@ class PersistentShell(ShellProcesses):
         self._bg_tick = None
         self._interrupted = False
         self._cmd_start = start_ticks
-        wrapper = self._pending + f"__h {shlex.quote(command)}\n"
+        nonce = secrets.token_hex(8)
+        wrapper = self._pending + f"__h {nonce} {shlex.quote(command)}\n"
         self._pending = ""
+        self._drain_control()
         try:
             self._write(wrapper)
         except OSError:  # the shell died between calls (e.g. killed): start again
@@ -268,7 +341,7 @@ class PersistentShell(ShellProcesses):
                 self._discard()
                 self._start()
             self._write(wrapper)
-        status, out = self._collect(started + timeout, start_ticks)
+        status, out = self._collect(started + timeout, start_ticks, nonce)
         self._cmd_start = None
         timed_out = self.timed_out
         interrupted = self._interrupted and not timed_out

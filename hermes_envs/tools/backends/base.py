@@ -88,6 +88,18 @@ class SandboxBackend(ABC):
     def run(self, command: str, timeout: float) -> CommandResult:
         """Run ``command`` (a shell command line) in the task's shell; never raise for a failing command."""
 
+    def shell_path(self, host: Path) -> str:
+        """How the task's commands name ``host`` (a path in the task's folder): the host path itself by default; a
+        backend whose commands see the task's root as ``/`` says ``/workspace/...``."""
+        return str(host)
+
+    def run_fresh(self, command: str, timeout: float) -> CommandResult:
+        """Run ``command`` in a shell the task's earlier commands never touched (same files; no functions, aliases,
+        variables, working directory or traps of theirs), for the reward's :class:`ToolContext`. The default is
+        :meth:`run`, right for a backend that starts a new process per command and keeps nothing between them; a
+        backend with a persistent shell overrides it."""
+        return self.run(command, timeout)
+
     @abstractmethod
     def interrupt(self) -> None:
         """Kill the command running now, if any (called from another thread); the shell survives."""

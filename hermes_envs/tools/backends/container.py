@@ -19,8 +19,9 @@ import logging
 import os
 import shlex
 import threading
+from pathlib import Path
 
-from ._isolation import bwrap_usable, pid_namespace_wrapper, unshare_usable
+from ._isolation import bwrap_usable, drop_admin, pid_namespace_wrapper, unshare_usable
 from .base import SandboxBackend, register_backend
 from .local import ShellBackend, python_dirs
 
@@ -87,6 +88,11 @@ class ContainerBackend(ShellBackend):
     def links_confined(self) -> bool:  # type: ignore[override]
         return self.mode == "bwrap"  # (root in a chroot could still reach the host's files)
 
+    def shell_path(self, host: Path) -> str:
+        if self.mode == "mapped":
+            return str(host)
+        return "/" + host.relative_to(self.tree).as_posix()
+
     def _kept(self) -> tuple[list[tuple[str, str]], list[str]]:
         """(symlinks to recreate, folders to mount read-only) of the host in the task's root."""
         links, mounts = [], []
@@ -130,7 +136,8 @@ class ContainerBackend(ShellBackend):
             q = shlex.quote(host)
             steps.append(f"mkdir -p .{q} && mount --rbind {q} .{q} && mount -o remount,bind,ro .{q}")
         steps.append("mkdir -p proc dev && mount -t proc proc proc && mount --rbind /dev dev")
-        steps.append(f'exec chroot . /bin/sh -c \'cd {CONTAINER_WORKDIR} && exec "$@"\' sh "$@"')
+        drop = " ".join(shlex.quote(a) for a in drop_admin())  # no umount of its /proc, no new mounts
+        steps.append(f'exec {drop} chroot . /bin/sh -c \'cd {CONTAINER_WORKDIR} && exec "$@"\' sh "$@"')
         wrapper = unshare_usable() or []
         extra = ["--net"] if not self.config.network else []
         return [*wrapper[:-1], "--ipc", "--uts", *extra, "--", "sh", "-c", "; ".join(steps), "sh"]

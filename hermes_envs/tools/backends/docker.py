@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 from hermes_envs.errors import SandboxError
 
@@ -153,6 +154,18 @@ class DockerBackend(SandboxBackend):
             truncated_bytes=dropped,
             duration=time.monotonic() - started,
         )
+
+    def shell_path(self, host: Path) -> str:
+        return "/" + host.relative_to(self.tree).as_posix()
+
+    def run_fresh(self, command: str, timeout: float) -> CommandResult:
+        """A ``docker exec`` (a new bash) from /workspace, whatever directory the task's commands moved to."""
+        with self._lock:
+            saved, self.cwd = self.cwd, CONTAINER_WORKDIR
+        try:
+            return self.run(command, timeout)
+        finally:
+            self.cwd = saved
 
     def _restart(self) -> None:
         self._docker("restart", "-t", "0", self.container)

@@ -45,6 +45,7 @@ class ShellBackend(SandboxBackend):
         self.shell = PersistentShell(
             self._argv(), workdir, env, ulimit_flags(config), config.max_output_bytes
         )
+        self.fresh_shell: PersistentShell | None = None  # the one running a run_fresh() command now
 
     def _argv(self) -> list[str]:
         return []
@@ -65,11 +66,31 @@ class ShellBackend(SandboxBackend):
     def run(self, command: str, timeout: float) -> CommandResult:
         return self.shell.run(command, timeout)
 
+    def run_fresh(self, command: str, timeout: float) -> CommandResult:
+        """``command`` in a shell started for it (its own PID namespace where the task's shell has one, so no
+        process of the task can reach it) and closed after it; see :meth:`SandboxBackend.run_fresh`."""
+        shell = PersistentShell(
+            self._argv(), self.workdir, self.env, self.shell.ulimits, self.shell.max_output
+        )
+        shell.watch = self.shell.watch
+        self.fresh_shell = shell
+        try:
+            return shell.run(command, timeout)
+        finally:
+            self.fresh_shell = None
+            shell.close()
+
     def interrupt(self) -> None:
         self.shell.interrupt()
+        fresh = self.fresh_shell
+        if fresh is not None:
+            fresh.interrupt()
 
     def close(self) -> None:
         self.shell.close()
+        fresh = self.fresh_shell
+        if fresh is not None:
+            fresh.close()
 
 
 @register_backend

@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hermes_envs.errors import SandboxError
+
 from ..registry import ToolRegistry
 from ._limits import timeout_for
 from ._script_api import TOOLS as _API_TOOLS
@@ -31,6 +33,9 @@ SANDBOX_TOOLS = _API_TOOLS
 #: Answered by the script itself (see ``_script_api``), never sent back over the socket.
 _LOCAL_TOOLS = frozenset({"terminal"})
 MAX_TOOL_CALLS = 50
+_DIR = ".hermes_exec"
+_REQUEST_SECONDS = 30.0  # a script's request arrives at once; a connection silent this long is dropped
+_MAX_REQUEST_BYTES = 64 << 20
 _registry: ToolRegistry | None = None
 
 
@@ -45,7 +50,8 @@ def _module_source(tools: list[str]) -> str:
 
 
 class _Rpc(threading.Thread):
-    """Serves the script's tool calls on a Unix socket until stopped."""
+    """Serves the script's tool calls on a Unix socket until stopped: each connection on a thread of its own, so a
+    connection that never sends a request holds up nothing (it is dropped after a while, without a traceback)."""
 
     def __init__(self, path: str, token: str, task_id: str, allowed: set[str]) -> None:
         super().__init__(daemon=True, name="hermes-execute-code-rpc")
@@ -54,7 +60,9 @@ class _Rpc(threading.Thread):
         self.sock.listen(8)
         self.sock.settimeout(0.2)
         self.token, self.task_id, self.allowed = token, task_id, allowed
-        self.calls = 0
+        self.calls = 0  # tool calls dispatched (never more than MAX_TOOL_CALLS)
+        self._lock = threading.Lock()
+        self._workers: list[threading.Thread] = []
         self.stopped = threading.Event()
 
     def run(self) -> None:
@@ -63,32 +71,54 @@ class _Rpc(threading.Thread):
                 conn, _ = self.sock.accept()
             except (TimeoutError, OSError):
                 continue
-            with conn:
-                conn.settimeout(timeout_for("code_execution"))
-                conn.sendall((json.dumps(self._serve(conn)) + "\n").encode())
+            worker = threading.Thread(
+                target=self._answer, args=(conn,), daemon=True, name="hermes-execute-code-call"
+            )
+            self._workers = [w for w in self._workers if w.is_alive()] + [worker]
+            worker.start()
 
-    def _serve(self, conn: socket.socket) -> dict[str, Any]:
+    def _answer(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                conn.settimeout(_REQUEST_SECONDS)  # a request is one short line: a silent client is dropped
+                request = self._read(conn)
+                conn.settimeout(timeout_for("code_execution"))
+                conn.sendall((json.dumps(self._serve(request)) + "\n").encode())
+            except (
+                OSError
+            ):  # the script hung up, went silent, or the run ended: nobody is waiting for a reply
+                return
+
+    @staticmethod
+    def _read(conn: socket.socket) -> bytes:
         data = b""
         while not data.endswith(b"\n"):
             chunk = conn.recv(65536)
             if not chunk:
                 break
             data += chunk
+            if len(data) > _MAX_REQUEST_BYTES:
+                break
+        return data
+
+    def _serve(self, data: bytes) -> dict[str, Any]:
         try:
             request = json.loads(data)
         except ValueError:
             return {"error": "malformed request"}
-        if request.get("token") != self.token:
+        if not isinstance(request, dict) or request.get("token") != self.token:
             return {"error": "bad token"}
         name = request.get("tool")
         if name not in self.allowed:
             return {"error": f"tool {name!r} is not available to scripts; available: {sorted(self.allowed)}"}
-        self.calls += 1
-        if self.calls > MAX_TOOL_CALLS:
-            return {"error": f"a script may make at most {MAX_TOOL_CALLS} tool calls"}
+        with self._lock:
+            if self.calls >= MAX_TOOL_CALLS:
+                return {"error": f"a script may make at most {MAX_TOOL_CALLS} tool calls"}
+            self.calls += 1
         assert _registry is not None
+        args = request.get("args")
         try:
-            return {"result": _registry.dispatch(name, request.get("args") or {}, self.task_id)}
+            return {"result": _registry.dispatch(name, args if isinstance(args, dict) else {}, self.task_id)}
         except Exception as exc:
             return {"error": f"{type(exc).__name__}: {exc}"}
 
@@ -96,6 +126,8 @@ class _Rpc(threading.Thread):
         self.stopped.set()
         self.join(2)
         self.sock.close()
+        for worker in self._workers:
+            worker.join(0.5)
 
 
 def execute_code(args: dict[str, Any], task_id: str) -> dict[str, Any]:
@@ -113,32 +145,42 @@ def execute_code(args: dict[str, Any], task_id: str) -> dict[str, Any]:
     assert _registry is not None
     allowed = [t for t in SANDBOX_TOOLS if t in _registry]
     run_id = secrets.token_hex(4)
-    folder = box.workdir / ".hermes_exec"
-    folder.mkdir(exist_ok=True)
-    (folder / "hermes_tools.py").write_text(_module_source(allowed), encoding="utf-8")
-    script = folder / f"script_{run_id}.py"
-    script.write_text(code, encoding="utf-8")
-    sock_path = str(folder / f"rpc_{run_id}.sock")
-    if len(sock_path) > 100:
+    # every file goes through the file tools' path rule: a link planted at .hermes_exec never leads out
+    script, module, sock = (
+        f"{_DIR}/script_{run_id}.py",
+        f"{_DIR}/hermes_tools.py",
+        f"{_DIR}/rpc_{run_id}.sock",
+    )
+    box.files.mkdir(_DIR)
+    box.files.remove(module)  # ours to write: whatever the agent put under its name (a link too) goes first
+    box.write_text(module, _module_source(allowed))
+    box.write_text(script, code)
+    host_sock = str(box.resolve_path(sock))
+    shell_sock = box.shell_path(sock)
+    if max(len(host_sock), len(shell_sock)) > 100:
+        box.files.remove(script)
         return {
             "status": "error",
-            "error": f"the sandbox path is too long for a socket: {sock_path}",
+            "error": f"the sandbox path is too long for a socket: {host_sock}",
             "tool_calls_made": 0,
         }
     token = secrets.token_hex(16)
-    rpc = _Rpc(sock_path, token, task_id, set(allowed) - _LOCAL_TOOLS)
+    rpc = _Rpc(host_sock, token, task_id, set(allowed) - _LOCAL_TOOLS)
     rpc.start()
     start = time.monotonic()
     try:
         command = (
-            f"HERMES_RPC_SOCKET={shlex.quote(sock_path)} HERMES_RPC_TOKEN={token} "
-            f"PYTHONPATH={shlex.quote(str(folder))} python3 {shlex.quote(str(script))}"
+            f"HERMES_RPC_SOCKET={shlex.quote(shell_sock)} HERMES_RPC_TOKEN={token} "
+            f"PYTHONPATH={shlex.quote(box.shell_path(_DIR))} python3 {shlex.quote(box.shell_path(script))}"
         )
         result = box.execute(command, timeout_for("code_execution") - 5)
     finally:
         rpc.stop()
-        for path in (script, folder / f"rpc_{run_id}.sock"):
-            path.unlink(missing_ok=True)
+        for path in (script, sock):
+            try:
+                box.files.remove(path)
+            except (OSError, SandboxError):
+                pass
     out: dict[str, Any] = {
         "status": "success" if result.exit_code == 0 else "error",
         "output": result.output,

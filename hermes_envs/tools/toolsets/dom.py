@@ -43,6 +43,9 @@ _BLOCK = {
     "body",
 }
 _TEXT_INPUTS = {"text", "search", "email", "password", "url", "tel", "number", ""}
+#: Elements nest at most this deep; deeper tags are flattened into the element at this depth, so the tree walks
+#: (text, snapshot, Markdown) never run out of Python's recursion limit on a hostile page.
+MAX_DEPTH = 200
 _CONSOLE = re.compile(r"console\.(log|info|warn|error|debug)\(\s*([\"'])(.*?)\2\s*\)")
 _THROW = re.compile(r"throw\s+new\s+\w*Error\(\s*([\"'])(.*?)\1\s*\)")
 
@@ -125,6 +128,7 @@ class _Builder(HTMLParser):
         self.canonical = ""
         self.scripts: list[str] = []
         self._in: list[str] = []
+        self._over: list[str] = []  # tags opened past MAX_DEPTH (not nested further)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k.lower(): (v if v is not None else "") for k, v in attrs}
@@ -132,6 +136,9 @@ class _Builder(HTMLParser):
             self.meta[values["name"].lower()] = values.get("content", "")
         if tag == "link" and values.get("rel", "").lower() == "canonical":
             self.canonical = values.get("href", "")
+        if tag not in _VOID and len(self.stack) > MAX_DEPTH:
+            self._over.append(tag)  # deeper than any real page: its content stays at this depth
+            return
         node = Element(tag, values, parent=self.stack[-1])
         node.value = values.get("value", "") if tag in ("input", "textarea") else ""
         node.checked = "checked" in values
@@ -141,13 +148,19 @@ class _Builder(HTMLParser):
             self._in.append(tag)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        over = len(self._over)
         self.handle_starttag(tag, attrs)
-        if tag not in _VOID and self.stack[-1].tag == tag:
+        if len(self._over) > over:
+            self._over.pop()
+        elif tag not in _VOID and self.stack[-1].tag == tag:
             self.stack.pop()
             self._in.pop()
 
     def handle_endtag(self, tag: str) -> None:
         if tag in _VOID:
+            return
+        if self._over and self._over[-1] == tag:
+            self._over.pop()
             return
         for depth in range(len(self.stack) - 1, 0, -1):  # close up to the matching open tag (forgiving HTML)
             if self.stack[depth].tag == tag:

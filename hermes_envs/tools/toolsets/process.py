@@ -4,7 +4,9 @@ kill, or write to its stdin.
 
 Upstream starts background commands with ``terminal(background=true)``; our ``terminal`` has no such flag, so
 ``process(action="start", command=...)`` does it. Each process logs to ``.hermes_proc/<id>.log`` in the sandbox and
-reads stdin from a FIFO; the sandbox's cleanup kills whatever still runs.
+reads stdin from a FIFO; the sandbox's cleanup kills whatever still runs. The tool reads those files and writes
+into the FIFO through the file tools' path rule (walked without following a link out of the task; only a regular
+file is read, only a FIFO written), so a link the agent plants there cannot point the trainer at a host file.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ import shlex
 import time
 from typing import Any
 
+from hermes_envs.errors import SandboxError
+
+from .._task_files import UnsafeFileError
 from ..registry import ToolRegistry
 from ._limits import timeout_for
 from ._taskstate import TaskStore
@@ -22,6 +27,8 @@ from ._tooling import register_family, schema
 __all__ = ["register_process_tools"]
 
 ACTIONS = ["start", "list", "poll", "log", "wait", "kill", "write", "submit"]
+_DIR = ".hermes_proc"
+_LOG_MAX = 1 << 20  # the last MB of a log is what poll, log and wait look at
 _STORE: TaskStore[dict[str, dict[str, Any]]] = TaskStore(dict)
 
 
@@ -33,13 +40,22 @@ def _box(task_id: str) -> Any:
     return box
 
 
+def _state_file(box: Any, name: str, limit: int, *, tail: bool = False) -> str:
+    """The text of ``.hermes_proc/<name>`` ("" when missing or not a plain file inside the task)."""
+    try:
+        data, _size = box.files.read(f"{_DIR}/{name}", limit, tail=tail)
+    except (OSError, SandboxError):
+        return ""
+    return data.decode("utf-8", errors="replace")
+
+
 def _status(box: Any, sid: str, info: dict[str, Any]) -> dict[str, Any]:
-    exit_file = box.workdir / ".hermes_proc" / f"{sid}.exit"
-    if exit_file.is_file() and exit_file.read_text().strip():
-        info["status"], info["exit_code"] = "exited", int(exit_file.read_text().strip() or -1)
+    code = _state_file(box, f"{sid}.exit", 32).strip()
+    if code.lstrip("-").isdigit():
+        info["status"], info["exit_code"] = "exited", int(code)
     elif info.get("status") != "killed":
         alive = box.execute(
-            f"kill -0 {info['pid']} 2>/dev/null && echo alive || echo gone", 10
+            f"kill -0 {info['pid']} 2>/dev/null && echo alive || echo gone", 10, fresh=False
         ).output.strip()
         if alive.endswith("gone") and info.get("status") == "running":
             info["status"] = "exited"
@@ -55,8 +71,7 @@ def _status(box: Any, sid: str, info: dict[str, Any]) -> dict[str, Any]:
 
 
 def _log(box: Any, sid: str) -> str:
-    path = box.workdir / ".hermes_proc" / f"{sid}.log"
-    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    return _state_file(box, f"{sid}.log", _LOG_MAX, tail=True)
 
 
 def process(args: dict[str, Any], task_id: str) -> dict[str, Any]:
@@ -68,14 +83,16 @@ def process(args: dict[str, Any], task_id: str) -> dict[str, Any]:
         if not isinstance(command, str) or not command.strip():
             return {"error": "action 'start' needs 'command'."}
         sid = f"proc_{len(procs) + 1}"
-        d = ".hermes_proc"
+        box.files.mkdir(_DIR)
+        for suffix in ("in", "log", "exit"):  # whatever the agent left under these names (links too) goes
+            box.files.remove(f"{_DIR}/{sid}.{suffix}")
+        d = shlex.quote(box.shell_path(_DIR))  # absolute: the shell may have moved elsewhere
         inner = shlex.quote(f"sh -c {shlex.quote(command)}; echo $? > {d}/{sid}.exit")
-        script = (
-            f"mkdir -p {d} && rm -f {d}/{sid}.in && mkfifo {d}/{sid}.in && "
-            f"(sleep 2147483647 > {d}/{sid}.in &) && "
-            f"nohup sh -c {inner} < {d}/{sid}.in > {d}/{sid}.log 2>&1 & echo $!"
+        script = (  # the FIFO is made before the call returns (only the process itself runs in the background)
+            f"mkfifo {d}/{sid}.in && (sleep 2147483647 > {d}/{sid}.in &) && "
+            f"{{ nohup sh -c {inner} < {d}/{sid}.in > {d}/{sid}.log 2>&1 & echo $!; }}"
         )
-        out = box.execute(script, 30).output.strip().splitlines()
+        out = box.execute(script, 30, fresh=False).output.strip().splitlines()
         pid = next((line for line in reversed(out) if line.strip().isdigit()), None)
         if pid is None:
             return {"error": f"could not start the process: {' '.join(out)[:300]}"}
@@ -107,18 +124,21 @@ def process(args: dict[str, Any], task_id: str) -> dict[str, Any]:
         return {**status, "output": _log(box, sid)[-4000:]}
     if action == "kill":
         box.execute(
-            f"kill -TERM {info['pid']} 2>/dev/null; pkill -TERM -P {info['pid']} 2>/dev/null; true", 10
+            f"kill -TERM {info['pid']} 2>/dev/null; pkill -TERM -P {info['pid']} 2>/dev/null; true",
+            10,
+            fresh=False,
         )
         info["status"] = "killed"
         return {"session_id": sid, "status": "killed"}
     if action in ("write", "submit"):
         data = str(args.get("data") or "") + ("\n" if action == "submit" else "")
-        fifo = box.workdir / ".hermes_proc" / f"{sid}.in"
         fd = None
         for _ in range(40):  # non-blocking: an exited process has no reader and must not hang the call; a
             try:  # process started a moment ago may not have opened its stdin yet
-                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+                fd = box.files.open_fifo(f"{_DIR}/{sid}.in")
                 break
+            except UnsafeFileError:
+                return {"error": f"process '{sid}''s input should be its FIFO; something else replaced it."}
             except OSError:
                 if _status(box, sid, info)["status"] != "running":
                     break

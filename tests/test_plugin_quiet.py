@@ -1,0 +1,96 @@
+"""The pytest plugin (and what hermes-envs installs with it) stays out of the way of a user's own test runs:
+no warnings or library notices the user did not cause, and loading the plugin imports nothing heavy.
+
+Costs are asserted as the modules a load imports, never as times (CI is a loaded 2-core box).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Imported by a check or a fixture when used, never by loading the plugin: each costs 0.1-1.5 s of CPU.
+HEAVY = {
+    "asyncio",
+    "atroposlib",
+    "transformers",
+    "tokenizers",
+    "openai",
+    "httpx",
+    "aiohttp",
+    "hypothesis",
+    "respx",
+    "syrupy",
+    "vcr",
+    "yaml",
+    "pydantic",
+    "jinja2",
+    "rich",
+}
+
+
+def _user_environ() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HERMES_", "TRANSFORMERS_"))}
+    return {**env, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+
+
+def test_loading_the_plugin_imports_nothing_heavy() -> None:
+    code = (
+        "import sys, json; import pytest; before = set(sys.modules); import hermes_envs.plugin; "
+        "print(json.dumps(sorted({m.split('.')[0] for m in set(sys.modules) - before})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=_user_environ(), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = set(json.loads(done.stdout))
+    assert loaded & HEAVY == set(), sorted(loaded & HEAVY)
+    assert loaded <= {"hermes_envs"}, sorted(loaded)  # our own package only; its facade is lazy
+
+
+def test_a_users_own_test_run_shows_no_notice_hermes_envs_caused(tmp_path: Path) -> None:
+    """pytest-asyncio's loop-scope deprecation warning and transformers' "PyTorch was not found" used to be
+    printed on every run of a project with hermes-envs installed."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")  # the user's: no asyncio settings
+    (tmp_path / "test_theirs.py").write_text(
+        "import transformers  # noqa: F401  (as atroposlib does)\n\n\ndef test_plain():\n    assert True\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-W", "error::DeprecationWarning", "-rA"],
+        cwd=tmp_path,
+        env=_user_environ(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-3000:]
+    assert "loop scope for asynchronous fixtures" not in output, output[-3000:]
+    assert "PyTorch was not found" not in output, output[-3000:]
+    assert "warning" not in output.lower(), output[-3000:]
+
+
+def test_a_project_setting_of_the_loop_scope_is_kept(tmp_path: Path) -> None:
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\nasyncio_default_fixture_loop_scope = module\n", encoding="utf-8"
+    )
+    (tmp_path / "test_theirs.py").write_text(
+        "def test_scope(pytestconfig):\n"
+        "    assert pytestconfig.getini('asyncio_default_fixture_loop_scope') == 'module'\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"],
+        cwd=tmp_path,
+        env=_user_environ(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
