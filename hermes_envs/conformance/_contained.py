@@ -121,6 +121,12 @@ def make_worker(path: str, class_name: str | None, settings: dict[str, Any], dis
             names: list[str] | None = [c.__name__ for c in find_env_classes(session.module)]
         except EnvLoadError:
             names = None
+        except BaseException as exc:  # SystemExit at import time: the first check reports it
+            cause = f"{type(exc).__name__}({', '.join(map(repr, exc.args))})"
+            channel.send(
+                {"ev": "crash", "cause": cause, "site": author_site(exc, Path(path)), "phase": "import"}
+            )
+            return
         tracer.label = session.label
         channel.send(
             {"ev": "classes", "names": names, "label": session.label, "selected": session.selected()}
@@ -260,6 +266,8 @@ def run_env_contained(path: Path, class_name: str | None, settings: Settings) ->
         selected = scheduler.selected()
     if not done:
         cause = _cause(result, crash)
+        pending = [i for i in selected if i not in outcomes and i != HOST_CHECK]
+        running = running or (pending[0] if pending else "")
         if running:
             outcomes[running] = Outcome(
                 running,

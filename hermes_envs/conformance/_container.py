@@ -378,20 +378,41 @@ def _child(spec: dict[str, Any], write_fd: int) -> None:
         os.makedirs(spec["kit_tmp"], exist_ok=True)
         os.environ["TMPDIR"] = tempfile.tempdir = spec["kit_tmp"]
         module, _, name = spec["target"].partition(":")
-        worker = getattr(importlib.import_module(module), name)(*spec["args"])
+        worker = getattr(_import(module, spec.get("target_file")), name)(*spec["args"])
         run = lambda: worker(write_fd, spec["kit_tmp"])  # noqa: E731
         if spec["unavailable"]:
             os.setsid()
             os.makedirs(spec["kit_tmp"], exist_ok=True)
             _run_worker(run)
         _keeper(run, write_fd, spec["base"], spec["cwd"], spec["fault_path"])
+    except BaseException as exc:  # the container could not start: the parent names why
+        _send(write_fd, {"ev": "ended", "how": f"could not start: {type(exc).__name__}: {exc}", "code": None})
     finally:
         os._exit(73)
+
+
+def _import(module: str, file: str | None) -> Any:
+    """``module``, or (a fresh interpreter whose path finds another module of that name) the parent's file of it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        if not file:
+            raise
+    from importlib import util as import_util
+
+    found = import_util.spec_from_file_location(module, file)
+    if found is None or found.loader is None:
+        raise ImportError(f"cannot load {module} from {file}")
+    loaded = import_util.module_from_spec(found)
+    sys.modules[module] = loaded
+    found.loader.exec_module(loaded)
+    return loaded
 
 
 def _main() -> None:
     """Entry of a fresh interpreter started as the container's first process (``python -c``, spec on argv)."""
     spec = json.loads(sys.argv[1])
+    sys.path[:] = spec["sys_path"]  # the modules the parent could import (pytest's rootdir, a test's folder)
     _child(spec, int(spec["write_fd"]))
 
 
@@ -423,7 +444,8 @@ def run_contained(
             os.close(read_fd)
             _child(spec, write_fd)
     else:
-        spec["write_fd"] = write_fd
+        spec["write_fd"], spec["sys_path"] = write_fd, list(sys.path)
+        spec["target_file"] = getattr(sys.modules.get(target.partition(":")[0]), "__file__", None)
         code = "from hermes_envs.conformance._container import _main; _main()"
         fresh = subprocess.Popen([sys.executable, "-c", code, json.dumps(spec)], pass_fds=(write_fd,))
         pid = fresh.pid

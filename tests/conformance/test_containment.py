@@ -321,8 +321,16 @@ def probe_writes(paths: list[str]) -> object:
     return run
 
 
-def test_shared_memory_and_the_kernels_knobs_are_not_the_hosts() -> None:
+@pytest.mark.parametrize("fresh", [False, True], ids=["forked", "fresh-interpreter"])
+def test_shared_memory_and_the_kernels_knobs_are_not_the_hosts(
+    fresh: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_envs.conformance import _container
     from hermes_envs.conformance._container import run_contained
+
+    monkeypatch.setattr(
+        _container, "_fork_safe", lambda: not fresh
+    )  # the fresh one imports this test module too
 
     shm = f"/dev/shm/hermes-contain-{uuid.uuid4().hex[:8]}"
     result = run_contained(
@@ -392,3 +400,18 @@ def test_without_root_the_container_is_made_in_a_user_namespace() -> None:
         2
     ]  # contained: PID 2 of its namespace
     assert target in seen["changed"] and not Path(target).exists()
+
+
+def test_an_env_that_ends_its_process_at_import_fails_the_first_check(tmp_path: Path) -> None:
+    # Before, no check was running when the process ended: every check was reported as not run, and the run passed.
+    from hermes_envs.conformance.runner import run_conformance
+    from hermes_envs.conformance.settings import Settings
+
+    checkout, env_file = _env(tmp_path, module="\nimport os as _os\n_os._exit(0)\n")
+    report = run_conformance([str(env_file)], Settings(select=["HC101", "HC201", "HC903"]))
+    assert report.failed
+    first, later = report.envs[0].outcomes[:2]
+    assert first.check_id == "HC101" and first.status.value == "failed"
+    message = first.findings[0].message
+    assert "os._exit(0) at hostile_env.py:" in message and "during import" in message
+    assert later.status.value == "skipped" and "os._exit(0)" in later.note
