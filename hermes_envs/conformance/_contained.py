@@ -330,6 +330,11 @@ class ContainedSession:
     def selected(self) -> list[str]:
         return self._scheduler.selected()
 
+    @property
+    def timings(self) -> dict[str, float]:
+        """Seconds per phase (import, setup, rollouts ...) the container reported; empty before the first run."""
+        return dict(self._run.timings) if self._run is not None else {}
+
     def run(self, check_id: str) -> Outcome:
         if self._run is None:
             self._run = run_env_contained(self.path, self.class_name, self.settings)
