@@ -173,6 +173,7 @@ def _thresholds() -> str:
         "fuzz_examples": "HC412: transcripts tried per gold and direction",
         "fuzz_seed": "HC412: the search's seed (named in findings, to reproduce one)",
         "thorough": "HC412/HC413 in full (also --thorough / --hermes-thorough)",
+        "contain": "run the env in a container of its own (false: in the kit's process, for debugging)",
     }
     lines = []
     for name, note in notes.items():
