@@ -316,7 +316,7 @@ class ContainedSession:
 
     @property
     def timings(self) -> dict[str, float]:
-        """The phase times the worker reported (the pytest report records them); empty before the run."""
+        """Seconds per phase (import, setup, rollouts ...) the container reported; empty before the first run."""
         return dict(self._run.timings) if self._run is not None else {}
 
     def run(self, check_id: str) -> Outcome:
