@@ -21,6 +21,13 @@ Runs are timed with the garbage collector paused (after a full collection), as `
 one full collection of the whole process heap (about 60 ms here, proportional to everything the process has
 imported, not to the text) lands on whichever run happens to cross CPython's threshold, ordinary or adversarial,
 and made the ratios swing between 7 and 11 from one run to the next. ``--with-gc`` times with it running.
+
+``--upstream DIR`` compares with upstream hermes-agent's parsers instead: DIR holds a copy of upstream's
+``environments/tool_call_parsers/`` package (fetched by hand into a temp folder, never committed; it needs
+``openai`` importable). For every format both have, in one run, interleaved, it prints our time / upstream's time
+for (1) replies with no tool call (final answers: prose, Markdown with code and braces, reasoning), each parsed
+alone, and (2) each adversarial text above (``--size-mb`` defaults to 0.1 here: upstream is quadratic on some),
+with the worst ratio, and the adversarial texts where upstream is faster.
 """
 
 from __future__ import annotations
@@ -185,10 +192,81 @@ def best_time(fn: Callable[[], object], repeat: int) -> float:
     return best
 
 
+def plain_replies(n: int = 300) -> list[str]:
+    """Final answers with no tool call: prose, Markdown (a fenced code block with braces and brackets, inline
+    code, a table), and a reasoning block before the answer, from a fixed seed."""
+    rng = random.Random(42)
+    out = []
+    for i in range(n):
+        prose = "\n\n".join(_words(rng, rng.randint(20, 60)) for _ in range(rng.randint(1, 4)))
+        if i % 3 == 1:
+            code = f'def f(x):\n    return {{"a": [x, {rng.randint(0, 9)}], "b": None}}\n'
+            prose += f"\n\nUse `f()` like this:\n\n```python\n{code}```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+        elif i % 3 == 2:
+            prose = f"<think>\n{_words(rng, 40)}\n</think>\n\n{prose}"
+        out.append(prose)
+    return out
+
+
+UPSTREAM_NAMES = {"qwen": "hermes"}  # our name -> upstream's, where they differ
+
+
+def compare_upstream(upstream_dir: str, ns: argparse.Namespace) -> int:
+    """Ours / upstream's time, per format, on replies without a call and on the adversarial texts."""
+    import os
+
+    sys.path.insert(0, upstream_dir)
+    import environments.tool_call_parsers as up  # upstream's copy, first on the path
+
+    if not str(Path(up.__file__).resolve()).startswith(str(Path(upstream_dir).resolve())):
+        raise SystemExit(f"environments.tool_call_parsers came from {up.__file__}, not {upstream_dir}")
+    size = int((ns.size_mb if ns.size_mb_given else 0.1) * 1_000_000)
+    load = os.getloadavg()
+    print(
+        f"ours / upstream, CPU time, best of {ns.repeat} interleaved; load average {load[0]:.2f} {load[1]:.2f}"
+    )
+    print(f"adversarial texts of {size / 1e6:g} MB\n")
+    print(f"{'format':<14}{'no call':>9}{'worst adversarial':>30}{'ratio':>8}   upstream faster on")
+    replies = plain_replies()
+    worst_plain = 0.0
+    for name in [n for n in FORMATS if not ns.formats or n in ns.formats.split(",")]:
+        up_name = UPSTREAM_NAMES.get(name, name)
+        if up_name not in up.PARSER_REGISTRY:
+            continue
+        ours, theirs = get_parser(name), up.get_parser(up_name)
+        for reply in replies:  # the same answer: no call found by either
+            assert ours.parse(reply)[1] is None and theirs.parse(reply)[1] is None, (name, reply[:80])
+        t_ours = t_up = float("inf")
+        for _ in range(ns.repeat):
+            t_ours = min(t_ours, best_time(lambda p=ours: [p.parse(r) for r in replies], 1))
+            t_up = min(t_up, best_time(lambda p=theirs: [p.parse(r) for r in replies], 1))
+        plain = t_ours / t_up
+        worst_plain = max(worst_plain, plain)
+        worst_label, worst, faster = "", 0.0, []
+        for label, text in adversarial_texts(name, size).items():
+            a_ours = a_up = float("inf")
+            for _ in range(ns.repeat):
+                a_ours = min(a_ours, best_time(lambda p=ours, t=text: p.parse(t), 1))
+                a_up = min(a_up, best_time(lambda p=theirs, t=text: p.parse(t), 1))
+            ratio = a_ours / a_up
+            if ratio > 1:
+                faster.append(f"{label} {ratio:.1f}")
+            if ratio > worst:
+                worst_label, worst = label, ratio
+        print(
+            f"{name:<14}{plain:>9.2f}{worst_label:>30}{worst:>8.2f}   {', '.join(faster) or '-'}", flush=True
+        )
+    print(f"\nworst no-call ratio: {worst_plain:.2f} (target <= 1)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_known_args(argv)[1]
     opts = argparse.ArgumentParser()
-    opts.add_argument("--size-mb", type=float, default=1.0)
+    opts.add_argument("--size-mb", type=float, default=None)
+    opts.add_argument(
+        "--upstream", default="", help="a folder holding upstream's environments/ (compare with it)"
+    )
     opts.add_argument("--repeat", type=int, default=3)
     opts.add_argument("--formats", default="", help="comma-separated formats to run (default: all)")
     opts.add_argument("--with-gc", action="store_true", help="time with the garbage collector running")
@@ -199,6 +277,11 @@ def main(argv: list[str] | None = None) -> int:
     global PAUSE_GC, CLOCK
     PAUSE_GC = not ns.with_gc
     CLOCK = time.perf_counter if ns.wall else time.process_time
+    ns.size_mb_given = ns.size_mb is not None
+    if ns.upstream:
+        return compare_upstream(ns.upstream, ns)
+    if ns.size_mb is None:
+        ns.size_mb = 1.0
     size = int(ns.size_mb * 1_000_000)
     gc_note = ("collector running" if ns.with_gc else "collector paused") + (
         ", wall clock" if ns.wall else ", CPU time"

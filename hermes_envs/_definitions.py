@@ -37,7 +37,11 @@ def _code_file(obj: Any) -> str | None:
 def _class_file(cls: type) -> str | None:
     # The code of the class's own methods knows its file even when the module is not (or no longer) in
     # sys.modules, which inspect.getfile needs for a class.
+    own = cls.__qualname__ + "."
     for member in vars(cls).values():
+        qualname = getattr(member, "__qualname__", own)
+        if isinstance(qualname, str) and not qualname.startswith(own):
+            continue  # not written in the class body (a function set on it later, e.g. a parser's fast parse)
         path = _code_file(member)
         if path is not None:
             return path

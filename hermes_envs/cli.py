@@ -91,6 +91,9 @@ def _check(args: argparse.Namespace) -> int:
             select=ids(args.select),
             ignore=ids(args.ignore),
             slow=args.slow or None,
+            env=getattr(args, "env", None) or None,
+            config=args.config,
+            items=args.items,
             thorough=args.thorough or None,
         )
         # What the env's libraries print while it runs (atroposlib's eval tables) is not the check's output: kept
@@ -232,6 +235,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="override one [tool.hermes-conformance] setting, e.g. --set control_ceiling=0.3",
     )
     chk.add_argument(
+        "--items",
+        metavar="FILE.jsonl",
+        help="items (one JSON object a line) the checks run on when setup() cannot load the env's own data "
+        "offline (a Hub dataset); findings made on them say so",
+    )
+    chk.add_argument(
+        "--config",
+        metavar="FILE.yaml",
+        help="a `process --config` YAML file: its env: section sets env config fields (--env.* wins)",
+    )
+    chk.epilog = (
+        "Env config fields are set as `process` takes them: --env.FIELD VALUE (or --env.FIELD=VALUE), e.g. "
+        "--env.dataset_name data/train.jsonl."
+    )
+    chk.add_argument(
         "--report",
         metavar="FILE",
         help="also write the report (.json or Markdown; never one of the PATHs), and each error's "
@@ -312,6 +330,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Parse ``argv``; for ``check``, ``--env.FIELD VALUE`` options first (as atroposlib's ``process`` takes them),
+    which argparse cannot declare."""
+    env: dict[str, object] = {}
+    if argv and argv[0] == "check":
+        from hermes_envs.conformance.runner import parse_env_options
+        from hermes_envs.errors import ConfigError
+
+        try:
+            argv, env = parse_env_options(argv)
+        except ConfigError as exc:
+            parser.error(str(exc))
+    args = parser.parse_args(argv)
+    if args.command == "check":
+        args.env = env
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hermes-envs`` console script.
 
@@ -326,7 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with (
             _loading()
         ):  # the parser imports the fake server's and the recorder's options (aiohttp, pydantic)
-            args = build_parser().parse_args(argv)
+            args = _parse(build_parser(), list(sys.argv[1:] if argv is None else argv))
         code = int(args.func(args) or 0)
         if argv is None and args.func is _check:
             _exit_now(code)

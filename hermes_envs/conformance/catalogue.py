@@ -11,11 +11,16 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "HC101": (
         "The trainer imports the env before anything else; an import that needs the network fails on every "
         "offline node and in CI.",
-        "Move downloads and heavy work into setup(), with an offline fallback.",
+        "Move downloads and heavy work into setup(), with an offline fallback. The finding names the import that "
+        "failed and whose it is: the env's own sibling module, a package to install, or a part of upstream's "
+        "surface hermes-envs lacks (a gap of the kit, not yours). Meanwhile the checks with a static counterpart "
+        "judge the source.",
     ),
     "HC102": (
         "Without a BaseEnv subclass there is nothing for atroposlib to run.",
-        "Derive the env from HermesAgentBaseEnv (not from the config class).",
+        "Derive the env from HermesAgentBaseEnv (not from the config class). When the class exists but derives "
+        "from a stand-in defined after a failed import, or sits under a flag (`if HERMES_AVAILABLE:`) that came "
+        "out False, the finding names that import: make it succeed, and let a failed import raise.",
     ),
     "HC103": (
         "atroposlib awaits setup/get_next_item/compute_reward/evaluate and calls format_prompt directly; the "
@@ -51,7 +56,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "HC201": (
         "setup() runs on every trainer start; if it needs the network, offline nodes and CI crash.",
-        "Wrap downloads in try/except with a built-in sample (or ship the data).",
+        "Wrap downloads in try/except with a built-in sample (or ship the data). To judge the rest offline "
+        "meanwhile, pass `--items FILE.jsonl` (stand-in items) or point the env at local data with "
+        "`--env.dataset_name ...`.",
     ),
     "HC202": (
         "Without a held-out eval split, eval numbers measure memorisation; with an empty one, nothing.",

@@ -132,6 +132,28 @@ select = ["HC1", "HC4"]    # run only these
 
 Silencing one finding means silencing its check for that env (2.) or project (3.); prefer fixing.
 
+### Judging past the first blocker
+
+A check is never skipped just because an earlier one could not run, when something else can stand in:
+
+- **The module does not import** (a missing package, a download at import time, a stub base after a failed import):
+  HC103, HC104, HC105, HC106, HC107, HC401 and HC801 judge the source's syntax tree instead (method kinds,
+  config_init's shape, `name`, the `__main__` block, literal keys, AgentResult read as a dict, a parser name that
+  does not exist); their outcome says "judged from the source". The rest say `needs HC101`.
+- **setup() cannot load the env's data offline** (a Hub dataset, a CLI, a config file): HC201 reports it, and the
+  checks that need items (prompts, rewards, trajectories, isolation) run on **stand-in items**: the items of
+  `--items FILE.jsonl` (`--hermes-items` under pytest, `items = "..."` in pyproject; one JSON object a line),
+  else the env's own built-in samples (a module or class attribute named like `FALLBACK_ITEMS` / `SAMPLE_PROBLEMS`
+  holding a list of dicts). Each finding made on them, and each outcome's note, says "judged on stand-in items
+  from ...". HC202-HC205 (the env's own split, cycle and setup time) and the evaluate() checks are not judged on
+  stand-ins: they say `needs HC201`.
+- **Env settings, as `process` takes them**: `hermes-envs check env.py --env.dataset_name data/train.jsonl`
+  (`--env.FIELD VALUE` or `--env.FIELD=VALUE`), `--config run.yaml` (its `env:` section, as `process --config`
+  reads it; `--env.*` wins), under pytest `--hermes-env-set dataset_name=data/train.jsonl` and
+  `--hermes-config run.yaml`, in pyproject `env = { dataset_name = "data/train.jsonl" }` and
+  `config = "run.yaml"` (paths relative to pyproject.toml). A field the env's config does not have is
+  named by HC109 as the run's setting, not the env's mistake.
+
 ## The catalogue
 """
 
@@ -151,6 +173,7 @@ def _thresholds() -> str:
         "fuzz_examples": "HC412: transcripts tried per gold and direction",
         "fuzz_seed": "HC412: the search's seed (named in findings, to reproduce one)",
         "thorough": "HC412/HC413 in full (also --thorough / --hermes-thorough)",
+        "contain": "run the env in a container of its own (false: in the kit's process, for debugging)",
     }
     lines = []
     for name, note in notes.items():

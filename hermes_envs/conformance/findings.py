@@ -76,6 +76,8 @@ class Outcome:
     findings: list[Finding] = field(default_factory=list)
     note: str = ""
     seconds: float = 0.0
+    #: When the check ran on stand-in items (setup() could not load the env's own data): the note saying so.
+    stand_in: str = ""
 
     def __post_init__(self) -> None:
         from hermes_envs.testing._redaction import redact_message

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -42,3 +43,11 @@ class Settings:
     #: Recorded cassettes whose real-model replies also drive the reward probes. Default: every cassette in
     #: ``<env folder>/cassettes/<env file stem>/`` (where ``hermes-envs record`` writes).
     cassettes: list[str] | None = None
+    #: Env config fields set as ``process --env.KEY VALUE`` would (``check --env.KEY VALUE``, ``--hermes-env-set``,
+    #: the ``env:`` section of ``config``): e.g. a local ``dataset_name`` for an env whose data is on the Hub.
+    env: dict[str, Any] = field(default_factory=dict)
+    #: A YAML file as ``process --config`` takes it: its ``env:`` section fills ``env`` (``env`` wins).
+    config: str | None = None
+    #: A JSONL file of items (one JSON object a line) the dynamic checks run on when setup() cannot load the env's
+    #: own data offline (their findings say so). Without it, the env's own built-in samples serve, if it has any.
+    items: str | None = None

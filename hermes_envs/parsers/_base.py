@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
@@ -27,17 +27,43 @@ class ToolCallParser:
     """
 
     name: ClassVar[str] = ""
+    #: The plain-text fast path: strings one of which every call (and every text :meth:`_parse` would report a
+    #: problem in) contains, from :meth:`_call_markers`. A text holding none of them comes back as
+    #: ``(text, None)`` after one ``in`` test per string, before any other pass (that is most final answers).
+    _no_call_without: tuple[str, ...] = ()
+
+    @classmethod
+    def _call_markers(cls) -> tuple[str, ...]:
+        """The strings for :attr:`_no_call_without`, worked out from the class's grammar (its markers); () for
+        no fast path. A class that overrides ``_parse`` (or ``parse``) gets none unless it overrides this too."""
+        return ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         own_parse = cls.__dict__.get("parse")
         if own_parse is not None and "_parse" not in cls.__dict__:
             cls._parse = _parse_via_parse  # type: ignore[method-assign]
+        # the markers describe the grammar of the class that declared them: a reading defined below it (its own
+        # _parse, or parse written upstream's way) gets no fast path
+        grammar, declared = _owner(cls, "_parse"), _owner(cls, "_call_markers")
+        cls._no_call_without = cls._call_markers() if issubclass(declared, grammar) else ()
+        inherited = cls.parse
+        if own_parse is None and (
+            inherited is ToolCallParser.parse or getattr(inherited, "_fast_path", False)
+        ):
+            cls.parse = _fast_parse(cls._no_call_without)  # type: ignore[method-assign]
 
     def parse(
         self, text: str, tools: list[dict[str, Any]] | None = None
     ) -> tuple[str | None, list[ChatCompletionMessageToolCall] | None]:
         """Return ``(content, tool_calls)``; plain text comes back as ``(text, None)`` unchanged."""
+        markers = self._no_call_without
+        if markers and type(text) is str and (tools is None or type(tools) is list):
+            for marker in markers:
+                if marker in text:
+                    break
+            else:
+                return text, None
         result = self.parse_detailed(text, tools)
         return result.content, result.tool_calls
 
@@ -47,6 +73,13 @@ class ToolCallParser:
             tools is None or type(tools) is list
         ):  # the usual call: no more checks
             check_arguments(self.name or type(self).__name__, text, tools)
+        markers = self._no_call_without
+        if markers:
+            for marker in markers:
+                if marker in text:
+                    break
+            else:
+                return ParseResult(text, None)
         try:
             result = self._parse(text, tools)
         except Exception as exc:
@@ -64,6 +97,46 @@ class ToolCallParser:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+def _owner(cls: type, name: str) -> type:
+    """The class of ``cls``'s MRO that defines ``name``."""
+    return next(klass for klass in cls.__mro__ if name in klass.__dict__)
+
+
+def _fast_parse(markers: tuple[str, ...]) -> Callable[..., Any]:
+    """:meth:`ToolCallParser.parse` with the class's markers as closure constants: a reply holding none costs
+    what upstream's ``if MARKER not in text`` costs (a loop over a tuple attribute cost 10-30% more per reply)."""
+    general = ToolCallParser.parse
+    if len(markers) == 1:
+        (one,) = markers
+
+        def parse(self: ToolCallParser, text: str, tools: list[dict[str, Any]] | None = None) -> Any:
+            if type(text) is str and one not in text and (tools is None or type(tools) is list):
+                return text, None
+            result = self.parse_detailed(text, tools)
+            return result.content, result.tool_calls
+
+    elif len(markers) == 2:
+        first, second = markers
+
+        def parse(self: ToolCallParser, text: str, tools: list[dict[str, Any]] | None = None) -> Any:
+            if (
+                type(text) is str
+                and first not in text
+                and second not in text
+                and (tools is None or type(tools) is list)
+            ):
+                return text, None
+            result = self.parse_detailed(text, tools)
+            return result.content, result.tool_calls
+
+    else:
+        return general
+    parse._fast_path = True  # type: ignore[attr-defined]
+    parse.__doc__ = general.__doc__
+    parse.__qualname__ = general.__qualname__
+    return parse
 
 
 def _parse_via_parse(self: ToolCallParser, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any, ClassVar
 
@@ -52,6 +53,15 @@ class SectionedJsonParser(ToolCallParser):
         if "call_begin" in cls.__dict__ or "section_begin_alts" in cls.__dict__:
             # what must not come before the section for _parse_plain to apply (worked out once per class)
             cls._prose_markers = (cls.call_begin, *cls.section_begin_alts, *_CONTEXT)
+
+    @classmethod
+    def _call_markers(cls) -> tuple[str, ...]:
+        # the section and call markers usually share a long prefix (``<｜tool▁call``, ``<|tool_call``): one test
+        if not hasattr(cls, "section_begin"):
+            return ()  # (this abstract class)
+        markers = (cls.section_begin, *cls.section_begin_alts, cls.call_begin)
+        shared = os.path.commonprefix(markers)
+        return (shared,) if len(shared) >= 4 else markers
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         plain = self._parse_plain(text)

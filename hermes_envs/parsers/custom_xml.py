@@ -100,6 +100,8 @@ class CustomXmlParser(ToolCallParser):
         self._key_then = re.compile(r"([^\n<>]*?)" + re.escape(after)) if after else re.compile(r"([^\s<>]+)")
         self._opens = tuple(f"<{t}>" for t in lay.call_tags)
         self._closes = {f"<{t}>": f"</{t}>" for t in lay.call_tags}
+        if type(self)._parse is CustomXmlParser._parse:  # (a subclass reading its own way has no fast path)
+            self._no_call_without = self._opens  # every call starts with one of them
         # what must follow an opening tag for it to start a call rather than be a mention (a superset: a close tag,
         # or a parameter opening with its key; an inner call tag may come first): see _mention_skipper
         inner = "|".join(map(re.escape, self._opens))

@@ -65,6 +65,14 @@ _SPELLINGS = re.compile(
     r"<[ \t]*(/?)[ \t]*[|｜][ \t]*DSML[ \t]*[|｜][ \t]*"
     r"(?:(tool[_▁ ]calls?[_▁ ](?:begin|end))[ \t]*[|｜]?[ \t]*>)?"
 )
+# A tag opening _SPELLINGS would rewrite into something else: not already ``<｜DSML｜``/``</｜DSML｜`` followed by
+# neither a blank nor a token name, nor a token already written ``<｜DSML｜tool_call(s)_begin/end｜>``. A text
+# holding none is its own canonical form: one search at C speed instead of a Python call per tag (thousands in
+# degenerate output).
+_REWRITTEN = re.compile(
+    rf"(?!<{BAR}DSML{BAR}tool_calls?_(?:begin|end){BAR}>)"
+    rf"(?!</?{BAR}DSML{BAR}(?![ \t]|tool[_▁ ]calls?[_▁ ](?:begin|end)))" + _SPELLINGS.pattern
+)
 _NAME = re.compile(r'([^"<>\n]*)"[ \t]*>')
 _TOKEN_HEAD = re.compile(r"[ \t]*([^\n<|`{]+?)[ \t]*(?:\r?\n|(?=`)|(?=\{))")
 _PARAM = re.compile(r'([^"<>\n]*)"(?:[ \t]+string="(true|false)")?[ \t]*>')
@@ -114,12 +122,18 @@ _TOKEN_READER = _TokenCalls()  # stateless: one for every parse
 class DeepSeekV4Parser(ToolCallParser):
     """DeepSeek V3.2 / V4 DSML tool calls (the invoke markup, and upstream's token spelling)."""
 
+    @classmethod
+    def _call_markers(cls) -> tuple[str, ...]:
+        return ("DSML",)  # in every spelling of every marker
+
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
-        if "DSML" not in text:
-            return ParseResult(text, None)
         # Text already in the canonical markup (what models trained on DSML and our render write) is read as it
         # is: rewriting other spellings would also rewrite them inside parameter values.
-        canonical = text if INVOKE_OPEN in text or TOKENS_BEGIN in text else _SPELLINGS.sub(_canonical, text)
+        canonical = (
+            text
+            if INVOKE_OPEN in text or TOKENS_BEGIN in text or _REWRITTEN.search(text) is None
+            else _SPELLINGS.sub(_canonical, text)
+        )
         result = self._invokes(canonical, tools)
         if not result.tool_calls and TOKEN_CALL_BEGIN in canonical:
             tokens = _TOKEN_READER.parse_detailed(canonical)

@@ -46,6 +46,10 @@ class JsonTaggedParser(ToolCallParser):
     start_tag: ClassVar[str] = "<tool_call>"
     end_tag: ClassVar[str] = "</tool_call>"
 
+    @classmethod
+    def _call_markers(cls) -> tuple[str, ...]:
+        return (cls.start_tag,)
+
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         start_tag, end_tag = self.start_tag, self.end_tag
         starts = MarkerScanner(text, start_tag)

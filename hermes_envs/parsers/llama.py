@@ -80,6 +80,10 @@ def _skip_separators(text: str, pos: int) -> int:
 class Llama3JsonParser(ToolCallParser):
     """Llama 3.1/3.2/3.3 JSON tool calls."""
 
+    @classmethod
+    def _call_markers(cls) -> tuple[str, ...]:
+        return ("{", PYTHON_TAG)  # every call is a JSON object; the tag alone may be a problem to report
+
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         n = len(text)
         calls: list[ChatCompletionMessageToolCall] = []

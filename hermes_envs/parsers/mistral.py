@@ -95,6 +95,10 @@ class MistralParser(ToolCallParser):
             raise ParserError(f"mistral render style should be 'list', 'v11' or 'args'; got {style!r}.")
         self.style = style
 
+    @classmethod
+    def _call_markers(cls) -> tuple[str, ...]:
+        return (TOOL_CALLS,)
+
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         markers = MarkerScanner(text, TOOL_CALLS)
         first = markers.next(0)

@@ -104,6 +104,10 @@ class XmlParamsParser(ToolCallParser):
         """The forward search for real call starts at ``needle`` (each one checked by :meth:`_real_call_at`)."""
         return Finder(text, needle, lambda at: self._real_call_at(text, at))
 
+    @classmethod
+    def _call_markers(cls) -> tuple[str, ...]:
+        return (TOOL_CALL,) if cls.bare_start is None else (TOOL_CALL, cls.bare_start)
+
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         starts = MarkerScanner(text, TOOL_CALL)
         bare = MarkerScanner(text, self.bare_start) if self.bare_start else None

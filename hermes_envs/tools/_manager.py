@@ -304,14 +304,23 @@ class SandboxManager:
             self._maybe_remove_root()
 
     def _maybe_remove_root(self) -> None:
+        """Once the last sandbox is gone, queue the root folder's removal behind the folders the janitor still
+        has to remove. Never waits for them here: this runs under the manager lock, on the caller's thread (the
+        event loop, in an env's ``score_rollout``), and waiting held the loop 13-37 ms in one cleanup of six."""
         if self._root is not None and not self._sandboxes and not self._spares:
-            _workers.flush()  # the folders the janitor still has to remove
+            _workers.later(functools.partial(self._remove_root_if_unused, self._root))
+
+    def _remove_root_if_unused(self, root: Path) -> None:
+        """(janitor, after the folders queued before) Remove ``root`` if it is still the root, no sandbox uses
+        it or is being prepared in it, and it is empty (a sandbox made since then keeps it)."""
+        with self._lock:
+            if self._root is not root or self._sandboxes or self._spares or self._preparing:
+                return
             try:
-                if not any(self._root.iterdir()):
-                    self._root.rmdir()
-                    self._root = None
+                root.rmdir()  # only an empty folder: a task folder made meanwhile keeps it
             except OSError:
-                pass
+                return
+            self._root = None
 
     def cleanup(self, task_id: str) -> None:
         """Clean up the sandbox of ``task_id`` (processes killed, folder removed); no-op when it has none."""

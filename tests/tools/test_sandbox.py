@@ -448,7 +448,46 @@ def test_root_is_removed_when_the_last_sandbox_goes():
     root = box.workdir.parent
     assert root.parent == Path(tempfile.gettempdir()).resolve()
     box.cleanup()
+    from hermes_envs.tools.backends import _workers
+
+    _workers.flush()  # the janitor removes it, after the task's folder
     assert not root.exists()
+
+
+def test_cleanup_never_waits_for_the_janitor_under_the_manager_lock():
+    """The last sandbox's cleanup (on the event loop in score_rollout) queues the root's removal instead of
+    waiting, under the manager lock, for the folders the janitor still has to remove (it held the loop 13-37 ms)."""
+    from hermes_envs.tools.backends import _workers
+
+    configure_sandboxes(prestart=0)
+    box = get_sandbox("t")
+    box.run("echo x > f")
+    root = box.workdir.parent
+    janitor_busy, release = threading.Event(), threading.Event()
+
+    def slow_deletion() -> None:  # a deletion that takes as long as the test wants
+        janitor_busy.set()
+        release.wait(120)
+
+    _workers.later(slow_deletion)
+    assert janitor_busy.wait(60)
+    try:
+        done = threading.Thread(target=box.cleanup)
+        done.start()
+        done.join(
+            60
+        )  # (returns at once when cleanup does not wait; the bound only keeps a failure from hanging)
+        assert not done.is_alive(), "cleanup waited for the janitor's queue"
+        free = default_manager._lock.acquire(blocking=False)
+        assert free, "cleanup returned but left the manager lock held"
+        default_manager._lock.release()
+        assert default_manager.active() == []
+        assert root.exists()  # its removal waits behind the blocked deletion, on the janitor
+    finally:
+        release.set()
+    _workers.flush()
+    assert not root.exists()
+    assert default_manager.root is None
 
 
 # ------------------------------------------------------------------ async

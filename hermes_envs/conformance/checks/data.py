@@ -51,6 +51,15 @@ def setup_offline(s: EnvSession) -> list[Finding]:
             if blocked
             else "make setup() succeed with no network and no API key; load data with a built-in fallback."
         )
+        found = s.stand_ins()
+        fix += (
+            f" Meanwhile the checks that need items ran on stand-in items from {found.source}."
+            if found is not None
+            else " To judge the rest of the env offline meanwhile, pass items with `--items FILE.jsonl` "
+            f"(`--hermes-items` under pytest; one JSON object a line{_keys_hint(s)}), or point the env at local "
+            "data with `--env.FIELD VALUE` (e.g. --env.dataset_name data/train.jsonl) if setup() reads it from its "
+            "config."
+        )
         return [Finding("HC201", f"setup() should complete offline; it raised {text}.", fix)]
     return []
 
@@ -83,7 +92,19 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
         )
     observed = s.observe(EvalObservation)
     asked = observed.prompts or observed.raw_prompts
-    if observed.error and not asked:
+    import_cause = _import_cause(s, observed.error) if observed.error else None
+    if observed.error and not asked and import_cause is not None:
+        cause, _, fix = import_cause.partition(" Fix: ")
+        findings.append(
+            Finding(
+                "HC202",
+                f"evaluate() should run offline; an import inside it failed ({observed.error}) before it asked the "
+                f"model anything, so its eval split was never reached (an import problem, not a split problem): "
+                f"{cause}",
+                fix or "fix that import.",
+            )
+        )
+    elif observed.error and not asked:
         findings.append(
             Finding(
                 "HC202",
@@ -159,6 +180,30 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
                 )
             )
     return findings
+
+
+def _keys_hint(s: EnvSession) -> str:
+    """ ", with the keys the env reads: word, answer" (from its source), or ""."""
+    from hermes_envs.conformance._static import item_keys
+
+    keys = item_keys(s.path)
+    return f", with the keys the env reads: {', '.join(keys)}" if keys else ""
+
+
+def _import_cause(s: EnvSession, error: str) -> str | None:
+    """The real cause and fix of an ``ImportError`` / ``ModuleNotFoundError`` (``error`` as "Type: message"), or
+    None when ``error`` is something else."""
+    import re
+
+    from hermes_envs.env._causes import explain_missing_module, explain_missing_name
+
+    missing = re.match(r"ModuleNotFoundError: No module named '([^']+)'", error)
+    if missing:
+        return explain_missing_module(missing.group(1), s.path)
+    name = re.match(r"ImportError: cannot import name '([^']+)' from '([^']+)'", error)
+    if name:
+        return explain_missing_name(name.group(2), name.group(1), s.path)
+    return None
 
 
 _LABEL = re.compile(

@@ -27,11 +27,14 @@ def no_loop_blocking(s: EnvSession) -> list[Finding]:
     """Synchronous work (time.sleep, requests, subprocess.run, ctx.terminal) in async hooks stalls every rollout.
     A stall spent inside ToolContext's synchronous methods (the contract's API) is a warning naming their awaitable
     twins; any other blocking is an error."""
-    s.observe(SetupRun)
+    own_data = s.stand_in_note() is None  # else setup() failed: the rewards still run, on stand-in items
+    if own_data:
+        s.observe(SetupRun)
     if s.is_hermes_env():
         s.observe(ScoredProbes)
         s.observe(GoldProbes)
-    s.observe(EvalObservation)
+    if own_data:
+        s.observe(EvalObservation)
     return _stall_findings(s)
 
 

@@ -74,6 +74,21 @@ def smoke_group(s: EnvSession) -> list[Finding]:
             )
         )
     for i, (tok, mask) in enumerate(zip(tokens, masks)):
+        if isinstance(tok, list) and tok and all(isinstance(t, list) for t in tok):
+            findings.append(
+                Finding(
+                    "HC501",
+                    f"rollout {i} tokens should be one rollout's list of token ids; got a list of {len(tok)} token "
+                    "lists: the env's collect_trajectory returns a whole group (a ScoredDataGroup) where atroposlib's "
+                    "collect_trajectories calls it once per rollout and expects ONE ScoredDataItem, so the group is "
+                    "nested inside a group.",
+                    "return one rollout per collect_trajectory call (`tokens`: list[int], `masks`, `scores`: a "
+                    "float), or, if the env builds the whole group at once, override collect_trajectories(item) "
+                    "instead and return (group, backlog) from it.",
+                    subject=f"rollout {i}",
+                )
+            )
+            return findings  # one cause: the scores are nested the same way
         if not isinstance(tok, list) or not all(isinstance(t, int) for t in tok):
             shown = (
                 f"a {type(tok).__name__} with keys {sorted(tok.keys())}"
@@ -118,6 +133,30 @@ def smoke_group(s: EnvSession) -> list[Finding]:
     return findings
 
 
+def _prompt_span(
+    s: EnvSession, tokens: list[int], conversation: list | None, tools: list | None
+) -> int | None:
+    """How many leading tokens of a rollout are its prompt (everything before the model's first turn, rendered with
+    the env's tokenizer as the trainer sees it), or None when the rollout's tokens are not that rendering (another
+    template, Phase 2 tokens): HC502 then judges the first position only."""
+    from hermes_envs.env import transcript_spans
+
+    tokenizer = getattr(s.env(), "tokenizer", None)
+    if tokenizer is None or not conversation or not isinstance(tokens, list):
+        return None
+    for offered in (tools, None):
+        try:
+            spans = transcript_spans(tokenizer, conversation, offered)
+        except Exception:
+            return None
+        if not spans or spans[0][1]:
+            return None
+        ids = list(tokenizer.encode(spans[0][0], add_special_tokens=False))
+        if ids and tokens[: len(ids)] == ids:
+            return len(ids)
+    return None
+
+
 @check(
     "HC502",
     "trainable-group",
@@ -132,13 +171,23 @@ def trainable_group(s: EnvSession) -> list[Finding]:
         raise NotApplicable(note)
     group = observed.group or {}
     findings = []
-    for i, (_tok, mask) in enumerate(zip(group.get("tokens") or [], group.get("masks") or [])):
-        if mask and mask[0] != -100:
+    conversations = group.get("messages") or []
+    tools = next((c.body.get("tools") for c in observed.requests if c.body.get("tools")), None)
+    for i, (tok, mask) in enumerate(zip(group.get("tokens") or [], group.get("masks") or [])):
+        span = _prompt_span(s, tok, conversations[i] if i < len(conversations) else None, tools)
+        trained = [p for p in range(min(span or 1, len(mask))) if mask[p] != -100]
+        if trained:
+            where = (
+                f"{len(trained)} of its {span} prompt tokens (the messages before the model's first turn) are "
+                f"trained, the first at position {trained[0]}"
+                if span
+                else f"the first position is {mask[0]}"
+            )
             findings.append(
                 Finding(
                     "HC502",
-                    f"rollout {i} should mask its prompt tokens with -100; the first "
-                    f"position is {mask[0]}, so the model would be trained on the prompt.",
+                    f"rollout {i} should mask its prompt tokens with -100; {where}, so the model would be trained "
+                    "on the prompt.",
                     "set masks to -100 on every prompt/tool position (atroposlib's "
                     "tokenize_for_trainer does it).",
                     subject=f"rollout {i}",
