@@ -148,7 +148,7 @@ def test_one_blocking_line_gives_one_finding_across_hooks() -> None:
     assert (
         "compute_reward" in finding.message
         and "evaluate" in finding.message
-        and "3 stalls" in finding.message
+        and "stalled again" in finding.message
     )
 
 

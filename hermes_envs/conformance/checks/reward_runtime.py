@@ -66,7 +66,7 @@ def _stall_findings(s: EnvSession) -> list[Finding]:
         cpu = worst.cpu_seconds
         verified = len(stalls) >= 2 or (cpu is not None and cpu > threshold)
         evidence = (
-            f"{len(stalls)} stalls at this line"
+            "stalled again at this line"
             if len(stalls) >= 2
             else f"one stall, {cpu:.2f} s of it on a CPU"
             if cpu is not None
