@@ -1,8 +1,8 @@
 """Run at interpreter start by ``hermes_envs_layout.pth`` (installed with the hermes-envs wheel): makes upstream's
 layout importable without importing anything of hermes-envs first.
 
-Standard library only, and it does nothing until Python fails to find ``tools``, ``tools.<name>`` or
-``environments.<name>`` everywhere else (it sits at the END of ``sys.meta_path``). Then it installs the real finders
+Standard library only, and it does nothing until Python fails to find ``tools``, ``tools.<name>``, ``toolsets``,
+``model_tools`` or ``environments.<name>`` everywhere else (it sits at the END of ``sys.meta_path``). Then it installs the real finders
 of :mod:`hermes_envs.compat` (the ``tools.*`` stand-ins, and one ``environments`` package made of the author's and
 ours) and lets them answer. So ``from tools.budget_config import BudgetConfig`` works in a fresh interpreter, and a
 repository with its own ``environments/__init__.py`` still gets ``environments.hermes_base_env``; a real
@@ -17,6 +17,8 @@ import sys
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 
+_TOP_LEVEL = frozenset({"tools", "toolsets", "model_tools"})
+
 
 class _Bootstrap:
     """A meta path finder (``importlib.abc`` is not imported: it costs ~20 ms at every interpreter start)."""
@@ -24,7 +26,7 @@ class _Bootstrap:
     def find_spec(
         self, fullname: str, path: object = None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
-        if fullname != "tools" and not fullname.startswith(("tools.", "environments.")):
+        if fullname not in _TOP_LEVEL and not fullname.startswith(("tools.", "environments.")):
             return None
         if self in sys.meta_path:
             sys.meta_path.remove(self)

@@ -6,7 +6,8 @@
    per-call cost (wall time / calls) must not grow more than 2x.
 3. A rollout's sandbox overhead: new task -> first command -> cleanup, with shells started on demand
    (prestart=0) vs handed out pre-started (prestart=2, the default), interleaved; target <= 3 ms with the pool.
-4. How long a rollout's sandbox cleanup holds the event loop (an env's ``score_rollout`` calls it there): 1000
+4. The reward's ToolContext.terminal (a fresh shell per call) vs a call in the agent's running shell.
+5. How long a rollout's sandbox cleanup holds the event loop (an env's ``score_rollout`` calls it there): 1000
    rollouts one after another with prestart=0 (every cleanup removes the last sandbox, so the root folder goes too)
    and 1000 as 4 concurrent streams with the default prestart; p50/p99/max of the cleanup call (wall, and CPU of
    its thread), beside a control of the same CPU length that never waits. Target p99 <= 1 ms.
@@ -127,6 +128,35 @@ def rollout_overhead() -> None:
     )
 
 
+REWARD_CALLS = 40
+
+
+def reward_call() -> None:
+    """The reward's ToolContext.terminal runs each command in a shell started for it (issue 28: the agent's shell
+    state and processes cannot reach it) vs the same command in the agent's (already running) shell."""
+    from hermes_envs.tools import ToolContext
+
+    box = get_sandbox("bench-reward")
+    box.run("true")
+    ctx = ToolContext("bench-reward")
+    fresh, agent = [], []
+    for _ in range(REWARD_CALLS):  # interleaved, so machine load hits both alike
+        start = time.perf_counter()
+        ctx.terminal(COMMAND)
+        fresh.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        box.run(COMMAND)
+        agent.append(time.perf_counter() - start)
+    f, a = statistics.median(fresh), statistics.median(agent)
+    print(
+        f"[4] the reward's ToolContext.terminal({COMMAND!r}) ({REWARD_CALLS} calls each, interleaved, medians)"
+    )
+    print(f"    agent's shell (terminal tool)          {a * 1e3:7.3f} ms")
+    print(
+        f"    fresh shell (ToolContext.terminal)     {f * 1e3:7.3f} ms   ratio {f / a:.1f}x  (upstream: 38 ms)"
+    )
+
+
 CLEANUPS = 1000
 
 
@@ -160,7 +190,7 @@ def cleanup_blocking() -> None:
     """Wall time is what the loop waits, but on a loaded machine it also counts the time the scheduler gave other
     processes; the CPU time of the cleanup's own thread, and the wall time of a busy loop of the same CPU length
     run right after each cleanup, separate the two."""
-    print(f"[4] event-loop time of a rollout's sandbox cleanup ({CLEANUPS} cleanups per row)")
+    print(f"[5] event-loop time of a rollout's sandbox cleanup ({CLEANUPS} cleanups per row)")
     for label, prestart, streams in (("sequential, prestart=0", 0, 1), ("4 concurrent, prestart=2", 2, 4)):
         configure_sandboxes(prestart=prestart)
         rows: dict[str, list[float]] = {"wall": [], "cpu": [], "control": []}
@@ -196,6 +226,7 @@ def main(argv: list[str] | None = None) -> None:
         single_call()
         concurrency()
         rollout_overhead()
+        reward_call()
         cleanup_blocking()
     finally:
         cleanup_all_sandboxes()

@@ -14,6 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
@@ -90,6 +91,10 @@ def _check(args: argparse.Namespace) -> int:
             select=ids(args.select),
             ignore=ids(args.ignore),
             slow=args.slow or None,
+            env=getattr(args, "env", None) or None,
+            config=args.config,
+            items=args.items,
+            thorough=args.thorough or None,
         )
         # What the env's libraries print while it runs (atroposlib's eval tables) is not the check's output: kept
         # out of the report unless -v, and shown when the run itself crashes.
@@ -116,8 +121,36 @@ def _check(args: argparse.Namespace) -> int:
     print(report.to_text())
     if args.report:
         report.write(args.report)
+        from hermes_envs.conformance._replay import write_counterexamples
+
+        written = write_counterexamples(report.envs, settings, Path(args.report).parent)
+        if written:
+            print(
+                f"counterexamples: {len(written)} file(s) in {Path(args.report).parent} (hermes-envs replay FILE)"
+            )
     print(_summary(report, time.perf_counter() - start))
     return EXIT_FAILED if report.failed else EXIT_OK
+
+
+def _replay(args: argparse.Namespace) -> int:
+    with _loading():
+        from hermes_envs._quiet import captured
+        from hermes_envs.conformance._replay import replay
+
+    library_output = io.StringIO()
+    try:
+        with captured(library_output, verbose=False):
+            code, text = replay(args.file)
+    except (OSError, ValueError, KeyError) as exc:
+        print(
+            f"hermes-envs replay: {args.file} should be a counterexample file written by `hermes-envs check "
+            f"--report`; reading it raised {type(exc).__name__}: {exc}. Fix: pass one of the <env>-<check>-<n>.json "
+            "files next to the report.",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    print(text)
+    return code
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -202,7 +235,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="override one [tool.hermes-conformance] setting, e.g. --set control_ceiling=0.3",
     )
     chk.add_argument(
-        "--report", metavar="FILE", help="also write the report (.json or Markdown; never one of the PATHs)"
+        "--items",
+        metavar="FILE.jsonl",
+        help="items (one JSON object a line) the checks run on when setup() cannot load the env's own data "
+        "offline (a Hub dataset); findings made on them say so",
+    )
+    chk.add_argument(
+        "--config",
+        metavar="FILE.yaml",
+        help="a `process --config` YAML file: its env: section sets env config fields (--env.* wins)",
+    )
+    chk.epilog = (
+        "Env config fields are set as `process` takes them: --env.FIELD VALUE (or --env.FIELD=VALUE), e.g. "
+        "--env.dataset_name data/train.jsonl."
+    )
+    chk.add_argument(
+        "--report",
+        metavar="FILE",
+        help="also write the report (.json or Markdown; never one of the PATHs), and each error's "
+        "counterexample next to it (<folder of FILE>/<env>-<check>-<n>.json, for `hermes-envs replay`)",
+    )
+    chk.add_argument(
+        "--thorough",
+        action="store_true",
+        help="run the costlier oracles in full (HC413 on every proven item, HC412 with 5x the examples)",
     )
     chk.add_argument(
         "--no-env-ok",
@@ -217,6 +273,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="also show what the env and its libraries print while checked",
     )
     chk.set_defaults(func=_check)
+
+    rep = sub.add_parser(
+        "replay",
+        help="rerun one error finding from its counterexample file (exit 1: it reproduces, 0: it is gone)",
+        description="Rerun the counterexample `hermes-envs check --report DIR/report.json` wrote for one error "
+        "finding (DIR/<env>-<check>-<n>.json) against the env: exit 1 when the violation reproduces, 0 when it "
+        "no longer does.",
+    )
+    rep.add_argument("file", metavar="FILE", help="a counterexample file written next to a report")
+    rep.set_defaults(func=_replay)
 
     from hermes_envs.testing.fake_server.cli import add_arguments
 
@@ -264,6 +330,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Parse ``argv``; for ``check``, ``--env.FIELD VALUE`` options first (as atroposlib's ``process`` takes them),
+    which argparse cannot declare."""
+    env: dict[str, object] = {}
+    if argv and argv[0] == "check":
+        from hermes_envs.conformance.runner import parse_env_options
+        from hermes_envs.errors import ConfigError
+
+        try:
+            argv, env = parse_env_options(argv)
+        except ConfigError as exc:
+            parser.error(str(exc))
+    args = parser.parse_args(argv)
+    if args.command == "check":
+        args.env = env
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hermes-envs`` console script.
 
@@ -278,7 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with (
             _loading()
         ):  # the parser imports the fake server's and the recorder's options (aiohttp, pydantic)
-            args = build_parser().parse_args(argv)
+            args = _parse(build_parser(), list(sys.argv[1:] if argv is None else argv))
         code = int(args.func(args) or 0)
         if argv is None and args.func is _check:
             _exit_now(code)

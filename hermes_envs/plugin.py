@@ -71,6 +71,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="also run the slow conformance checks (HC503: a one-step `process` run).",
     )
+    group.addoption(
+        "--hermes-items",
+        default=None,
+        metavar="FILE.jsonl",
+        help="items (one JSON object a line) the conformance checks run on when setup() cannot load the env's own "
+        "data offline (a Hub dataset); findings made on them say so.",
+    )
+    group.addoption(
+        "--hermes-env-set",
+        action="append",
+        default=None,
+        metavar="FIELD=VALUE",
+        help="set an env config field for the conformance run, as `process --env.FIELD VALUE` does, e.g. "
+        "--hermes-env-set dataset_name=data/train.jsonl (repeatable).",
+    )
+    group.addoption(
+        "--hermes-config",
+        default=None,
+        metavar="FILE.yaml",
+        help="a `process --config` YAML file whose env: section sets env config fields (--hermes-env-set wins).",
+    )
+    group.addoption(
+        "--hermes-thorough",
+        action="store_true",
+        default=None,
+        help="run the costlier conformance oracles in full (HC413 on every proven item, HC412 with 5x examples).",
+    )
     from hermes_envs.testing._replay_fixtures import add_options
 
     add_options(group)
@@ -171,6 +198,10 @@ def pytest_configure(config: pytest.Config) -> None:
             select=_ids(config.getoption("hermes_select")),
             ignore=_ids(config.getoption("hermes_ignore")),
             slow=config.getoption("hermes_slow", default=None),
+            env=parse_overrides(config.getoption("hermes_env_set", default=None)) or None,
+            config=config.getoption("hermes_config", default=None),
+            items=config.getoption("hermes_items", default=None),
+            thorough=config.getoption("hermes_thorough", default=None),
         )
         found = discover(targets)
     except ConfigError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import uuid
 from collections.abc import Iterable
 from typing import Any, Protocol
@@ -237,13 +238,19 @@ class HermesAgentLoop:
         """Run the tool off the event loop (the registry's async dispatch, or its sync one in the tool pool)."""
         from hermes_envs.tools.registry import offering
 
-        with offering(self.valid_tool_names):  # a sub-agent the tool starts gets these tools at most
-            adispatch = getattr(self.registry, "adispatch", None)
-            if adispatch is not None:
-                return await adispatch(name, args, self.task_id)
-            from hermes_envs.tools.sandbox import run_off_loop
+        abandoned = threading.Event()  # set when this call is given up (tool timeout): its sub-agents stop
+        # a sub-agent the tool starts gets these tools at most
+        with offering(self.valid_tool_names, abandoned):
+            try:
+                adispatch = getattr(self.registry, "adispatch", None)
+                if adispatch is not None:
+                    return await adispatch(name, args, self.task_id)
+                from hermes_envs.tools.sandbox import run_off_loop
 
-            return await run_off_loop(self.registry.dispatch, name, args, self.task_id)
+                return await run_off_loop(self.registry.dispatch, name, args, self.task_id)
+            except BaseException:
+                abandoned.set()
+                raise
 
     async def _call_tool(self, name: str, args: dict[str, Any]) -> tuple[str | None, str | None]:
         """``(text, None)`` of a tool call that returned, or ``(None, error)``; raises :class:`ToolAbort`."""

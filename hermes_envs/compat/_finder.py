@@ -24,6 +24,10 @@ STAND_INS: dict[str, str] = {
     "tools.terminal_tool": "hermes_envs.compat.terminal_tool",
     "tools.budget_config": "hermes_envs.compat.budget_config",
     "tools.registry": "hermes_envs.compat.registry",
+    "tools.council_personas": "hermes_envs.compat.council_personas",
+    # upstream's top-level modules beside ``tools`` (served only where no other module of that name is importable)
+    "toolsets": "hermes_envs.compat.toolsets",
+    "model_tools": "hermes_envs.compat.model_tools",
 }
 _PACKAGE = "tools"
 _MARK = "__hermes_envs_stand_in__"
@@ -54,7 +58,8 @@ class _Loader(importlib.abc.Loader):
 
 
 class StandInFinder(importlib.abc.MetaPathFinder):
-    """Serves ``tools`` and :data:`STAND_INS` when no real ``tools`` package is importable."""
+    """Serves ``tools`` and :data:`STAND_INS` when no real ``tools`` package is importable, and the top-level
+    ``toolsets`` / ``model_tools`` when no module of that name is."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None = None, target: types.ModuleType | None = None
@@ -64,6 +69,8 @@ class StandInFinder(importlib.abc.MetaPathFinder):
             spec = importlib.machinery.ModuleSpec(fullname, _Loader(), is_package=True)
             spec.submodule_search_locations = []
             return spec
+        if fullname in STAND_INS and "." not in fullname:
+            return importlib.machinery.ModuleSpec(fullname, _Loader(), is_package=False)  # no other was found
         if fullname in STAND_INS and _servable_under(sys.modules.get(_PACKAGE)):
             return importlib.machinery.ModuleSpec(fullname, _Loader(), is_package=False)
         return None

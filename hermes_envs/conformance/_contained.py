@@ -40,7 +40,7 @@ def outcome_to_dict(outcome: Outcome) -> dict[str, Any]:
         "seconds": outcome.seconds,
         "findings": [
             {"check_id": f.check_id, "message": f.message, "fix": f.fix, "severity": f.severity.value,
-             "subject": f.subject}
+             "subject": f.subject, "counterexample": f.counterexample}
             for f in outcome.findings
         ],
     }  # fmt: skip
@@ -48,14 +48,26 @@ def outcome_to_dict(outcome: Outcome) -> dict[str, Any]:
 
 def outcome_from_dict(record: dict[str, Any]) -> Outcome:
     findings = [
-        Finding(f["check_id"], f["message"], f["fix"], Severity(f["severity"]), f["subject"])
+        Finding(
+            f["check_id"],
+            f["message"],
+            f["fix"],
+            Severity(f["severity"]),
+            f["subject"],
+            f.get("counterexample"),
+        )
         for f in record["findings"]
     ]
     return Outcome(record["check_id"], Status(record["status"]), findings, record["note"], record["seconds"])
 
 
+#: Set in the worker's environment: the processes the env starts inherit it, the kit's sandbox shells (an allow-listed
+#: environment) do not, so a sandbox shell still being torn down is never taken for the env's leftover.
+_MARK = "HERMES_CONFORMANCE_CONTAINED"
+
+
 def _leftover_processes() -> list[tuple[int, str]]:
-    """(pid, command line) of every process of the namespace but its init and this worker."""
+    """(pid, command line) of the env's processes still running in the namespace (its init and this worker aside)."""
     me = os.getpid()
     out = []
     for entry in os.listdir("/proc"):
@@ -66,9 +78,11 @@ def _leftover_processes() -> list[tuple[int, str]]:
                 argv = [a.decode(errors="replace") for a in fh.read().split(b"\0") if a]
             with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
                 state = fh.read().rsplit(")", 1)[1].split()[0]
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                marked = f"{_MARK}=1".encode() in fh.read().split(b"\0")
         except OSError:
             continue
-        if state != "Z" and argv:
+        if state != "Z" and argv and marked:
             out.append((int(entry), " ".join(argv)[:160]))
     return out
 
@@ -88,6 +102,7 @@ def make_worker(path: str, class_name: str | None, settings: dict[str, Any], dis
 
         os.makedirs(kit_tmp, exist_ok=True)
         os.environ["TMPDIR"] = tempfile.tempdir = kit_tmp
+        os.environ[_MARK] = "1"
         fault = open(os.path.join(kit_tmp, "fault.txt"), "w")  # open until the process ends
         faulthandler.enable(fault)
         contained = os.getpid() == 2  # the namespace's init is 1, the worker its first child
@@ -101,18 +116,24 @@ def make_worker(path: str, class_name: str | None, settings: dict[str, Any], dis
         tracer = Tracer(channel, lambda: session.phase, quiet=(kit_tmp,))
         tracer.install()
         if contained:
-            from hermes_envs.conformance import _tun
+            from hermes_envs.conformance._tun import start as start_tun
             from hermes_envs.testing._network_guard import BlockedAttempt
 
             def seen(operation: str, host: str, port: int | None, who: str) -> None:
                 session.blocked.append((session.phase, BlockedAttempt(host, port, operation)))
 
-            _tun.start(seen)
+            start_tun(seen)
         try:
             session.load()
             names: list[str] | None = [c.__name__ for c in find_env_classes(session.module)]
         except EnvLoadError:
             names = None
+        except BaseException as exc:  # SystemExit at import time: the first check reports it
+            cause = f"{type(exc).__name__}({', '.join(map(repr, exc.args))})"
+            channel.send(
+                {"ev": "crash", "cause": cause, "site": author_site(exc, Path(path)), "phase": "import"}
+            )
+            return
         tracer.label = session.label
         channel.send(
             {"ev": "classes", "names": names, "label": session.label, "selected": session.selected()}
@@ -252,6 +273,8 @@ def run_env_contained(path: Path, class_name: str | None, settings: Settings) ->
         selected = scheduler.selected()
     if not done:
         cause = _cause(result, crash)
+        pending = [i for i in selected if i not in outcomes and i != HOST_CHECK]
+        running = running or (pending[0] if pending else "")
         if running:
             outcomes[running] = Outcome(
                 running,
@@ -313,6 +336,11 @@ class ContainedSession:
 
     def selected(self) -> list[str]:
         return self._scheduler.selected()
+
+    @property
+    def timings(self) -> dict[str, float]:
+        """The phase times the worker reported (the pytest report records them); empty before the run."""
+        return dict(self._run.timings) if self._run is not None else {}
 
     def run(self, check_id: str) -> Outcome:
         if self._run is None:

@@ -9,8 +9,9 @@ kills every process left in the namespace: nothing the env started outlives the 
 the overlay holds (every file written or deleted, by any process, thread or native code) and sends it, with how
 the worker ended, to the parent on the same pipe the worker streams its events on; the parent keeps the report.
 
-Where namespaces or overlays cannot be made (not Linux, no root and no user namespaces), :func:`run_contained`
-runs the worker as a plain child process instead (traced, not contained) and says why in ``unavailable``.
+Without root the keeper first enters a user namespace of its own (where the kernel allows unprivileged ones). Where
+namespaces or overlays cannot be made (not Linux, no root and no user namespaces), the worker runs as a plain child
+process instead (traced, not contained) and ``unavailable`` says why.
 """
 
 from __future__ import annotations
@@ -115,42 +116,77 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def _build_root(base: str) -> list[tuple[str, str]]:
+def _build_root(base: str, user_ns: bool = False) -> list[tuple[str, str]]:
     """In a new mount namespace: a tmpfs at ``base``, and at ``base/root`` an overlay of every host filesystem with
-    its writable layer in the tmpfs. Returns (host mount point, its upper folder) per overlay."""
+    its writable layer in the tmpfs. Returns (host path, its upper folder) per overlay."""
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
     _mount("tmpfs", base, "tmpfs", 0, "mode=0700")
     root = os.path.join(base, "root")
     os.mkdir(root)
+    if user_ns:
+        return _build_user_root(base, root)
     layers: list[tuple[str, str]] = []
     for n, point in enumerate(_mount_points()):
         if _under(point, base) or any(_under(point, v) and point != v for v in _VIRTUAL):
             continue
         target = root + point if point != "/" else root
-        if point in ("/dev", "/sys"):
-            with contextlib.suppress(OSError):
-                _mount(point, target, None, _MS_BIND | _MS_REC)
-                if point == "/sys":  # the kernel's knobs are the host's: read-only
-                    _mount(None, target, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY)
-                else:  # shared memory of its own (POSIX semaphores and shm segments are files there)
-                    _mount("tmpfs", os.path.join(target, "shm"), "tmpfs", 0, "mode=1777")
+        if point in ("/dev", "/sys", "/proc"):
+            _virtual(point, target)
             continue
-        if point == "/proc":
-            continue  # the worker's init mounts a /proc of its own PID namespace
-        upper, work = os.path.join(base, f"u{n}"), os.path.join(base, f"w{n}")
-        os.mkdir(upper)
-        os.mkdir(work)
         try:
-            if any(c in point for c in ",:"):
-                raise OSError("a mount point overlayfs options cannot name")
-            _mount("overlay", target, "overlay", 0, f"lowerdir={point},upperdir={upper},workdir={work}")
-            layers.append((point, upper))
+            layers.append(_overlay(base, f"{n}", point, target, user_ns=False))
         except OSError:
             if point == "/":
                 raise
             with contextlib.suppress(OSError):  # a filesystem overlayfs refuses: seen read-only
                 _mount(point, target, None, _MS_BIND | _MS_REC)
                 _mount(None, target, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY)
+    return layers
+
+
+def _virtual(point: str, target: str) -> None:
+    """/dev (with a /dev/shm of its own) and a read-only /sys bound in; /proc is mounted by the namespace's init."""
+    if point == "/proc":
+        return
+    with contextlib.suppress(OSError):
+        _mount(point, target, None, _MS_BIND | _MS_REC)
+        if point == "/sys":  # the kernel's knobs are the host's: read-only
+            _mount(None, target, None, _MS_BIND | _MS_REMOUNT | _MS_RDONLY)
+        else:  # shared memory of its own (POSIX semaphores and shm segments are files there)
+            _mount("tmpfs", os.path.join(target, "shm"), "tmpfs", 0, "mode=1777")
+
+
+def _overlay(base: str, key: str, lower: str, target: str, *, user_ns: bool) -> tuple[str, str]:
+    if any(c in lower for c in ",:"):
+        raise OSError(f"overlayfs options cannot name {lower!r}")
+    upper, work = os.path.join(base, f"u{key}"), os.path.join(base, f"w{key}")
+    os.mkdir(upper)
+    os.mkdir(work)
+    options = f"lowerdir={lower},upperdir={upper},workdir={work}" + (",userxattr" if user_ns else "")
+    _mount("overlay", target, "overlay", 0, options)
+    return lower, upper
+
+
+def _build_user_root(base: str, root: str) -> list[tuple[str, str]]:
+    """The root in a user namespace, where the host's / cannot be an overlay's lower layer (its mounts are locked):
+    a tmpfs root holding the host's top-level links, and an overlay per top-level folder. A top-level folder that
+    cannot be overlaid (it holds locked mounts) stays empty: never the host's own, writable."""
+    layers = [("/", root)]
+    for n, entry in enumerate(sorted(os.scandir("/"), key=lambda e: e.name)):
+        path, target = entry.path, os.path.join(root, entry.name)
+        if entry.is_symlink():
+            os.symlink(os.readlink(path), target)
+        elif entry.is_dir():
+            os.mkdir(target)
+            if path in _VIRTUAL:
+                _virtual(path, target)
+            else:
+                with contextlib.suppress(OSError):
+                    layers.append(_overlay(base, f"t{n}", path, target, user_ns=True))
+        else:
+            open(target, "w").close()  # a top-level file (/.dockerenv): present, empty
+    with open(os.path.join(base, "initial"), "w", encoding="utf-8") as fh:
+        fh.write("\n".join(os.listdir(root)))
     return layers
 
 
@@ -167,7 +203,14 @@ def _changes(layers: list[tuple[str, str]]) -> list[Changed]:
     """Every path an overlay's upper layer holds: written or created files, and deletions (whiteouts)."""
     out: list[Changed] = []
     for point, upper in layers:
+        initial: set[str] = set()
+        if point == "/" and os.path.exists(os.path.join(os.path.dirname(upper), "initial")):
+            with open(os.path.join(os.path.dirname(upper), "initial"), encoding="utf-8") as fh:
+                initial = set(fh.read().split("\n"))  # the user-namespace root: what it started with
         for folder, dirs, files in os.walk(upper):
+            if folder == upper and initial:
+                dirs[:] = [d for d in dirs if d not in initial]
+                files = [f for f in files if f not in initial]
             rel = os.path.relpath(folder, upper)
             host_dir = os.path.normpath(os.path.join(point, rel))
             for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
@@ -210,7 +253,10 @@ def _die_with_parent() -> None:
 
 def _init(worker: Callable[[], None], write_fd: int, root: str, cwd: str) -> None:
     """PID 1 of the namespace: mount /proc, start the worker in the chroot, reap orphans until the worker ends."""
-    _mount("proc", os.path.join(root, "proc"), "proc")
+    try:
+        _mount("proc", os.path.join(root, "proc"), "proc")
+    except OSError:  # a user namespace under a masked /proc may not mount one: the host's, for what it shows
+        _mount("/proc", os.path.join(root, "proc"), None, _MS_BIND | _MS_REC)
     with contextlib.suppress(OSError):  # /proc/sys holds machine-wide settings: read-only
         sys_knobs = os.path.join(root, "proc", "sys")
         _mount(sys_knobs, sys_knobs, None, _MS_BIND)
@@ -250,8 +296,11 @@ def _keeper(worker: Callable[[], None], write_fd: int, base: str, cwd: str, faul
     try:
         os.setsid()
         _die_with_parent()
+        user_ns = os.geteuid() != 0
+        if user_ns:
+            _enter_user_namespace()
         _unshare(_CLONE_NEWNS | _CLONE_NEWPID | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWUTS)
-        layers = _build_root(base)
+        layers = _build_root(base, user_ns)
         _loopback_up()
     except OSError as exc:  # traced only: the worker runs in this process, as a plain child of the kit
         _send(write_fd, {"ev": "uncontained", "why": f"making the container failed: {exc}"})
@@ -296,9 +345,17 @@ def containable() -> str:
     """Why the env cannot run contained here (empty when it can)."""
     if not sys.platform.startswith("linux"):
         return f"namespaces need Linux; this is {sys.platform}"
-    if os.geteuid() != 0:
-        return "mount, PID and network namespaces need root (CAP_SYS_ADMIN) here"
     return ""
+
+
+def _enter_user_namespace() -> None:
+    """Without root: become root of a user namespace of our own (mapped to this user), whose mount, PID and
+    network namespaces we may then make; raises OSError where the kernel refuses unprivileged user namespaces."""
+    uid, gid = os.geteuid(), os.getegid()
+    _unshare(_CLONE_NEWUSER)
+    for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+        with open(f"/proc/self/{name}", "w", encoding="ascii") as fh:
+            fh.write(text)
 
 
 #: Threads whose state a forked child would inherit half-made (a held lock, an executor whose workers did not come
@@ -321,20 +378,41 @@ def _child(spec: dict[str, Any], write_fd: int) -> None:
         os.makedirs(spec["kit_tmp"], exist_ok=True)
         os.environ["TMPDIR"] = tempfile.tempdir = spec["kit_tmp"]
         module, _, name = spec["target"].partition(":")
-        worker = getattr(importlib.import_module(module), name)(*spec["args"])
+        worker = getattr(_import(module, spec.get("target_file")), name)(*spec["args"])
         run = lambda: worker(write_fd, spec["kit_tmp"])  # noqa: E731
         if spec["unavailable"]:
             os.setsid()
             os.makedirs(spec["kit_tmp"], exist_ok=True)
             _run_worker(run)
         _keeper(run, write_fd, spec["base"], spec["cwd"], spec["fault_path"])
+    except BaseException as exc:  # the container could not start: the parent names why
+        _send(write_fd, {"ev": "ended", "how": f"could not start: {type(exc).__name__}: {exc}", "code": None})
     finally:
         os._exit(73)
+
+
+def _import(module: str, file: str | None) -> Any:
+    """``module``, or (a fresh interpreter whose path finds another module of that name) the parent's file of it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        if not file:
+            raise
+    from importlib import util as import_util
+
+    found = import_util.spec_from_file_location(module, file)
+    if found is None or found.loader is None:
+        raise ImportError(f"cannot load {module} from {file}")
+    loaded = import_util.module_from_spec(found)
+    sys.modules[module] = loaded
+    found.loader.exec_module(loaded)
+    return loaded
 
 
 def _main() -> None:
     """Entry of a fresh interpreter started as the container's first process (``python -c``, spec on argv)."""
     spec = json.loads(sys.argv[1])
+    sys.path[:] = spec["sys_path"]  # the modules the parent could import (pytest's rootdir, a test's folder)
     _child(spec, int(spec["write_fd"]))
 
 
@@ -366,7 +444,8 @@ def run_contained(
             os.close(read_fd)
             _child(spec, write_fd)
     else:
-        spec["write_fd"] = write_fd
+        spec["write_fd"], spec["sys_path"] = write_fd, list(sys.path)
+        spec["target_file"] = getattr(sys.modules.get(target.partition(":")[0]), "__file__", None)
         code = "from hermes_envs.conformance._container import _main; _main()"
         fresh = subprocess.Popen([sys.executable, "-c", code, json.dumps(spec)], pass_fds=(write_fd,))
         pid = fresh.pid

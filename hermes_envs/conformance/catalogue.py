@@ -11,11 +11,16 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "HC101": (
         "The trainer imports the env before anything else; an import that needs the network fails on every "
         "offline node and in CI.",
-        "Move downloads and heavy work into setup(), with an offline fallback.",
+        "Move downloads and heavy work into setup(), with an offline fallback. The finding names the import that "
+        "failed and whose it is: the env's own sibling module, a package to install, or a part of upstream's "
+        "surface hermes-envs lacks (a gap of the kit, not yours). Meanwhile the checks with a static counterpart "
+        "judge the source.",
     ),
     "HC102": (
         "Without a BaseEnv subclass there is nothing for atroposlib to run.",
-        "Derive the env from HermesAgentBaseEnv (not from the config class).",
+        "Derive the env from HermesAgentBaseEnv (not from the config class). When the class exists but derives "
+        "from a stand-in defined after a failed import, or sits under a flag (`if HERMES_AVAILABLE:`) that came "
+        "out False, the finding names that import: make it succeed, and let a failed import raise.",
     ),
     "HC103": (
         "atroposlib awaits setup/get_next_item/compute_reward/evaluate and calls format_prompt directly; the "
@@ -51,7 +56,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "HC201": (
         "setup() runs on every trainer start; if it needs the network, offline nodes and CI crash.",
-        "Wrap downloads in try/except with a built-in sample (or ship the data).",
+        "Wrap downloads in try/except with a built-in sample (or ship the data). To judge the rest offline "
+        "meanwhile, pass `--items FILE.jsonl` (stand-in items) or point the env at local data with "
+        "`--env.dataset_name ...`.",
     ),
     "HC202": (
         "Without a held-out eval split, eval numbers measure memorisation; with an empty one, nothing.",
@@ -134,6 +141,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "env's own items and tools finds the rest: credit for format words, refusals of a correct answer, crashes.",
         "Credit only the answer itself, read from the last assistant message; see the smallest counterexample.",
     ),
+    "HC413": (
+        "A reward is a function of the item and the answer the model gave: a score that moves with what was scored "
+        "before, with the model's unspoken thoughts, or that spins on a hostile reply trains on noise or stalls "
+        "the run; one that scores another item's answer as well does not read the item.",
+        "Grade only the final answer against this item's own answer, keep no state between calls, bound parsing.",
+    ),
     "HC501": (
         "atroposlib needs group_size aligned tokens/masks/scores; misalignment crashes or corrupts batches.",
         "Build masks from the same tokenization as tokens.",
@@ -148,9 +161,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Run `python env.py process` against `hermes-envs fake-server` and fix what breaks.",
     ),
     "HC504": (
-        "atroposlib drops a group whose scores are all equal (ensure_scores_are_not_same) or with a rollout "
-        "reaching max_token_length: under such settings every group is dropped and the run trains on nothing.",
-        "group_size >= 2, and a max_token_length that fits the prompt and the agent's turns.",
+        "atroposlib drops a group whose scores are all equal (ensure_scores_are_not_same): with group_size 1 "
+        "every group is dropped and the run trains on nothing.",
+        "group_size >= 2 (or ensure_scores_are_not_same=False for single rollouts).",
     ),
     "HC601": (
         "Rollouts of different items run concurrently; state on self makes them score against each "
@@ -197,6 +210,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "A judge asked again in evaluate() after the reward already judged doubles the cost of every eval, and "
         "its second verdict can disagree with the score.",
         "Reuse the reward's verdict in evaluate() instead of asking the judge again.",
+    ),
+    "HC707": (
+        "The trainer calls evaluate() every steps_per_eval: one that consumes its items or breaks its own state "
+        "measures nothing after the first eval.",
+        "Iterate over the eval items without consuming them; reset per-eval state at the start of evaluate().",
     ),
     "HC801": (
         "An unknown parser crashes rollouts; one that cannot round-trip the env's tools loses tool calls "

@@ -61,6 +61,56 @@ def conformance_transcripts(self, item: dict) -> dict:
     }
 ```
 
+## Calibrated severity
+
+An **error** needs evidence no correct env can produce: a concrete, replayable counterexample to a rule every
+correct env obeys (the contract's rules, or a relation that holds for any task of that kind). Whatever rests on the
+kit's *guess* about the task is a **warning**, unless the env itself confirms the guess:
+
+- *The gold answer.* The kit guesses an item's answer from its fields. The guess counts as confirmed only when the
+  env scores it above the controls AND scores the same answer shape with a wrong value (another item's, else a
+  perturbed one) lower. Findings built on an unconfirmed gold (HC410, HC411, HC412's "credits") are warnings.
+- *"Every probe scored 0"* (HC407) is evidence about the probes: a task whose answer is a file, a saved script or a
+  judgement scores "Answer: 42" 0, rightly. A warning; only the env's own known-good transcript failing is an error.
+- *Letter case* is the kit's guess (case-sensitive tasks exist): a case rendering scored lower is a warning.
+- *A judge.* When compute_reward asks a model, that model is the kit's fake: a score through it (a control credited
+  by the reward's fallback for a judge without a verdict) is a warning.
+- *Timing.* One wall-clock stall can be a loaded machine. HC408 errs only when the stall is re-verified: the same
+  line stalled the loop again, or the loop thread spent the threshold ON a CPU (Linux schedstat), which load does
+  not inflate. One finding per line of the env's code, whichever hooks it stalled; ToolContext calls made by the
+  kit's own helpers are never blamed on the env.
+
+## The oracle families
+
+The checks are instances of four general oracles, not a list of known mistakes:
+
+- **The reward as a function** (HC402-HC407, HC410-HC413). From the best transcript the kit knows for an item (the
+  env's `conformance_transcripts()`, a confirmed gold), transformations whose effect every correct reward agrees
+  on: *must not matter* — the same transcript again (HC404), in another process (HC404, hash order), after other
+  items were scored and with fresh task / tool-call ids (HC413), thoughts not given as the answer (HC413), another
+  rendering of the same value (HC410); *must lower* — no answer or no work (the controls, HC406), a wrong value
+  only thought of (HC413), the answer only in a tool result (HC411), a search for transcripts without the answer
+  (HC412); *cost* — finite scores (HC403) and bounded CPU on hostile replies (HC413, re-measured). Doubts are
+  warnings: another item's answer scoring as well as the item's own (HC413), every probe scoring 0 (HC407).
+- **Parity** (HC601, HC701, HC702, HC706). The same task seen two ways: concurrent vs one at a time (HC601), a
+  training rollout vs evaluate() (the agent loop and tools, temperature, judge calls).
+- **Data** (HC202-HC204, HC302). Train and eval split and disjoint, items that cycle and can be saved as JSON, the
+  answer not shown in the prompt.
+- **Faults** (HC402, HC501, HC703, HC705). Rollouts and evaluate() under an empty reply, broken tool calls, tool
+  errors and max-turns truncation: errors counted and reported, not silently scored 0 or dropped.
+
+### Replaying an error
+
+`hermes-envs check ENV.py --report out/report.json` also writes each error finding to `out/<env>-<check>-<n>.json`:
+the env, the run's settings, and — for the reward relations (HC406, HC410-HC413) — the counterexample itself (the
+item, the model's turns of each transcript, and the comparisons of their scores that make the violation).
+`hermes-envs replay out/<file>.json` plays it again against the env (tools run again, in fresh sandboxes): exit 1
+and the scores when the violation reproduces, exit 0 when it no longer does. An error without a transcript
+counterexample (a structural rule) is replayed by running its check again.
+
+`--thorough` (`--hermes-thorough` under pytest) runs the costlier oracles in full: HC413 on every proven item (the
+default run checks the first) and HC412's search with five times the examples.
+
 ## Configuration
 
 One precedence order, highest first:
@@ -82,6 +132,28 @@ select = ["HC1", "HC4"]    # run only these
 
 Silencing one finding means silencing its check for that env (2.) or project (3.); prefer fixing.
 
+### Judging past the first blocker
+
+A check is never skipped just because an earlier one could not run, when something else can stand in:
+
+- **The module does not import** (a missing package, a download at import time, a stub base after a failed import):
+  HC103, HC104, HC105, HC106, HC107, HC401 and HC801 judge the source's syntax tree instead (method kinds,
+  config_init's shape, `name`, the `__main__` block, literal keys, AgentResult read as a dict, a parser name that
+  does not exist); their outcome says "judged from the source". The rest say `needs HC101`.
+- **setup() cannot load the env's data offline** (a Hub dataset, a CLI, a config file): HC201 reports it, and the
+  checks that need items (prompts, rewards, trajectories, isolation) run on **stand-in items**: the items of
+  `--items FILE.jsonl` (`--hermes-items` under pytest, `items = "..."` in pyproject; one JSON object a line),
+  else the env's own built-in samples (a module or class attribute named like `FALLBACK_ITEMS` / `SAMPLE_PROBLEMS`
+  holding a list of dicts). Each finding made on them, and each outcome's note, says "judged on stand-in items
+  from ...". HC202-HC205 (the env's own split, cycle and setup time) and the evaluate() checks are not judged on
+  stand-ins: they say `needs HC201`.
+- **Env settings, as `process` takes them**: `hermes-envs check env.py --env.dataset_name data/train.jsonl`
+  (`--env.FIELD VALUE` or `--env.FIELD=VALUE`), `--config run.yaml` (its `env:` section, as `process --config`
+  reads it; `--env.*` wins), under pytest `--hermes-env-set dataset_name=data/train.jsonl` and
+  `--hermes-config run.yaml`, in pyproject `env = { dataset_name = "data/train.jsonl" }` and
+  `config = "run.yaml"` (paths relative to pyproject.toml). A field the env's config does not have is
+  named by HC109 as the run's setting, not the env's mistake.
+
 ## The catalogue
 """
 
@@ -100,6 +172,8 @@ def _thresholds() -> str:
         "fuzz_seconds": "HC412: safety cap in seconds for the search (fuzz_examples is the real bound)",
         "fuzz_examples": "HC412: transcripts tried per gold and direction",
         "fuzz_seed": "HC412: the search's seed (named in findings, to reproduce one)",
+        "thorough": "HC412/HC413 in full (also --thorough / --hermes-thorough)",
+        "contain": "run the env in a container of its own (false: in the kit's process, for debugging)",
     }
     lines = []
     for name, note in notes.items():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Any
 
 
 class Severity(str, enum.Enum):
@@ -40,6 +41,9 @@ class Finding:
     fix: str
     severity: Severity = Severity.ERROR
     subject: str = ""  # the item, transcript or method the finding is about, when there is one
+    #: A replayable counterexample (``_cases.Case.to_json()``) when the finding has one: written next to the
+    #: report and rerun by ``hermes-envs replay``. Not part of the finding's identity.
+    counterexample: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         # Every finding is redacted where it is made, so no rendering or report (terminal, --report JSON/Markdown,
@@ -72,6 +76,8 @@ class Outcome:
     findings: list[Finding] = field(default_factory=list)
     note: str = ""
     seconds: float = 0.0
+    #: When the check ran on stand-in items (setup() could not load the env's own data): the note saying so.
+    stand_in: str = ""
 
     def __post_init__(self) -> None:
         from hermes_envs.testing._redaction import redact_message

@@ -100,9 +100,12 @@ def load_settings(start: Path | None = None, **overrides: Any) -> Settings:
     """Settings from the nearest pyproject.toml's ``[tool.hermes-conformance]``, then ``overrides`` (CLI wins)."""
     data: dict[str, Any] = {}
     here = (start or Path.cwd()).resolve()
+    pyproject_found = False
+    pyproject = here / "pyproject.toml"
     for folder in (here, *here.parents):
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file():
+            pyproject_found = True
             try:
                 doc = tomllib.loads(pyproject.read_text(encoding="utf-8"))
             except tomllib.TOMLDecodeError as exc:
@@ -116,6 +119,8 @@ def load_settings(start: Path | None = None, **overrides: Any) -> Settings:
             "[tool.hermes-conformance] should not set `forced`; it holds the ids named on the "
             "command line. Fix: use `select`."
         )
+    if isinstance(data.get("env"), dict) and overrides.get("env"):
+        overrides = {**overrides, "env": {**data["env"], **overrides["env"]}}  # field by field, the CLI wins
     data.update({k: v for k, v in overrides.items() if v is not None})
     if overrides.get("select"):
         data["forced"] = list(overrides["select"])
@@ -126,6 +131,7 @@ def load_settings(start: Path | None = None, **overrides: Any) -> Settings:
             f"conformance settings ([tool.hermes-conformance] or --hermes-set/--set) should be among "
             f"{sorted(known - {'forced'})}; got {unknown}. Fix: remove or rename those keys."
         )
+    _resolve_env_inputs(data, (pyproject.parent if pyproject_found else here), overrides)
     for key in ("select", "ignore"):
         ids = data.get(key) or []
         bad = [i for i in ids if not any(c.id.startswith(i) for c in all_checks())]
@@ -142,6 +148,81 @@ def load_settings(start: Path | None = None, **overrides: Any) -> Settings:
     return Settings(**data)
 
 
+def _resolve_env_inputs(data: dict[str, Any], base: Path, overrides: dict[str, Any]) -> None:
+    """Check and resolve ``env`` / ``config`` / ``items`` in place: paths from pyproject are relative to it, paths
+    from the command line to the current folder; the ``env:`` section of ``config`` goes under ``env`` (the
+    explicit ``env`` wins, as ``process`` lets --env.* win over --config)."""
+    import yaml
+
+    for key in ("config", "items"):
+        value = data.get(key)
+        if value is None:
+            continue
+        where = Path.cwd() if overrides.get(key) is not None else base
+        path = (where / str(value)).resolve()
+        if not path.is_file():
+            raise ConfigError(
+                f"the conformance setting {key} should name a file; got {str(value)!r}, which does not exist "
+                f"(relative to {where}). Fix: check the path."
+            )
+        data[key] = str(path)
+    env = data.get("env") or {}
+    if not isinstance(env, dict):
+        raise ConfigError(
+            f"the conformance setting env should be a table of env config fields; got {type(env).__name__}. "
+            'Fix: write `env = { dataset_name = "data/train.jsonl" }` or pass --env.dataset_name data/train.jsonl.'
+        )
+    if data.get("config"):
+        try:
+            loaded = yaml.safe_load(Path(data["config"]).read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(
+                f"{data['config']} should be valid YAML; {exc}. Fix: correct the file."
+            ) from None
+        section = loaded.get("env", {}) if isinstance(loaded, dict) else None
+        if not isinstance(section, dict):
+            raise ConfigError(
+                f"{data['config']} should be a `process --config` file (a mapping with an `env:` section); got "
+                f"{type(loaded if section is None else section).__name__}. Fix: put the env fields under `env:`."
+            )
+        env = {**section, **env}
+    data["env"] = dict(env)
+    if data.get("items"):
+        from hermes_envs.conformance._standins import read_items_file
+
+        read_items_file(Path(data["items"]))  # a malformed file is a usage error now, not a finding later
+
+
+def parse_env_options(argv: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """Take ``--env.KEY VALUE`` / ``--env.KEY=VALUE`` out of ``argv`` (as atroposlib's ``process`` takes them);
+    return the other arguments and the env fields, values read as YAML scalars (``3`` an int, ``true`` a bool)."""
+    import yaml
+
+    rest: list[str] = []
+    env: dict[str, Any] = {}
+    index = 0
+    while index < len(argv):
+        token = argv[index]
+        if not token.startswith("--env."):
+            rest.append(token)
+            index += 1
+            continue
+        key, eq, raw = token[len("--env.") :].partition("=")
+        if not eq:
+            if index + 1 >= len(argv):
+                raise ConfigError(f"{token} should be followed by a value; got none. Fix: {token} VALUE.")
+            raw = argv[index + 1]
+            index += 1
+        index += 1
+        if not key:
+            raise ConfigError(f"an env option should look like --env.FIELD VALUE; got {token!r}.")
+        try:
+            env[key] = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            env[key] = raw
+    return rest, env
+
+
 @dataclass
 class EnvReport:
     """The outcomes of every check on one env class."""
@@ -151,6 +232,9 @@ class EnvReport:
     seconds: float = 0.0
     #: Wall time per phase (import, construct, setup, items, evaluate, probes, rewards, gold, trajectories, ...).
     timings: dict[str, float] = field(default_factory=dict)
+    #: The env file and class (what ``hermes-envs replay`` reruns a counterexample against).
+    path: str = ""
+    class_name: str = ""
 
     @property
     def failed(self) -> bool:
@@ -277,7 +361,14 @@ def run_conformance(
             with session:
                 outcomes = session.run_all()
                 report.envs.append(
-                    EnvReport(session.label, outcomes, time.perf_counter() - start, dict(session.timings))
+                    EnvReport(
+                        session.label,
+                        outcomes,
+                        time.perf_counter() - start,
+                        dict(session.timings),
+                        path=str(session.path),
+                        class_name=session.class_name or "",
+                    )
                 )
     return report
 
@@ -290,7 +381,17 @@ def _contained_reports(path: Path, wanted: str | None, settings: Settings) -> li
     runs = [first]
     if wanted is None and first.names:
         runs += [run_env_contained(path.resolve(), name, settings) for name in first.names[1:]]
-    return [EnvReport(r.label, r.outcomes, r.seconds, dict(r.timings)) for r in runs]
+    return [
+        EnvReport(
+            r.label,
+            r.outcomes,
+            r.seconds,
+            dict(r.timings),
+            path=str(path.resolve()),
+            class_name=r.label.split("::", 1)[1] if "::" in r.label else (wanted or ""),
+        )
+        for r in runs
+    ]
 
 
 __all__ = [
@@ -300,6 +401,7 @@ __all__ = [
     "discover",
     "env_sessions",
     "load_settings",
+    "parse_env_options",
     "refuse_report_over_input",
     "run_conformance",
     "split_target",

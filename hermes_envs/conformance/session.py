@@ -24,9 +24,9 @@ from hermes_envs.conformance.probes import Responder
 from hermes_envs.conformance.schedule import CheckScheduler
 from hermes_envs.conformance.settings import Settings
 from hermes_envs.conformance.watchdog import LoopWatchdog
-from hermes_envs.errors import EnvLoadError
+from hermes_envs.errors import ConfigError, EnvLoadError
 
-__all__ = ["EnvSession", "RoutingPolicy", "Settings"]
+__all__ = ["EnvSession", "EnvSettingError", "RoutingPolicy", "Settings"]
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -90,6 +90,9 @@ class EnvSession(CheckScheduler):
         self.construct_error: tuple[str, str, BaseException] | None = None
         #: (what happened, the exception) when the env's tools could not be resolved (HC802 reports it).
         self.tools_error: tuple[str, BaseException] | None = None
+        self._stand_ins: Any = False  # False: not looked for yet
+        #: What setup() raised offline (set by the SetupRun observation; HC201 reports it), or None.
+        self.setup_error: BaseException | None = None
 
     @property
     def label(self) -> str:
@@ -257,10 +260,12 @@ class EnvSession(CheckScheduler):
         if self.load_error is not None:
             raise EnvLoadError(self.load_error)
         from hermes_envs.env import find_env_classes, import_env_module
+        from hermes_envs.env._causes import explain_no_env_class
 
+        failed: list[Any] = []
         try:
             with self.timed("import"), self.offline():
-                self.module = import_env_module(self.path)
+                self.module = import_env_module(self.path, record=failed)
             classes = find_env_classes(self.module)
             if self.class_name:
                 match = [c for c in classes if c.__name__ == self.class_name]
@@ -271,6 +276,9 @@ class EnvSession(CheckScheduler):
                         "Fix: check the ::ClassName part of the path."
                     )
                 classes = match
+            hidden = None if classes else explain_no_env_class(self.path, vars(self.module), failed)
+            if hidden is not None:
+                raise EnvLoadError(hidden)
             if not classes:
                 raise EnvLoadError(
                     f"{self.path.name} should define a class deriving from HermesAgentBaseEnv (or atroposlib's "
@@ -282,6 +290,29 @@ class EnvSession(CheckScheduler):
         self.env_cls = classes[0]
         self.class_name = self.env_cls.__name__
         return self.env_cls
+
+    def stand_ins(self) -> Any:
+        """The stand-in items (a :class:`~hermes_envs.conformance._standins.StandIns`) of this run, or None: the
+        ``items`` file when given, else the env's own built-in samples."""
+        if self._stand_ins is False:
+            from hermes_envs.conformance._standins import stand_ins
+
+            try:
+                self.load()
+            except EnvLoadError:
+                return None
+            self._stand_ins = stand_ins(self.settings.items, self.module, self.env_cls)
+        return self._stand_ins
+
+    def stand_in_note(self) -> str | None:
+        """When setup() failed and stand-in items serve instead of the env's own data: the note every finding made
+        on them carries. None otherwise (setup() worked, or there is nothing to stand in)."""
+        if self.setup_error is None:
+            return None
+        found = self.stand_ins()
+        if found is None:
+            return None
+        return f"judged on stand-in items from {found.source}, because setup() did not complete offline (see HC201)"
 
     def config_init(self) -> tuple[Any, Any]:
         """``env_cls.config_init()``, cached."""
@@ -299,7 +330,15 @@ class EnvSession(CheckScheduler):
         if self.construct_error is not None:
             raise Blocked("the env instance", self.construct_error[0], self.construct_error[1])
         try:
+            self.load()
+        except EnvLoadError:
+            raise Blocked("the env class", "the module did not give one", "HC101/HC102") from None
+        try:
             return self._construct()
+        except EnvSettingError as exc:
+            # The run's own --env.* setting, not the env's mistake: HC109 reports it as that.
+            self.construct_error = (f"the run's env settings were rejected: {exc}", "HC109", exc)
+            raise Blocked("the env instance", self.construct_error[0], "HC109") from None
         except Exception as exc:
             from hermes_envs.conformance.sites import author_site
 
@@ -307,6 +346,12 @@ class EnvSession(CheckScheduler):
             text = f"{type(exc).__name__}: {exc}" + (f" (at {site})" if site else "")
             reported_by = "HC109" if self._config is not None else "HC104"
             what = "config_init() raised" if reported_by == "HC104" else f"{self.class_name}.__init__ raised"
+            abstract = sorted(getattr(self.env_cls, "__abstractmethods__", ()) or ())
+            if isinstance(exc, TypeError) and abstract and "abstract" in str(exc):
+                # One cause, one finding: HC103 names the unimplemented methods; HC109 does not repeat it.
+                reported_by = "HC103"
+                text = f"{self.class_name} leaves {', '.join(abstract)} unimplemented, so it cannot be instantiated"
+                what = "the class is abstract:"
             self.construct_error = (f"{what} {text}", reported_by, exc)
             raise Blocked("the env instance", self.construct_error[0], reported_by) from None
 
@@ -328,6 +373,8 @@ class EnvSession(CheckScheduler):
             "ensure_scores_are_not_same": False,
         }
         fields = type(config).model_fields
+        if self.settings.env:
+            config = _with_env_settings(config, self.settings.env)
         config = config.model_copy(update={k: v for k, v in overrides.items() if k in fields})
         if "max_agent_turns" in fields:
             config = config.model_copy(update={"max_agent_turns": min(config.max_agent_turns, 6)})
@@ -403,3 +450,27 @@ class EnvSession(CheckScheduler):
             raise
         self._observations[kind] = built
         return built
+
+
+class EnvSettingError(ConfigError):
+    """A ``--env.KEY VALUE`` setting of the run that the env's config rejects: the run's mistake, not the env's, so
+    it ends the run as a usage error instead of becoming a finding."""
+
+
+def _with_env_settings(config: Any, env: dict[str, Any]) -> Any:
+    """``config`` with the run's ``--env.KEY VALUE`` settings applied and validated, as ``process`` applies them."""
+    fields = type(config).model_fields
+    unknown = sorted(set(env) - set(fields))
+    if unknown:
+        raise EnvSettingError(
+            f"--env.{unknown[0]} (a setting of this run, not of the env) should name a field of "
+            f"{type(config).__name__}; it has no such field. Fields: {', '.join(sorted(fields))}. Fix: correct "
+            "the name on the command line (or under env in [tool.hermes-conformance] / the --config file)."
+        )
+    try:
+        return type(config).model_validate({**config.model_dump(), **env})
+    except Exception as exc:
+        raise EnvSettingError(
+            f"the run's env settings {env} should be valid values of {type(config).__name__}; {exc}. Fix: correct "
+            "the value on the command line."
+        ) from None

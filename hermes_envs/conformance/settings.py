@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -34,8 +35,19 @@ class Settings:
     fuzz_seconds: float = 30.0
     fuzz_examples: int = 40
     fuzz_seed: int = 0
+    #: Run the costlier oracles in full (--thorough / --hermes-thorough): HC413's relations on every proven item
+    #: (not only the first), and HC412's search with five times the examples.
+    thorough: bool = False
     #: Ids named on the command line (--hermes-select / --select): they run even if the env ignores them.
     forced: list[str] = field(default_factory=list)
     #: Recorded cassettes whose real-model replies also drive the reward probes. Default: every cassette in
     #: ``<env folder>/cassettes/<env file stem>/`` (where ``hermes-envs record`` writes).
     cassettes: list[str] | None = None
+    #: Env config fields set as ``process --env.KEY VALUE`` would (``check --env.KEY VALUE``, ``--hermes-env-set``,
+    #: the ``env:`` section of ``config``): e.g. a local ``dataset_name`` for an env whose data is on the Hub.
+    env: dict[str, Any] = field(default_factory=dict)
+    #: A YAML file as ``process --config`` takes it: its ``env:`` section fills ``env`` (``env`` wins).
+    config: str | None = None
+    #: A JSONL file of items (one JSON object a line) the dynamic checks run on when setup() cannot load the env's
+    #: own data offline (their findings say so). Without it, the env's own built-in samples serve, if it has any.
+    items: str | None = None

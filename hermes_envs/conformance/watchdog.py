@@ -123,6 +123,19 @@ class Stall:
     inner: str
     sync_tool_seconds: float = 0.0
     sync_tool_calls: tuple[str, ...] = ()
+    #: Seconds of the stall the loop thread spent on a CPU (Linux schedstat), or None where it cannot be read: a
+    #: stall the env computed through is CPU time; a sleep / synchronous I/O is not, and neither is the machine.
+    cpu_seconds: float | None = None
+
+
+def _schedstat(native_id: int) -> tuple[float, float] | None:
+    """(seconds on a CPU, seconds runnable but waiting for one) of the thread, from Linux schedstat, or None."""
+    try:
+        with open(f"/proc/self/task/{native_id}/schedstat", "rb") as fh:
+            fields = fh.read().split()
+        return int(fields[0]) / 1e9, int(fields[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _runqueue_seconds(native_id: int) -> float | None:
@@ -180,6 +193,17 @@ def _describe(frame: FrameType | None) -> tuple[str, str]:
     return author, inner
 
 
+_CONFORMANCE = str(Path(__file__).resolve().parent)
+
+
+def _caller_file(frame: FrameType | None) -> str:
+    """The file of the code that called a ToolContext method, past the kit's own instrumentation of it (the
+    conformance package wraps ctx methods to record paths): the env's file, or the kit helper that called it."""
+    while frame is not None and frame.f_code.co_filename.startswith(_CONFORMANCE):
+        frame = frame.f_back
+    return frame.f_code.co_filename if frame is not None else "<unknown>"
+
+
 class LoopWatchdog:
     """Records stalls longer than ``threshold`` seconds while :meth:`watch` is active (one phase at a time)."""
 
@@ -191,12 +215,13 @@ class LoopWatchdog:
         self._thread_id = 0
         self._native_id = 0
         self._waited = 0.0  # runqueue seconds of the loop thread at the last tick
+        self._on_cpu = 0.0  # CPU seconds of the loop thread at the last tick
         self._gc_started = 0.0
         self._gc_seconds = (
             0.0  # time the collector ran since the last tick: a GC pause is not the env's doing
         )
         # (start, end, method) of each outermost ToolContext sync call made on the loop thread since the last tick
-        self._sync_calls: list[tuple[float, float, str]] = []
+        self._sync_calls: list[tuple[float, float, str, bool]] = []
         self._sync_depth = 0
 
     def _on_gc(self, phase: str, info: dict) -> None:
@@ -224,16 +249,27 @@ class LoopWatchdog:
         start = self._last
         gap = now - start - _TICK
         gap, self._gc_seconds = gap - self._gc_seconds, 0.0
-        waited = _runqueue_seconds(self._native_id)
-        if waited is not None:
+        stat = _schedstat(self._native_id)
+        cpu: float | None = None
+        if stat is not None:
+            on_cpu, waited = stat
             gap, self._waited = gap - max(0.0, waited - self._waited), waited
+            cpu, self._on_cpu = max(0.0, on_cpu - self._on_cpu), on_cpu
         calls, self._sync_calls = self._sync_calls, []
+
+        def overlap(begin: float, end: float) -> float:
+            return max(0.0, min(end, now) - max(begin, start))
+
+        # ToolContext calls the kit's own helpers make (the base's score_rollout cleaning a sandbox up) are the
+        # kit's doing, not the env's: subtracted like a GC pause, never blamed on the hook that called the helper.
+        gap -= sum(overlap(b, e) for b, e, name, by_kit in calls if by_kit)
         if gap > self.threshold:
             where, inner = self._sample or ("", "")
             if where:  # a stall with no author frame on the stack is not the env's doing
-                in_sync = sum(max(0.0, min(end, now) - max(begin, start)) for begin, end, _ in calls)
-                names = tuple(dict.fromkeys(name for begin, end, name in calls if end > start))
-                self.stalls.append(Stall(phase, gap, where, inner, min(in_sync, gap), names))
+                own = [(b, e, name) for b, e, name, by_kit in calls if not by_kit]
+                in_sync = sum(overlap(b, e) for b, e, _ in own)
+                names = tuple(dict.fromkeys(name for begin, end, name in own if end > start))
+                self.stalls.append(Stall(phase, gap, where, inner, min(in_sync, gap), names, cpu))
         self._sample = None
 
     def _timed(self, name: str, method: Any) -> Any:
@@ -243,13 +279,14 @@ class LoopWatchdog:
         def timed(ctx: Any, *args: Any, **kwargs: Any) -> Any:
             if self._sync_depth or threading.get_ident() != self._thread_id:
                 return method(ctx, *args, **kwargs)  # nested, or in a worker thread: does not block the loop
+            by_kit = is_library_file(_caller_file(sys._getframe(1)))
             self._sync_depth += 1
             begin = time.perf_counter()
             try:
                 return method(ctx, *args, **kwargs)
             finally:
                 self._sync_depth -= 1
-                self._sync_calls.append((begin, time.perf_counter(), name))
+                self._sync_calls.append((begin, time.perf_counter(), name, by_kit))
 
         return timed
 
@@ -270,7 +307,8 @@ class LoopWatchdog:
         """Await ``coro`` while measuring the loop's stalls."""
         self._thread_id = threading.get_ident()
         self._native_id = threading.get_native_id()
-        self._waited = _runqueue_seconds(self._native_id) or 0.0
+        stat = _schedstat(self._native_id)
+        self._on_cpu, self._waited = stat or (0.0, 0.0)
         self._last = time.perf_counter()
         self._gc_seconds = 0.0
         gc.callbacks.append(self._on_gc)

@@ -128,7 +128,12 @@ class HermesAgentBaseEnv(BaseEnv):
         except Exception:  # a server object that refuses attributes: the loop then falls back to hermes
             pass
         self._rng = random.Random()
-        self.tool_error_buffer: list[int] = []
+        self.tool_error_buffer: list[int] = []  # tool errors per rollout since the last wandb_log
+        #: Upstream's names, which envs written for upstream read and write: the tools of the group being collected
+        #: (set by collect_trajectories), and one ``{turn, tool, args, error, result}`` per tool error since the
+        #: last wandb_log (an env's own collect_trajectory may append its own).
+        self._current_group_tools: tuple[list[dict], set[str]] | None = None
+        self._tool_error_buffer: list[dict[str, Any]] = []
         self.reward_error_count = 0
         self.reward_errors: list[str] = []
         self.server_error_groups = 0  # groups dropped because a rollout's model call failed
@@ -157,7 +162,9 @@ class HermesAgentBaseEnv(BaseEnv):
         return schemas, names
 
     def _tools(self) -> tuple[list[dict], set[str]]:
-        return _GROUP_TOOLS.get() or self._resolve_tools_for_group()
+        """This group's tools: those our collect_trajectories resolved (per group, even for concurrent groups),
+        else ``_current_group_tools`` (an env's own collect_trajectories sets it, as upstream's does), else new."""
+        return _GROUP_TOOLS.get() or self._current_group_tools or self._resolve_tools_for_group()
 
     def _is_managed(self) -> bool:
         """Phase 2 (exact tokens through ManagedServer) when the servers are vLLM / SGLang token endpoints."""
@@ -265,6 +272,16 @@ class HermesAgentBaseEnv(BaseEnv):
         messages = self.initial_messages(item)
         result = await self.run_agent(messages, task_id=task_id, tools=(schemas, names))
         self.tool_error_buffer.append(len(result.tool_errors))
+        self._tool_error_buffer.extend(
+            {
+                "turn": e.turn,
+                "tool": e.tool_name,
+                "args": e.arguments[:150],
+                "error": e.error[:300],
+                "result": e.tool_result[:300],
+            }
+            for e in result.tool_errors
+        )
         if failed_on_server(result):
             from hermes_envs.tools import cleanup_sandbox
 
@@ -300,6 +317,7 @@ class HermesAgentBaseEnv(BaseEnv):
         """
         await self._check_process_server()
         tools = self._resolve_tools_for_group()
+        self._current_group_tools = tools
         token = _GROUP_TOOLS.set(tools)
         server_errors: list[str] = []
         errors_token = _GROUP_SERVER_ERRORS.set(server_errors)
@@ -436,12 +454,14 @@ class HermesAgentBaseEnv(BaseEnv):
     async def wandb_log(self, wandb_metrics: dict | None = None) -> None:
         """Add tool-error and reward-error counts, then log through atroposlib."""
         wandb_metrics = dict(wandb_metrics or {})
-        if self.tool_error_buffer:
-            wandb_metrics["train/tool_errors_count"] = sum(self.tool_error_buffer)
-            wandb_metrics["train/tool_errors_per_rollout"] = sum(self.tool_error_buffer) / len(
-                self.tool_error_buffer
-            )
+        if self.tool_error_buffer or self._tool_error_buffer:
+            # every error is an entry of _tool_error_buffer (ours, and any an env's own collect_trajectory added)
+            count = max(sum(self.tool_error_buffer), len(self._tool_error_buffer))
+            wandb_metrics["train/tool_errors_count"] = count
+            if self.tool_error_buffer:
+                wandb_metrics["train/tool_errors_per_rollout"] = count / len(self.tool_error_buffer)
             self.tool_error_buffer = []
+            self._tool_error_buffer = []
         wandb_metrics["train/reward_errors"] = self.reward_error_count
         wandb_metrics["train/server_error_groups_dropped"] = self.server_error_groups
         await super().wandb_log(wandb_metrics)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -175,7 +176,24 @@ def _diff(a: Any, b: Any, path: str, out: list[str], limit: int) -> None:
         if len(a) != len(b):
             out.append(f"{path}: {len(a)} entries here, {len(b)} recorded")
         return
+    if isinstance(a, str) and isinstance(b, str):
+        out.append(f"{path or 'body'}: {_string_diff(a, b)}")
+        return
     out.append(f"{path or 'body'}: {_short(a)} here, recorded {_short(b)}")
+
+
+def _string_diff(a: str, b: str, width: int = 80) -> str:
+    """Two strings shown around their first difference (an edit past the first 90 characters is visible)."""
+    at = len(os.path.commonprefix([a, b]))
+    if len(a) <= width and len(b) <= width:
+        return f"{a!r} here, recorded {b!r}"
+    start = max(0, at - width // 3)
+
+    def cut(s: str) -> str:
+        piece = s[start : start + width]
+        return ("…" if start else "") + repr(piece) + ("…" if start + width < len(s) else "")
+
+    return f"{cut(a)} here, recorded {cut(b)} (they differ from character {at + 1} of {len(a)} / {len(b)})"
 
 
 def diff_bodies(body: Any, recorded: Any, limit: int = 5) -> list[str]:

@@ -54,6 +54,9 @@ def _comparable(text: str) -> Any:
                 json.dumps(_stable((resp.get("body") or {}).get("string")), sort_keys=True, default=str),
             )
         )
+    out.sort(
+        key=repr
+    )  # concurrent rollouts finish in any order: the same exchanges in another order are the same
     tools = sorted(
         json.dumps(
             [it.get("family"), it.get("operation"), _stable(it.get("request")), _stable(it.get("response"))],

@@ -80,6 +80,12 @@ class CassetteSession:
     path: Path
     record_mode: str
     old: list[Interaction] = field(default_factory=list)
+    #: The ``hermes:`` metadata of the cassette as it was on disk (env, class, model ... of its recording).
+    old_metadata: dict[str, Any] = field(default_factory=dict)
+    #: What this run is (``env``, ``class``), to say when a cassette was recorded for another env.
+    running: dict[str, Any] = field(default_factory=dict)
+    #: Raise misses as one line pointing at the full text in :attr:`misses` (whose owner reports them once).
+    brief_misses: bool = False
     new: list[Interaction] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
     drift: list[str] = field(default_factory=list)
@@ -162,8 +168,18 @@ class _SerializerAdapter:
     deserialize = staticmethod(HermesYamlSerializer.deserialize)
 
 
-def miss_message(method: str, url: str, body: Any, path: Path, old: list[Interaction], mode: str) -> str:
-    """The explanation of a replay miss: the request, its host, the nearest recording's differences, the fix."""
+def miss_message(
+    method: str,
+    url: str,
+    body: Any,
+    path: Path,
+    old: list[Interaction],
+    mode: str,
+    recorded_for: dict[str, Any] | None = None,
+    running: dict[str, Any] | None = None,
+) -> str:
+    """The explanation of a replay miss: the request, its host, the nearest recording's differences, the fix (and,
+    when the cassette's metadata names another env than the one running, that first)."""
     host = urlsplit(url).hostname or "?"
     internal = host.endswith(
         ".invalid"
@@ -173,6 +189,9 @@ def miss_message(method: str, url: str, body: Any, path: Path, old: list[Interac
         f"request {shown} should be in cassette {path}; it is not, and record mode {mode!r} sends nothing to "
         "the network."
     ]
+    other = _other_env(recorded_for or {}, running or {})
+    if other:
+        lines.append(other)
     if not old:
         lines.append("The cassette is empty or missing.")
     else:
@@ -195,6 +214,23 @@ def miss_message(method: str, url: str, body: Any, path: Path, old: list[Interac
     return "\n".join(lines)
 
 
+def _other_env(recorded_for: dict[str, Any], running: dict[str, Any]) -> str:
+    """A line saying the cassette was recorded for another env than the one running (empty when it was not)."""
+    differs = [
+        k
+        for k in ("env", "class")
+        if recorded_for.get(k) and running.get(k) and recorded_for[k] != running[k]
+    ]
+    if not differs:
+        return ""
+    theirs = " ".join(f"{k} {recorded_for[k]!r}" for k in ("env", "class") if recorded_for.get(k))
+    ours = " ".join(f"{k} {running[k]!r}" for k in ("env", "class") if running.get(k))
+    return (
+        f"This cassette was recorded for {theirs} (its hermes: metadata); this run is {ours}. Fix: point the run at "
+        "its own cassette (--cassette / the test's cassette name), or record one for this env."
+    )
+
+
 @contextlib.contextmanager
 def use_cassette(
     path: str | Path,
@@ -204,12 +240,16 @@ def use_cassette(
     metadata: dict[str, Any] | None = None,
     block_network: bool | None = None,
     lint: bool = True,
+    brief_misses: bool = False,
 ) -> Iterator[CassetteSession]:
     """Record or replay the HTTP traffic of the block in the cassette at ``path`` (see the module docstring).
 
     ``secrets``: extra values to scrub (the provider key is scrubbed by header anyway). ``metadata``: stored in the
     cassette when recording (``hermes:`` section). ``block_network``: refuse connections beyond loopback (default:
     on when replaying). ``lint``: run the secret lint on the cassette after recording and before replay.
+    ``brief_misses``: a miss raises a one-line :class:`CassetteMissError` pointing at :attr:`CassetteSession.misses`
+    (for callers that report the session's misses themselves, so the clients' and env's logs of the exception do
+    not repeat the whole explanation).
     """
     from hermes_envs.testing._redaction import Redactor
     from hermes_envs.testing._secret_lint import lint_paths
@@ -218,9 +258,12 @@ def use_cassette(
         raise CassetteError(f"record mode should be one of {', '.join(RECORD_MODES)}; got {record_mode!r}.")
     p = Path(path)
     secrets = list(secrets)
-    session = CassetteSession(path=p, record_mode=record_mode)
+    session = CassetteSession(path=p, record_mode=record_mode, brief_misses=brief_misses)
+    if metadata:
+        session.running = {k: metadata.get(k) for k in ("env", "class")}
     if p.exists():
-        session.old = load_cassette(p)[0]
+        session.old, stored = load_cassette(p)
+        session.old_metadata = dict(stored.get("hermes") or {})
         if lint and record_mode != "rewrite":
             session.findings = lint_paths([p], secrets)
             if session.findings:
@@ -327,9 +370,26 @@ def _watch_misses(cassette: Any, session: CassetteSession) -> None:
         ok = original(request)
         if not ok and cassette.write_protected:
             message = miss_message(
-                request.method, request.uri, request.body, session.path, session.old, session.record_mode
+                request.method,
+                request.uri,
+                request.body,
+                session.path,
+                session.old,
+                session.record_mode,
+                session.old_metadata,
+                session.running,
             )
+            if message in session.misses:  # the client's retry of the same request: listed once
+                index = session.misses.index(message) + 1
+                raise CassetteMissError(
+                    f"the same request again: miss [{index}] of {session.path} (see above)."
+                )
             session.misses.append(message)
+            if session.brief_misses:
+                raise CassetteMissError(
+                    f"{message.splitlines()[0]} (miss [{len(session.misses)}]: the nearest recorded request and the "
+                    "fix are listed once, at the end of the run)"
+                )
             raise CassetteMissError(message)
         return ok
 

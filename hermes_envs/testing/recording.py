@@ -156,7 +156,7 @@ class RolloutRun:
                 lines.extend(["drift since the last recording:"] + [f"  {d}" for d in c.drift or ["(none)"]])
             if c.failures:
                 lines.append(f"RECORDING FAILED: {c.failure_message()}")
-            lines.extend(f"MISS {m.splitlines()[0]}" for m in c.misses)
+            lines.extend(f"MISS [{i}] {m}" for i, m in enumerate(c.misses, start=1))
             lines.extend(f"SECRET {f}" for f in c.findings)
         return lines
 
@@ -321,7 +321,7 @@ async def arun_rollouts(
     secrets = [provider.api_key] if provider.api_key and provider.api_key != "x" else []
     start = time.perf_counter()
     ctx: Any = (
-        use_cassette(cassette, record_mode, secrets=secrets, metadata=metadata)
+        use_cassette(cassette, record_mode, secrets=secrets, metadata=metadata, brief_misses=True)
         if cassette is not None
         else contextlib.nullcontext()
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 
+from ._sandbox_config import sandbox_environment, withheld_variables_note
 from .registry import ToolRegistry, registry
 from .sandbox import Sandbox, get_sandbox
 
@@ -36,9 +37,13 @@ def terminal(command: str, timeout: int | None = None, *, task_id: str) -> str:
         command: The bash command line to run.
         timeout: Seconds before the command is killed (default: the environment's terminal timeout).
     """
-    result = _box(task_id).execute(command, timeout)
+    box = _box(task_id)
+    result = box.execute(command, timeout)
+    output = result.output
+    if result.exit_code:  # a failure naming a variable the trainer has and the command lacks says why
+        output += withheld_variables_note(output, sandbox_environment(box.config))
     return json.dumps(
-        {"output": result.output, "exit_code": result.exit_code, "error": result.error}, ensure_ascii=False
+        {"output": output, "exit_code": result.exit_code, "error": result.error}, ensure_ascii=False
     )
 
 

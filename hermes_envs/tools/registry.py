@@ -37,19 +37,30 @@ from hermes_envs._registry import Registry
 from hermes_envs.errors import ToolRegistryError, UnknownNameError, UsageError
 from hermes_envs.tools.schema import TASK_ID, schema_from_function, signature_of
 
-__all__ = ["Tool", "ToolRegistry", "offered_tools", "offering", "registry", "schema_from_function", "tool"]
+__all__ = [
+    "Tool",
+    "ToolRegistry",
+    "call_abandoned",
+    "offered_tools",
+    "offering",
+    "registry",
+    "schema_from_function",
+    "tool",
+]
 
-#: The tool names the agent making the current call was offered (None: the call comes from outside an agent loop).
-_OFFERED: contextvars.ContextVar[frozenset[str] | None] = contextvars.ContextVar(
-    "hermes_offered_tools", default=None
+#: The tool names the agent making the current call was offered (None: the call comes from outside an agent loop),
+#: and the event the loop sets when it gives the call up (its tool timeout).
+_OFFERED: contextvars.ContextVar[tuple[frozenset[str], threading.Event | None] | None] = (
+    contextvars.ContextVar("hermes_offered_tools", default=None)
 )
 
 
 @contextlib.contextmanager
-def offering(names: Iterable[str]) -> Iterator[None]:
+def offering(names: Iterable[str], abandoned: threading.Event | None = None) -> Iterator[None]:
     """Within the block (and the tool threads started from it) :func:`offered_tools` is ``names``: the agent loop
-    says which tools its agent has, so a tool that hands tools on (``delegate_task``) never hands on more."""
-    token = _OFFERED.set(frozenset(names))
+    says which tools its agent has, so a tool that hands tools on (``delegate_task``) never hands on more; and
+    :func:`call_abandoned` is ``abandoned``, set when the loop stops waiting for the call."""
+    token = _OFFERED.set((frozenset(names), abandoned))
     try:
         yield
     finally:
@@ -58,7 +69,15 @@ def offering(names: Iterable[str]) -> Iterator[None]:
 
 def offered_tools() -> frozenset[str] | None:
     """The tools of the agent whose call runs now (see :func:`offering`); None outside an agent loop."""
-    return _OFFERED.get()
+    current = _OFFERED.get()
+    return current[0] if current is not None else None
+
+
+def call_abandoned() -> threading.Event | None:
+    """Set once the agent loop has given up the call running now (None outside an agent loop): a tool that goes
+    on working in the background (sub-agents) stops when it is set."""
+    current = _OFFERED.get()
+    return current[1] if current is not None else None
 
 
 _F = typing.TypeVar("_F", bound=Callable[..., Any])

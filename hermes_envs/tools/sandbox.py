@@ -26,7 +26,7 @@ from typing import Any
 
 from ._manager import SandboxManager
 from ._sandbox import Sandbox
-from ._sandbox_config import SandboxConfig, sandbox_environment
+from ._sandbox_config import SandboxConfig, is_secret, sandbox_environment
 
 __all__ = [
     "Sandbox",
@@ -38,6 +38,7 @@ __all__ = [
     "configure_sandboxes",
     "default_manager",
     "get_sandbox",
+    "is_secret",
     "sandbox_config",
     "sandbox_environment",
     "using_config",

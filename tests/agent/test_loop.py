@@ -223,6 +223,27 @@ async def test_task_id_reaches_the_tool(tools: ToolRegistry) -> None:
     assert HermesAgentLoop(server, [], []).task_id != HermesAgentLoop(server, [], []).task_id  # fresh uuid4
 
 
+async def test_a_tool_knows_which_tools_its_agent_was_offered(tools: ToolRegistry) -> None:
+    """delegate_task hands on the parent's tools, never more (issue 28): the loop says which those are."""
+    from hermes_envs.tools.registry import offered_tools
+
+    seen: list[frozenset[str] | None] = []
+
+    @tools.tool(toolset="t")
+    def peek() -> str:
+        """Record the tools of the calling agent."""
+        seen.append(offered_tools())
+        return "ok"
+
+    schemas, _names = tools.resolve()
+    server = StubServer(completion("", [("peek", "{}")]), completion("ok"))
+    await HermesAgentLoop(server, schemas, {"peek", "add"}, registry=tools).run(
+        [{"role": "user", "content": "q"}]
+    )
+    assert seen == [frozenset({"peek", "add"})]
+    assert offered_tools() is None  # outside the loop's calls: no agent
+
+
 async def test_slow_tool_does_not_block_the_event_loop() -> None:
     """While a blocking tool waits, a coroutine on the loop still runs and is the one that releases the tool."""
     reg = ToolRegistry()

@@ -33,4 +33,11 @@ def test_compat_public_api() -> None:
         "package_folders",
         "uninstall_standins",
     ]
-    assert set(compat.STAND_INS) == {"tools.terminal_tool", "tools.budget_config", "tools.registry"}
+    assert set(compat.STAND_INS) == {
+        "tools.terminal_tool",
+        "tools.budget_config",
+        "tools.registry",
+        "tools.council_personas",
+        "toolsets",
+        "model_tools",
+    }

@@ -253,13 +253,18 @@ def test_check_closes_with_a_summary_line(tmp_path: Path, capsys: pytest.Capture
 
 
 @pytest.mark.slow  # a conformance run through pytester (HC1 and HC2 only)
-def test_pytest_report_holds_the_timings_as_checks_report_does(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize(
+    "contain", ["true", "false"]
+)  # the env run in its container (default), or in-process
+def test_pytest_report_holds_the_timings_as_checks_report_does(
+    pytester: pytest.Pytester, contain: str
+) -> None:
     import json
 
     pytester.makepyfile(sums_env=(ROOT / "environments" / "arithmetic_env.py").read_text())
     plugin = pytester.runpytest(
         "-p", "no:cacheprovider", "--hermes-conformance", "sums_env.py", "--hermes-select", "HC1,HC2",
-        "--hermes-report", "r.json",
+        "--hermes-report", "r.json", "--hermes-set", f"contain={contain}",
     )  # fmt: skip
     assert plugin.ret == 0, plugin.stdout.str()
     (env,) = json.loads((pytester.path / "r.json").read_text())["envs"]

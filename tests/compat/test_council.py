@@ -91,3 +91,13 @@ def test_the_module_loads_from_its_file_outside_sys_modules() -> None:
     assert "council_evaluator_by_path" not in sys.modules
     verdict = module.CouncilVerdict(question="q", responses={}, arbiter_synthesis="s", confidence_score=50)
     assert verdict.dpo_pairs == [] and module.PersonaResponse.__dataclass_fields__
+
+
+def test_tools_council_personas_serves_the_councils_data_classes() -> None:
+    import environments.council_evaluator as council
+
+    # isort: split
+    from tools.council_personas import DEFAULT_PERSONAS, CouncilVerdict, PersonaResponse
+
+    assert CouncilVerdict is council.CouncilVerdict and PersonaResponse is council.PersonaResponse
+    assert "arbiter" in DEFAULT_PERSONAS

@@ -169,3 +169,55 @@ def test_a_missing_module_of_the_authors_own_package_is_named_as_theirs(tmp_path
     assert "'environments.benchmarks.bench_x.helperz' is not a module of hermes-envs" in out, out
     assert "your own module" in out and "environments/benchmarks/bench_x/helperz.py" in out
     assert "install hermes-agent" not in out.lower()
+
+
+def test_an_env_importing_a_sibling_benchmark_in_folders_without_init_imports(tmp_path: Path) -> None:
+    # upstream's tblite env: environments/benchmarks/<name>/ folders have no __init__.py (namespace packages),
+    # the file puts the repository root on sys.path itself and subclasses the terminalbench_2 env
+    repo = tmp_path / "hermes-agent-like"
+    (repo / "environments" / "benchmarks" / "terminalbench_2").mkdir(parents=True)
+    (repo / "environments" / "benchmarks" / "tblite").mkdir(parents=True)
+    (repo / "environments" / "__init__.py").write_text(
+        "from environments.agent_loop import AgentResult, HermesAgentLoop\n", encoding="utf-8"
+    )
+    (repo / "environments" / "benchmarks" / "terminalbench_2" / "terminalbench2_env.py").write_text(
+        "from environments.hermes_base_env import HermesAgentBaseEnv\n\n\n"
+        "class TerminalBench2EvalEnv(HermesAgentBaseEnv):\n    name = 'tb2'\n",
+        encoding="utf-8",
+    )
+    tblite = repo / "environments" / "benchmarks" / "tblite" / "tblite_env.py"
+    tblite.write_text(
+        "import sys\nfrom pathlib import Path\n\n"
+        "sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent.parent))\n"
+        "from environments.benchmarks.terminalbench_2.terminalbench2_env import TerminalBench2EvalEnv  # noqa: E402\n\n\n"
+        "class TBLiteEvalEnv(TerminalBench2EvalEnv):\n    name = 'tblite'\n",
+        encoding="utf-8",
+    )
+    out = run(
+        f"""
+        import environments  # ours first, as after checking another env file in the same process
+        from hermes_envs.env import find_env_classes, import_env_module
+        (cls,) = find_env_classes(import_env_module({str(tblite)!r}))
+        print(cls.__name__, cls.__mro__[1].__name__)
+        """
+    )
+    assert out.split() == ["TBLiteEvalEnv", "TerminalBench2EvalEnv"]
+
+
+def test_a_folder_an_earlier_load_added_and_something_removed_from_sys_path_loads_again(
+    tmp_path: Path,
+) -> None:
+    env = tmp_path / "again" / "again_env.py"
+    env.parent.mkdir()
+    env.write_text(STANDALONE.replace("MineEnv", "AgainEnv"), encoding="utf-8")
+    out = run(
+        f"""
+        import sys
+        from hermes_envs.env import find_env_classes, import_env_module
+        import_env_module({str(env)!r})
+        sys.path.remove({str(env.parent)!r})  # a test's monkeypatch undone, a tool resetting sys.path ...
+        (cls,) = find_env_classes(import_env_module({str(env)!r}))
+        print(cls.__name__, sys.path[0] == {str(env.parent)!r})
+        """
+    )
+    assert out.split() == ["AgainEnv", "True"]

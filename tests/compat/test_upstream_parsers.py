@@ -113,3 +113,12 @@ def test_make_uuid_id_is_prefix_and_eight_hex_digits() -> None:
         assert call_id.startswith("call_") and len(call_id) == 13
         int(call_id[5:], 16)
     assert make_uuid_id("foo_").startswith("foo_")
+
+
+def test_glm47_is_a_glm45_parser_as_upstreams_and_parses_as_ours() -> None:
+    from environments.tool_call_parsers.glm45_parser import Glm45ToolCallParser
+
+    parser = upstream.get_parser("glm47")
+    assert isinstance(parser, Glm45ToolCallParser) and isinstance(parser, ours.Glm47Parser)
+    text = "<tool_call>f\n<arg_key>n</arg_key><arg_value>3</arg_value>\n</tool_call>"
+    assert parser.parse(text)[1] is not None and ours.get_parser("glm47").parse(text)[1] is not None

@@ -33,6 +33,18 @@ def expected_findings(path: Path) -> set[str]:
     raise AssertionError(f"{path.name} should declare EXPECTED_FINDINGS = [...]")
 
 
+def expected_warnings(path: Path) -> set[str]:
+    """The module-level ``EXPECTED_WARNINGS`` of a good env (ids that may warn, never fail), read without importing
+    it: a correct env of a shape the kit cannot fully judge (an answer that is a file) may get a warning that says
+    so; an error on it is always a false alarm."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(
+            getattr(t, "id", "") == "EXPECTED_WARNINGS" for t in node.targets
+        ):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
 #: Set by conftest.py to a folder every xdist worker of the session shares: each env then runs once per session,
 #: not once per worker that happens to get one of its tests (test_corpus, test_messages, test_detection ...).
 SHARED_CACHE: Path | None = None

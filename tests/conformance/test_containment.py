@@ -303,3 +303,115 @@ def test_with_a_kit_thread_running_the_container_starts_from_a_fresh_interpreter
     assert sorted(p.name for p in checkout.iterdir()) == [".git", "hostile_env.py"]
     (outcome,) = [o for o in report.envs[0].outcomes if o.check_id == "HC903"]
     assert [f.subject for f in outcome.findings] == [str(checkout / "written_at_import.txt")]
+
+
+def probe_writes(paths: list[str]) -> object:
+    """A container worker that writes each of ``paths`` and sends what happened (used by the test below)."""
+
+    def run(fd: int, kit_tmp: str) -> None:
+        outcome = {}
+        for path in paths:
+            try:
+                Path(path).write_text("x")
+                outcome[path] = "wrote"
+            except OSError as exc:
+                outcome[path] = exc.strerror or str(exc)
+        os.write(fd, (json.dumps({"ev": "probe", **outcome}) + "\n").encode())
+
+    return run
+
+
+@pytest.mark.parametrize("fresh", [False, True], ids=["forked", "fresh-interpreter"])
+def test_shared_memory_and_the_kernels_knobs_are_not_the_hosts(
+    fresh: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_envs.conformance import _container
+    from hermes_envs.conformance._container import run_contained
+
+    monkeypatch.setattr(
+        _container, "_fork_safe", lambda: not fresh
+    )  # the fresh one imports this test module too
+
+    shm = f"/dev/shm/hermes-contain-{uuid.uuid4().hex[:8]}"
+    result = run_contained(
+        f"{__name__}:probe_writes", [[shm, "/proc/sys/kernel/hostname", "/sys/hermes-probe"]]
+    )
+    (probe,) = [e for e in result.events if e.get("ev") == "probe"]
+    assert (
+        probe[shm] == "wrote" and not Path(shm).exists()
+    )  # its own /dev/shm: the write works, the host's is untouched
+    assert probe["/proc/sys/kernel/hostname"] == "Read-only file system"
+    assert probe["/sys/hermes-probe"] == "Read-only file system"
+
+
+def test_only_the_envs_own_processes_count_as_left_running() -> None:
+    # A kit sandbox shell being torn down as the env closes (an allow-listed environment, no mark) was reported as
+    # the env's leftover process, failing HC903 on the example env now and then.
+    from hermes_envs.conformance._contained import _MARK, _leftover_processes
+
+    marked = subprocess.Popen(["sleep", "60"], env={**os.environ, _MARK: "1"})
+    kit_like = subprocess.Popen(["sleep", "61"], env={"PATH": os.environ["PATH"]})
+    try:
+        pids = {pid for pid, _ in _leftover_processes()}
+        assert marked.pid in pids and kit_like.pid not in pids
+    finally:
+        for proc in (marked, kit_like):
+            proc.kill()
+            proc.wait()
+
+
+AS_NOBODY = """
+import json, os, sys
+from hermes_envs.conformance._container import run_contained
+
+def make(path):
+    def run(fd, kit_tmp):
+        open(path, "w").write("x")
+        os.write(fd, (json.dumps({"ev": "probe", "pid": os.getpid()}) + "\\n").encode())
+    return run
+
+import __main__
+__main__.make = make
+result = run_contained("__main__:make", [sys.argv[1]])
+print(json.dumps({"events": result.events, "changed": [c.path for c in result.changed], "why": result.unavailable}))
+"""
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not Path("/usr/bin/setpriv").exists(), reason="needs root and setpriv"
+)
+def test_without_root_the_container_is_made_in_a_user_namespace() -> None:
+    target = f"/tmp/hermes-contain-nobody-{uuid.uuid4().hex[:8]}.txt"
+    argv = [
+        "/usr/bin/setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        sys.executable,
+        "-c",
+        AS_NOBODY,
+    ]
+    done = subprocess.run([*argv, target], capture_output=True, text=True, timeout=120, cwd="/", env={
+        **os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    if "Permission denied" in done.stderr:
+        pytest.skip("this checkout is not readable by an unprivileged user")
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["why"] == "" and [e["pid"] for e in seen["events"]] == [
+        2
+    ]  # contained: PID 2 of its namespace
+    assert target in seen["changed"] and not Path(target).exists()
+
+
+def test_an_env_that_ends_its_process_at_import_fails_the_first_check(tmp_path: Path) -> None:
+    # Before, no check was running when the process ended: every check was reported as not run, and the run passed.
+    from hermes_envs.conformance.runner import run_conformance
+    from hermes_envs.conformance.settings import Settings
+
+    checkout, env_file = _env(tmp_path, module="\nimport os as _os\n_os._exit(0)\n")
+    report = run_conformance([str(env_file)], Settings(select=["HC101", "HC201", "HC903"]))
+    assert report.failed
+    first, later = report.envs[0].outcomes[:2]
+    assert first.check_id == "HC101" and first.status.value == "failed"
+    message = first.findings[0].message
+    assert "os._exit(0) at hostile_env.py:" in message and "during import" in message
+    assert later.status.value == "skipped" and "os._exit(0)" in later.note

@@ -13,7 +13,7 @@ import pytest
 
 from hermes_envs.conformance import EnvSession, Settings, Status, all_checks
 
-from .corpus import BAD, GOOD, expected_findings, fired, outcomes
+from .corpus import BAD, GOOD, expected_findings, expected_warnings, fired, outcomes
 
 
 def _render(path: Path) -> str:
@@ -22,7 +22,12 @@ def _render(path: Path) -> str:
 
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.stem)
 def test_no_check_fires_on_a_good_env(path: Path) -> None:
-    assert not fired(path), f"{path.name} is correct, yet:\n{_render(path)}"
+    """No error ever; a warning only where the env declares it (EXPECTED_WARNINGS: a shape the kit can only guess
+    at, e.g. an answer that is a file), and then exactly those."""
+    found = fired(path)
+    errors = {k for k, o in found.items() if o.status is Status.FAILED}
+    assert not errors, f"{path.name} is correct, yet:\n{_render(path)}"
+    assert set(found) == expected_warnings(path), f"{path.name} is correct, yet:\n{_render(path)}"
 
 
 @pytest.mark.parametrize("path", BAD, ids=lambda p: p.stem)
@@ -105,5 +110,9 @@ def test_blocking_inside_the_sync_tool_context_is_a_warning_and_other_blocking_a
     sync_ctx = fired(by_name["reward_sync_tool_context.py"])["HC408"]
     assert sync_ctx.status is Status.WARNED
     assert "`await ctx.aterminal(...)`" in sync_ctx.findings[0].fix
-    sleeping = fired(by_name["reward_blocks_loop.py"])["HC408"]
+    # A one-time stall (a lazy first-use build) seen once and off-CPU is a warning (it could be the machine); a
+    # stall that repeats at the same line is re-verified, so an error.
+    once = fired(by_name["reward_blocks_loop.py"])["HC408"]
+    assert once.status is Status.WARNED and "seen once" in once.findings[0].message
+    sleeping = fired(by_name["reward_sync_http_judge.py"])["HC408"]
     assert sleeping.status is Status.FAILED

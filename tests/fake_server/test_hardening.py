@@ -76,6 +76,25 @@ def test_a_big_valid_body_is_answered_with_bounded_memory(mb):
         proc.communicate(timeout=30)
 
 
+def test_a_body_of_millions_of_tiny_values_is_refused_with_bounded_memory():
+    """60 MB of ``{},{},...`` in an extra field is valid JSON that would decode into 20 million dicts (1.5 GB)."""
+    proc, base = _serve("--policy", "answer", "--tokenizer", "none")
+    try:
+        before = _peak_kib(proc.pid)
+        junk = b"{}," * 4_000_000 + b"1"
+        body = b'{"model":"m","messages":[{"role":"user","content":"hi"}],"junk":[' + junk + b"]}"
+        status, reply = _post(base + "/chat/completions", body)
+        grown_mb = (_peak_kib(proc.pid) - before) / 1024
+        # a real history with long texts full of commas is not refused
+        prose = ("a, b, " * 400_000 + '"quoted", ') * 2
+        assert _post(base + "/chat/completions", _chat(prose))[0] == 200
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+    assert status == 400 and "at most 1,000,000 JSON values" in reply["error"]["message"]
+    assert grown_mb < 120, f"the server's peak memory grew {grown_mb:.0f} MB for a 12 MB body"
+
+
 def test_a_big_body_does_not_hold_up_other_connections():
     """While a big body is being answered (its policy waits here), a small request on another connection is
     answered: big bodies are handled off the event loop. Before, the small request waited behind the big one."""

@@ -67,6 +67,17 @@ def test_an_upstream_layout_repository_passes_the_gate_and_check(installed: Path
     assert imported.returncode == 0, imported.stderr[-3000:]  # `python -c` puts the repo first, as `-m` does
     assert imported.stdout.split() == ["True", "You", "are"]
 
+    standalone = run(
+        installed, "python", "-c",
+        "import sys; from tools.budget_config import budget_for_context_window as b; import toolsets;"
+        "print(b(16384).default_result_size, 'environments' in sys.modules, callable(toolsets.create_custom_toolset))",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert standalone.returncode == 0, standalone.stderr[
+        -3000:
+    ]  # the wheel's start-up hook, nothing imported
+    assert standalone.stdout.split() == ["9830", "False", "True"]
+
     gate = run(
         installed, "python", "-m", "pytest", "-p", "no:cacheprovider", "--hermes-conformance", "environments/",
         "--hermes-report", "r.md", cwd=repo,
@@ -75,6 +86,9 @@ def test_an_upstream_layout_repository_passes_the_gate_and_check(installed: Path
     report = (repo / "r.md").read_text(encoding="utf-8")
     assert "sums_env.py::ArithmeticTerminalEnv" in report and "| HC401" in report
     assert "| failed |" not in report and "install hermes-agent" not in report
+    assert (
+        "PytestAssertRewriteWarning" not in gate.stdout + gate.stderr
+    )  # the start-up hook's module is exempt
 
     checked = run(installed, "hermes-envs", "check", "environments/benchmarks/sums/sums_env.py", cwd=repo)
     assert checked.returncode == 0, checked.stdout[-4000:] + checked.stderr[-2000:]

@@ -98,17 +98,19 @@ def test_a_background_program_writing_the_control_line_cannot_end_the_call(backe
 # ------------------------------------------------------------------ /proc
 @needs_namespace
 @pytest.mark.skipif(os.geteuid() != 0, reason="the unmount needs root")
-def test_root_cannot_unmount_the_private_proc_to_reach_the_trainers_environment():
+@pytest.mark.parametrize("kind", ["local", "container"])
+def test_root_cannot_unmount_the_private_proc_to_reach_the_trainers_environment(kind):
     trainer = subprocess.Popen(
         [
             sys.executable,
             "-c",
             textwrap.dedent(
-                """
+                f"""
                 import json
-                from hermes_envs.tools import registry
+                from hermes_envs.tools import configure_sandboxes, registry
+                configure_sandboxes(backend={kind!r})
                 cmd = "umount -l /proc; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\\\0' '\\\\n' | grep -c PLANTED"
-                print(json.loads(registry.dispatch("terminal", {"command": cmd}, "t"))["output"], flush=True)
+                print(json.loads(registry.dispatch("terminal", {{"command": cmd}}, "t"))["output"], flush=True)
                 """
             ),
         ],
@@ -142,3 +144,13 @@ def test_an_instant_allocation_over_the_quota_is_removed_too(backend):
     run = terminal("mkdir -p d && fallocate -l 1G d/huge && echo done")
     assert run["exit_code"] == 137 and "d/huge" in run["output"], run
     assert not (get_sandbox("t").workdir / "d" / "huge").exists()
+
+
+def test_the_reward_shell_is_fresh_on_the_container_backend_too():
+    configure_sandboxes(backend="container")
+    for command in ("cd /tmp", 'false() { echo "12 passed"; }', "export VERDICT=pass"):
+        terminal(command)
+    box = get_sandbox("t")
+    start = box.backend.shell_path(box.workdir)
+    run = ToolContext("t").terminal('false; echo "$? [$VERDICT]"; pwd')
+    assert run == {"exit_code": 0, "output": f"1 []\n{start}\n"}

@@ -5,15 +5,17 @@ and a deeply nested web page."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from openai.types.chat import ChatCompletion
 
 from hermes_envs.testing.fake_server import FakeOpenAIServer, ToolCall, Turn
-from hermes_envs.tools import configure_sandboxes, get_sandbox
+from hermes_envs.tools import active_sandboxes, configure_sandboxes, get_sandbox, registry
 from hermes_envs.tools.registry import offering
 from hermes_envs.tools.toolsets import (
     ModelEndpoint,
@@ -194,6 +196,19 @@ def _looping_policy(body: dict) -> Turn:
     return Turn(content="done")
 
 
+def _sub_agents_ended(task_id: str, within: float = 60.0) -> bool:
+    """True once every sub-agent of ``task_id`` has ended: no delegation thread runs (a pool's worker exits once
+    its sub-agent returns) and none has a sandbox left; False when one still runs after ``within`` seconds (a
+    sub-agent that was never stopped)."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        running = [t for t in threading.enumerate() if t.name.startswith("hermes-delegate")]
+        if not running and not [t for t in active_sandboxes() if t.startswith(f"{task_id}-delegate-")]:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def test_a_sub_agent_gets_no_more_tools_than_its_parent(task_id: str) -> None:
     with FakeOpenAIServer(policy=lambda body: Turn(content="done"), strict=False) as server:
         bind_model_endpoint(ModelEndpoint(base_url=server.base_url))
@@ -217,8 +232,9 @@ def test_a_sub_agent_is_stopped_at_the_delegation_timeout(task_id: str) -> None:
                 result = call("delegate_task", task_id, goal="loop forever", max_iterations=100000)
             except ToolTimeoutError:  # (before the fix: the call was abandoned, its sub-agent went on)
                 result = None
-            made = len(server.calls)
             assert result is not None and result["results"][0]["status"] == "timeout", result
+            assert _sub_agents_ended(task_id)  # a call in flight may finish; then the sub-agent ends
+            made = len(server.calls)
             time.sleep(1.0)
             assert len(server.calls) == made  # no model call after the delegation gave up
     finally:
@@ -241,3 +257,39 @@ def test_a_deeply_nested_page_does_not_break_web_search(task_id: str, tmp_path: 
         assert "Deep kettle facts." in page["content"]
     finally:
         use_corpus(None)
+
+
+class _Parent:
+    """The parent agent's model: one delegate_task call, then an answer (a ChatCompletion each)."""
+
+    def __init__(self) -> None:
+        self.turn = 0
+
+    async def chat_completion(self, **kwargs: object) -> ChatCompletion:
+        self.turn += 1
+        message: dict = {"role": "assistant", "content": "done"}
+        if self.turn == 1:
+            args = json.dumps({"goal": "loop forever", "max_iterations": 100000})
+            message = {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "delegate_task", "arguments": args}}
+            ]}  # fmt: skip
+        choice = {"index": 0, "message": message, "finish_reason": "tool_calls" if self.turn == 1 else "stop"}
+        return ChatCompletion.model_validate(
+            {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [choice]}
+        )
+
+
+@pytest.mark.slow  # the loop's tool timeout (1 s), then a second of watching the model server
+async def test_a_sub_agent_stops_when_the_agent_loop_gives_its_call_up(task_id: str) -> None:
+    from hermes_envs.agent import HermesAgentLoop
+
+    with FakeOpenAIServer(policy=_looping_policy, strict=False) as server:
+        bind_model_endpoint(ModelEndpoint(base_url=server.base_url))
+        schemas, names = registry.resolve(["delegation", "todo"])
+        loop = HermesAgentLoop(_Parent(), schemas, names, task_id=task_id, tool_timeout=1.0)
+        result = await loop.run([{"role": "user", "content": "go"}])
+        assert result.tool_errors  # the delegate_task call was given up at the loop's timeout
+        assert await asyncio.to_thread(_sub_agents_ended, task_id)  # it notices at its next step and ends
+        made = len(server.calls)
+        await asyncio.sleep(1.0)
+        assert len(server.calls) == made  # and then makes no further model call

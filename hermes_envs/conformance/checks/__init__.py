@@ -8,6 +8,7 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     fuzz,
     host,
     isolation,
+    metamorphic,
     parsers,
     prompt,
     reward_contract,

@@ -14,6 +14,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from hermes_envs.conformance._cases import Case, case_json
 from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance.observations.rollouts import run_probe
@@ -110,6 +111,7 @@ def answer_renderings(s: EnvSession) -> list[Finding]:
     if not any(g.kind == "scalar" and g.template for g in s.observe(GoldProbes).gold):
         raise NotApplicable("no scalar gold answer was proven for the probe items (see HC407)")
     controls = s.observe(Controls)
+    found = s.observe(GoldProbes)
     findings = []
     seen: set[str] = set()
     for rendered in rendering_scores(s):
@@ -120,7 +122,15 @@ def answer_renderings(s: EnvSession) -> list[Finding]:
             continue
         seen.add(rendered.what)
         as_control = entry.score <= controls.best(entry.item, s.settings.control_ceiling)[1]
-        severity = Severity.ERROR if rendered.strict and as_control else Severity.WARNING
+        # An error needs the env to confirm the gold (another value in the same shape scores lower) and a
+        # rendering that is the same value by any reading; letter case is the kit's guess (a case-sensitive task
+        # exists), so it stays a warning.
+        confirmed = found.confirmed(gold) and not (entry.model_requests or gold.model_requests)
+        severity = (
+            Severity.ERROR
+            if rendered.strict and as_control and confirmed and "case" not in rendered.what
+            else Severity.WARNING
+        )
         canonical = gold.template.format(v=gold.value)
         findings.append(
             Finding(
@@ -133,6 +143,18 @@ def answer_renderings(s: EnvSession) -> list[Finding]:
                 "(`.strip().lower()`).",
                 severity,
                 subject=f"rendering {rendered.what}",
+                counterexample=case_json(
+                    Case(
+                        rule="a correct answer scores the same in another rendering of the same value",
+                        item=entry.item,
+                        scripts={
+                            "answer": [{"content": canonical}],
+                            "rendering": [{"content": rendered.answer}],
+                        },
+                        order=("answer", "rendering"),
+                        holds=(("rendering", "<", "answer"),),
+                    )
+                ),
             )
         )
     return findings
@@ -200,6 +222,9 @@ def grades_model_answer(s: EnvSession) -> list[Finding]:
     for rendered in tool_output_scores(s):
         entry = rendered.scored
         if numeric(entry.score) and entry.score > ceiling:
+            # An error only when the env confirmed the gold (the same shape with another value scores lower): else
+            # "the answer" in the tool result is the kit's guess, and the credit may be for something else.
+            confirmed = s.observe(GoldProbes).confirmed(rendered.gold) and not entry.model_requests
             return [
                 Finding(
                     "HC411",
@@ -209,7 +234,19 @@ def grades_model_answer(s: EnvSession) -> list[Finding]:
                     "take the answer from the last assistant message with content (`from hermes_envs import "
                     "final_response`; `next(m['content'] for m in reversed(result.messages) if m['role'] == "
                     "'assistant' and m.get('content'))`), not result.messages[-1].",
+                    Severity.ERROR if confirmed else Severity.WARNING,
                     subject="probe tool-output",
+                    counterexample=case_json(
+                        Case(
+                            rule="a tool's output is not the model's answer",
+                            item=entry.item,
+                            scripts={
+                                "answer only in a tool result": [dict(m) for m in entry.result.messages]
+                            },
+                            order=("answer only in a tool result",),
+                            holds=(("answer only in a tool result", ">", ceiling),),
+                        )
+                    ),
                 )
             ]
     return []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import traceback
 from typing import Any
 
@@ -50,6 +51,15 @@ def setup_offline(s: EnvSession) -> list[Finding]:
             if blocked
             else "make setup() succeed with no network and no API key; load data with a built-in fallback."
         )
+        found = s.stand_ins()
+        fix += (
+            f" Meanwhile the checks that need items ran on stand-in items from {found.source}."
+            if found is not None
+            else " To judge the rest of the env offline meanwhile, pass items with `--items FILE.jsonl` "
+            f"(`--hermes-items` under pytest; one JSON object a line{_keys_hint(s)}), or point the env at local "
+            "data with `--env.FIELD VALUE` (e.g. --env.dataset_name data/train.jsonl) if setup() reads it from its "
+            "config."
+        )
         return [Finding("HC201", f"setup() should complete offline; it raised {text}.", fix)]
     return []
 
@@ -82,7 +92,19 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
         )
     observed = s.observe(EvalObservation)
     asked = observed.prompts or observed.raw_prompts
-    if observed.error and not asked:
+    import_cause = _import_cause(s, observed.error) if observed.error else None
+    if observed.error and not asked and import_cause is not None:
+        cause, _, fix = import_cause.partition(" Fix: ")
+        findings.append(
+            Finding(
+                "HC202",
+                f"evaluate() should run offline; an import inside it failed ({observed.error}) before it asked the "
+                f"model anything, so its eval split was never reached (an import problem, not a split problem): "
+                f"{cause}",
+                fix or "fix that import.",
+            )
+        )
+    elif observed.error and not asked:
         findings.append(
             Finding(
                 "HC202",
@@ -123,6 +145,9 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
         eval_prompts = set(observed.prompts)
         raw_prompts = observed.raw_prompts or []
         shared: list[str] = []
+        # The same problem under another label or spelling ("Problem 12: ..." vs "problem 7 - ..."): a copy too.
+        near = {same_problem(p): p for p in eval_prompts if same_problem(p)}
+        renumbered: list[tuple[str, str]] = []
         for item in training.items:
             try:
                 prompt = format_prompt_of(env, item)
@@ -133,19 +158,65 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
             # A /v1/completions prompt is the item's prompt wrapped in the env's own text ("...\nAnswer:").
             if prompt in eval_prompts or any(prompt in raw for raw in raw_prompts):
                 shared.append(prompt)
+            elif same_problem(prompt) in near:
+                shared.append(prompt)
+                renumbered.append((prompt, near[same_problem(prompt)]))
         if shared:
             n_train = len(training.items)
             eval_prompts |= set(raw_prompts)
+            example = (
+                f"e.g. training {renumbered[0][0][:100]!r} and eval {renumbered[0][1][:100]!r} (the same problem, "
+                "renumbered or respelled)"
+                if renumbered and len(renumbered) == len(shared)
+                else f"e.g. {shared[0][:120]!r}"
+            )
             findings.append(
                 Finding(
                     "HC202",
                     f"eval items should not also be training items; {len(shared)} of {len(eval_prompts)} eval prompts "
-                    f"are prompts of training items (of {n_train} seen), e.g. {shared[0][:120]!r}.",
+                    f"are prompts of training items (of {n_train} seen), {example}.",
                     "split once in setup(): `self._eval_items = items[:k]; self._items = items[k:]`, and draw training "
                     "items only from self._items.",
                 )
             )
     return findings
+
+
+def _keys_hint(s: EnvSession) -> str:
+    """ ", with the keys the env reads: word, answer" (from its source), or ""."""
+    from hermes_envs.conformance._static import item_keys
+
+    keys = item_keys(s.path)
+    return f", with the keys the env reads: {', '.join(keys)}" if keys else ""
+
+
+def _import_cause(s: EnvSession, error: str) -> str | None:
+    """The real cause and fix of an ``ImportError`` / ``ModuleNotFoundError`` (``error`` as "Type: message"), or
+    None when ``error`` is something else."""
+    import re
+
+    from hermes_envs.env._causes import explain_missing_module, explain_missing_name
+
+    missing = re.match(r"ModuleNotFoundError: No module named '([^']+)'", error)
+    if missing:
+        return explain_missing_module(missing.group(1), s.path)
+    name = re.match(r"ImportError: cannot import name '([^']+)' from '([^']+)'", error)
+    if name:
+        return explain_missing_name(name.group(2), name.group(1), s.path)
+    return None
+
+
+_LABEL = re.compile(
+    r"\b(?:problem|question|task|item|exercise|example|id|no\.?|number)\s*#?\s*\d+\b|#\s*\d+\b"
+)
+
+
+def same_problem(prompt: str) -> str:
+    """``prompt`` reduced to its problem: numbering labels ("Problem 12:", "#7", "id 3") dropped, case, punctuation
+    and spacing ignored. Digits in the problem itself are kept, so "3+4" and "5+6" stay different problems."""
+    text = _LABEL.sub(" ", prompt.lower())
+    text = re.sub(r"[^\w+\-*/=<>^%]+", " ", text)
+    return " ".join(text.split()).lstrip("+-*/=<>^% ")  # a separator left by a dropped label ("12 - ...")
 
 
 def _eval_only(s: EnvSession) -> bool:

@@ -317,3 +317,43 @@ def eval_judge_once(s: EnvSession) -> list[Finding]:
             Severity.WARNING,
         )
     ]
+
+
+@check(
+    "HC707",
+    "eval-parity",
+    "evaluate() works again when the trainer calls it again",
+    requires=("HC202",),
+)
+def eval_parity(s: EnvSession) -> list[Finding]:
+    """An ``evaluate()`` that works once only (it pops its eval items, exhausts an iterator, or leaves state that
+    breaks the next run): the trainer calls it every ``steps_per_eval``, and every later eval measures nothing."""
+    from hermes_envs.conformance.observations.rollouts import check_rollouts_possible
+    from hermes_envs.conformance.probes import call_each_tool_then
+
+    first = _observed(s)
+    if first.error:
+        raise NotApplicable(
+            f"evaluate() already failed the first time ({first.error}); the checks above report it"
+        )
+    check_rollouts_possible(s)
+    findings: list[Finding] = []
+    error = None
+    with s.sandbox_leaks(), s.responding(call_each_tool_then(EVAL_ANSWER)) as made, s.scratch_cwd():
+        try:
+            s.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+    if error is not None or not made:
+        happened = f"raised {error}" if error else "made no model request at all"
+        findings.append(
+            Finding(
+                "HC707",
+                f"evaluate() should work every time the trainer calls it (every steps_per_eval); the first run asked "
+                f"the model {len(first.requests)} time(s), the second {happened}.",
+                "read the eval items without consuming them (iterate over self.eval_items, never .pop() them or "
+                "keep one iterator across calls), and reset per-eval state at the start of evaluate().",
+                subject="evaluate() run twice",
+            )
+        )
+    return findings

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from hermes_envs._chat import assistant_turns
+from hermes_envs.conformance._cases import Case, case_json
 from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
 from hermes_envs.conformance.observations.scoring import GoldProbes, _short
@@ -195,7 +196,10 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
                 ),
             )
             if "last" in seen:
-                findings.append(_finding(s, seen["last"], item, gold, best, mode))
+                finding = _finding(s, seen["last"], item, gold, best, mode)
+                if finding.severity is Severity.ERROR and not _gold_stands(s, gold):
+                    finding = _as_warning(finding, _why_unconfirmed(s, gold))
+                findings.append(finding)
                 break
         if findings or time.perf_counter() > deadline:
             break
@@ -260,7 +264,7 @@ def _search(s: EnvSession, strategy: Any, judge: _Judge) -> dict[str, Any]:
 
     search = seed(s.settings.fuzz_seed)(
         settings(
-            max_examples=s.settings.fuzz_examples,
+            max_examples=s.settings.fuzz_examples * (5 if s.settings.thorough else 1),
             deadline=None,
             database=None,
             phases=[Phase.generate, Phase.shrink],
@@ -318,6 +322,19 @@ def _finding(s: EnvSession, found: Any, item: Any, gold: dict[str, Any], best: f
     seed = s.settings.fuzz_seed
     where = f"on item {_short(item, 90)} (hypothesis seed {seed}; smallest example found)"
     if kind == "credits":
+        correct = [m for m in gold.result.messages if m.get("role") in ("system", "user")] + [
+            {"role": "assistant", "content": gold.template.format(v=gold.value)}
+        ]
+        case = Case(
+            rule="a transcript without the correct answer scores below the correct answer",
+            item=item,
+            scripts={"correct answer": correct, "no answer": [dict(m) for m in messages]},
+            order=("correct answer", "no answer"),
+            holds=(
+                ("no answer", ">=", "correct answer"),
+                ("correct answer", ">", s.settings.control_ceiling),
+            ),
+        )
         return Finding(
             "HC412",
             f"a transcript without a correct answer should score below a correct one; this one holds no "
@@ -326,6 +343,7 @@ def _finding(s: EnvSession, found: Any, item: Any, gold: dict[str, Any], best: f
             "credit only the answer itself: parse it from the last assistant message and compare it with the "
             "item's answer; give nothing for format words, tool calls or length.",
             subject="fuzz: no answer, full credit",
+            counterexample=case_json(case),
         )
     if kind == "refuses":
         correct = gold.template.format(v=gold.value)
@@ -345,3 +363,31 @@ def _finding(s: EnvSession, found: Any, item: Any, gold: dict[str, Any], best: f
         Severity.WARNING,
         subject=f"fuzz: {kind}",
     )
+
+
+def _gold_stands(s: EnvSession, gold: Any) -> bool:
+    """Whether "a transcript without the gold scored as well" is a counterexample to a rule every correct env
+    obeys: the env itself confirmed the gold (another value in the same shape scores lower) and scored it with no
+    judge (a reward that asks a model scores what the kit's fake model says, not what the env decides)."""
+    return s.observe(GoldProbes).confirmed(gold) and not _judged(s)
+
+
+def _judged(s: EnvSession) -> bool:
+    from hermes_envs.conformance.observations.scoring import ScoredProbes
+
+    return any(e.model_requests for e in s.observe(ScoredProbes).rollouts)
+
+
+def _why_unconfirmed(s: EnvSession, gold: Any) -> str:
+    if _judged(s):
+        return "the reward asks a model (a judge), and here that model is the kit's fake, so its verdict is no evidence"
+    return (
+        f"the env did not confirm that {gold.value!r} is the answer (the same shape with another value scored as "
+        "well), so the kit's guess of the answer may be wrong"
+    )
+
+
+def _as_warning(finding: Finding, why: str) -> Finding:
+    from dataclasses import replace
+
+    return replace(finding, message=finding.message[:-1] + f" (a warning: {why}).", severity=Severity.WARNING)

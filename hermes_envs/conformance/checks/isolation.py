@@ -48,7 +48,8 @@ def _by_prompt(s: EnvSession, proven: tuple[ScoredRollout, ...]) -> dict[str, An
     "HC601",
     "no-shared-state",
     "concurrent rollouts of different items score as they do one at a time",
-    requires=("HC401", "HC402", "HC403", "HC404"),
+    # HC501: it compares the groups collect_trajectories returns, so a malformed group is HC501's one finding.
+    requires=("HC401", "HC402", "HC403", "HC404", "HC501"),
 )
 def no_shared_state(s: EnvSession) -> list[Finding]:
     """Per-rollout state kept on ``self`` (e.g. the current answer set in format_prompt): concurrent rollouts of
@@ -169,10 +170,10 @@ def sandbox_cleanup(s: EnvSession) -> list[Finding]:
     """Sandboxes left behind after a rollout (a ToolContext whose cleanup() never runs): files pile up for the
     length of a run, processes keep running, and a later rollout with a reused id is credited for old work."""
     findings = []
-    for where, leaked in (
-        ("collect_trajectories", s.observe(CollectedGroup).leaked_sandboxes or []),
-        ("evaluate()", s.observe(EvalObservation).leaked_sandboxes or []),
-    ):
+    observed = [("collect_trajectories", s.observe(CollectedGroup).leaked_sandboxes or [])]
+    if s.stand_in_note() is None:  # else setup() failed and evaluate() cannot run: only training is judged
+        observed.append(("evaluate()", s.observe(EvalObservation).leaked_sandboxes or []))
+    for where, leaked in observed:
         if leaked:
             findings.append(
                 Finding(

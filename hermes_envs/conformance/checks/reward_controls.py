@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_envs.conformance._cases import Case, case_json, script_of
 from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
 from hermes_envs.conformance.golds import derivable
@@ -55,22 +56,42 @@ def _answers_in_prompt(s: EnvSession, items: list[Any]) -> str:
     return ", ".join(sorted(set(shown))[:3])
 
 
+def _control_case(entry: Any, ceiling: float) -> dict[str, Any] | None:
+    """A negative control's best-scoring rollout as a replayable counterexample (its model turns played again)."""
+    if entry is None:
+        return None
+    return case_json(
+        Case(
+            rule="a negative control (no work, no answer) scores at most control_ceiling",
+            item=entry.item,
+            scripts={"control": script_of(entry.result.messages)},
+            order=("control",),
+            holds=(("control", ">", ceiling),),
+        )
+    )
+
+
 @check("HC406", "controls-low", "negative controls score under the ceiling", requires=_STATS)
 def controls_low(s: EnvSession) -> list[Finding]:
     """A reward too lenient: doing nothing, refusing, echoing the prompt or spamming tools earns credit."""
     ceiling = s.settings.control_ceiling
     per_control: dict[str, list[float]] = {}
     examples: dict[str, Any] = {}
+    worst: dict[str, Any] = {}  # the control's highest-scoring rollout: its replayable counterexample
     for entry in s.observe(ScoredProbes).rollouts:
         if entry.probe in CONTROLS and numeric(entry.score):
             per_control.setdefault(entry.probe, []).append(float(entry.score))
             examples.setdefault(entry.probe, entry.item)
+            if entry.probe not in worst or entry.score > worst[entry.probe].score:
+                worst[entry.probe] = entry
     abouts: dict[str, str] = {}
     for entry in s.observe(EnvTranscripts).bad + s.observe(ItemControls).rollouts:
         if numeric(entry.score):
             per_control.setdefault(entry.name, []).append(float(entry.score))
             examples.setdefault(entry.name, entry.item)
             abouts[entry.name] = entry.about or "a transcript the env itself calls bad"
+            if entry.name not in worst or entry.score > worst[entry.name].score:
+                worst[entry.name] = entry
     findings = []
     for name, scores in per_control.items():
         mean = sum(scores) / len(scores)
@@ -99,6 +120,23 @@ def controls_low(s: EnvSession) -> list[Finding]:
                     )
                 )
                 continue
+            judged = worst.get(name) is not None and worst[name].model_requests > 0
+            if judged:
+                # The reward asked a model (a judge) for this score, and that model is the kit's fake: the credit
+                # may be the env's fallback for a judge that gave no verdict, not what a real judge would say.
+                findings.append(
+                    Finding(
+                        "HC406",
+                        f"a negative control should score at most {ceiling:g} (control_ceiling); {name!r} ({about}) "
+                        f"got a mean of {mean:.3g}, scored through a judge the kit fakes (a warning: the credit may "
+                        "come from the reward's fallback for a judge without a verdict).",
+                        "make the fallback for a failed or unparseable judge give no credit (or only for evidence "
+                        "the reward checks itself), never credit for length or for answering at all.",
+                        Severity.WARNING,
+                        subject=f"control {name}",
+                    )
+                )
+                continue
             findings.append(
                 Finding(
                     "HC406",
@@ -108,6 +146,7 @@ def controls_low(s: EnvSession) -> list[Finding]:
                     "partial credit for finishing, formatting or calling tools, and never put the answer in the "
                     "prompt (an echo of the prompt must not be correct).",
                     subject=f"control {name}",
+                    counterexample=_control_case(worst.get(name), ceiling),
                 )
             )
     return findings
@@ -179,5 +218,18 @@ def reward_varies(s: EnvSession) -> list[Finding]:
             f"{len(tried)} gold-answer probes could use, no conformance_transcripts()); ship known-good "
             "transcripts with `def conformance_transcripts(self, item)` to have the reward's range checked"
         )
-    findings.append(Finding("HC407", message, fix, subject="gold-answer probes"))
+    # The gold-answer probes are the kit's guess at a correct answer (which field, which shape); that none of them
+    # beat the controls is evidence about the guess as much as about the reward: a warning, never an error. Only
+    # the env's own known-good transcripts failing (above) is the env contradicting itself: an error.
+    findings.append(
+        Finding(
+            "HC407",
+            message[:-1]
+            + " (a warning: these answers are the kit's guess from the item's fields; a task whose "
+            "answer is a file, a script or a judgement may score them 0 correctly).",
+            fix,
+            Severity.WARNING,
+            subject="gold-answer probes",
+        )
+    )
     return findings

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hermes_envs.conformance.findings import Finding, Severity
 from hermes_envs.conformance.observations.evaluation import EvalObservation
 from hermes_envs.conformance.observations.scoring import GoldProbes, ScoredProbes
@@ -25,57 +27,86 @@ def no_loop_blocking(s: EnvSession) -> list[Finding]:
     """Synchronous work (time.sleep, requests, subprocess.run, ctx.terminal) in async hooks stalls every rollout.
     A stall spent inside ToolContext's synchronous methods (the contract's API) is a warning naming their awaitable
     twins; any other blocking is an error."""
-    s.observe(SetupRun)
+    own_data = s.stand_in_note() is None  # else setup() failed: the rewards still run, on stand-in items
+    if own_data:
+        s.observe(SetupRun)
     if s.is_hermes_env():
         s.observe(ScoredProbes)
         s.observe(GoldProbes)
-    s.observe(EvalObservation)
-    findings = []
-    seen: set[tuple[str, str]] = set()
-    for stall in sorted(s.watchdog.stalls, key=lambda st: -st.seconds):
-        key = (stall.phase, stall.where)
-        if key in seen or stall.phase not in ("setup", "rewards", "gold", "evaluate", "probes"):
+    if own_data:
+        s.observe(EvalObservation)
+    return _stall_findings(s)
+
+
+def _stall_findings(s: EnvSession) -> list[Finding]:
+    """One finding per cause (the author's frame that held the loop), however many hooks and rollouts it
+    stalled. An error needs the stall re-verified: the same frame stalled the loop again (a repeat), or the loop
+    thread spent longer than the threshold ON a CPU in it (CPU time, which a loaded machine does not inflate). A
+    single wall-clock stall with neither is a warning: the machine may have paused the process."""
+    threshold = s.settings.blocking_seconds
+    by_site: dict[str, list[Any]] = {}
+    for stall in s.watchdog.stalls:
+        if stall.phase not in ("setup", "rewards", "gold", "evaluate", "probes"):
             continue
-        seen.add(key)
         if stall.inner and any(f"({name}:" in stall.inner for name in _LOOP_MACHINERY):
             continue  # the loop itself was selecting / writing a socket: the machine stalled, not the env's code
-        if stall.phase == "setup" and stall.seconds <= SETUP_STALL_FACTOR * s.settings.blocking_seconds:
+        if stall.phase == "setup" and stall.seconds <= SETUP_STALL_FACTOR * threshold:
             continue  # nothing else runs during setup; only a very long stall matters (serve-mode heartbeats)
-        hook = {"rewards": "compute_reward", "gold": "compute_reward", "probes": "a rollout"}.get(
-            stall.phase, stall.phase
+        by_site.setdefault(stall.where, []).append(stall)
+    findings = []
+    for where, stalls in sorted(by_site.items(), key=lambda kv: -max(st.seconds for st in kv[1])):
+        worst = max(stalls, key=lambda st: st.seconds)
+        phases = list(dict.fromkeys(st.phase for st in stalls))
+        hooks = ", ".join(
+            dict.fromkeys(
+                {"rewards": "compute_reward", "gold": "compute_reward", "probes": "a rollout"}.get(ph, ph)
+                for ph in phases
+            )
         )
-        severity = Severity.WARNING if stall.phase == "setup" else Severity.ERROR
-        expectation = (
-            f"{hook} should not block the event loop for more than {s.settings.blocking_seconds:g} s "
-            f"(blocking_seconds); {stall.where}"
+        cpu = worst.cpu_seconds
+        verified = len(stalls) >= 2 or (cpu is not None and cpu > threshold)
+        evidence = (
+            f"{len(stalls)} stalls at this line"
+            if len(stalls) >= 2
+            else f"one stall, {cpu:.2f} s of it on a CPU"
+            if cpu is not None
+            else "one stall"
         )
-        inner = f", inside {stall.inner}" if stall.inner and stall.inner != stall.where else ""
-        held = f" held it for {stall.seconds:.2f} s"
-        if stall.sync_tool_calls and stall.seconds - stall.sync_tool_seconds <= s.settings.blocking_seconds:
+        expectation = f"{hooks} should not block the event loop for more than {threshold:g} s (blocking_seconds); {where}"
+        inner = f", inside {worst.inner}" if worst.inner and worst.inner != where else ""
+        held = f" held it for up to {worst.seconds:.2f} s ({evidence})"
+        if worst.sync_tool_calls and worst.seconds - worst.sync_tool_seconds <= threshold:
             # The contract's own synchronous ToolContext API (upstream's blocks the loop the same way): a warning.
-            methods = ", ".join(f"ctx.{name}()" for name in stall.sync_tool_calls)
-            twins = ", ".join(f"`await ctx.a{name}(...)`" for name in stall.sync_tool_calls)
+            methods = ", ".join(f"ctx.{name}()" for name in worst.sync_tool_calls)
+            twins = ", ".join(f"`await ctx.a{name}(...)`" for name in worst.sync_tool_calls)
             findings.append(
                 Finding(
                     "HC408",
-                    f"{expectation}{held}, {stall.sync_tool_seconds:.2f} s of it in ToolContext's synchronous {methods}, "
-                    "stalling every other rollout (a warning: the contract's ToolContext is synchronous, and "
-                    "upstream's blocks the loop the same way).",
+                    f"{expectation}{held}, {worst.sync_tool_seconds:.2f} s of it in ToolContext's synchronous "
+                    f"{methods}, stalling every other rollout (a warning: the contract's ToolContext is "
+                    "synchronous, and upstream's blocks the loop the same way).",
                     f"use the awaitable twins, which do the same in the rollout's sandbox off the event loop: "
                     f"{twins}.",
                     Severity.WARNING,
-                    subject=stall.where,
+                    subject=where,
                 )
             )
             continue
+        only_setup = phases == ["setup"]
+        caveat = ""
+        if not verified and not only_setup:
+            caveat = (
+                " (a warning: seen once and mostly off-CPU, so a loaded machine pausing the process cannot be "
+                "ruled out; a repeat or CPU time makes it an error)"
+            )
         findings.append(
             Finding(
                 "HC408",
-                f"{expectation}{inner}{held}, stalling every other rollout.",
+                f"{expectation}{inner}{held}, stalling every other rollout{caveat}.",
                 "await instead of blocking: `await asyncio.sleep(...)`, `await ctx.aterminal(...)` / "
                 "`await asyncio.to_thread(fn, ...)` for blocking calls, an async HTTP client for remote judges.",
-                severity,
-                subject=stall.where,
+                Severity.ERROR if verified and not only_setup else Severity.WARNING,
+                subject=where,
             )
         )
     return findings

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import inspect
 
+from hermes_envs.conformance._static import static
 from hermes_envs.conformance.findings import Finding, Severity
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.secrets import SecretMatch, find_secrets
@@ -33,7 +34,7 @@ def env_class(s: EnvSession) -> list[Finding]:
     try:
         s.load()
     except EnvLoadError as exc:
-        message, _, fix = str(exc).partition(" Fix: ")
+        message, _, fix = str(exc).replace("\nFix: ", " Fix: ").partition(" Fix: ")
         return [Finding("HC102", message, fix or "define an env class in this file.", subject=s.path.name)]
     return []
 
@@ -242,6 +243,8 @@ def no_literal_key(s: EnvSession) -> list[Finding]:
         for line, name, match in keys
     ]
 
+
+static("HC107")(no_literal_key)  # it reads only the source: it runs as it is when the module does not import
 
 _LOOPBACK = {"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "host.docker.internal"}
 

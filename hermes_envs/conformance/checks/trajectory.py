@@ -74,6 +74,21 @@ def smoke_group(s: EnvSession) -> list[Finding]:
             )
         )
     for i, (tok, mask) in enumerate(zip(tokens, masks)):
+        if isinstance(tok, list) and tok and all(isinstance(t, list) for t in tok):
+            findings.append(
+                Finding(
+                    "HC501",
+                    f"rollout {i} tokens should be one rollout's list of token ids; got a list of {len(tok)} token "
+                    "lists: the env's collect_trajectory returns a whole group (a ScoredDataGroup) where atroposlib's "
+                    "collect_trajectories calls it once per rollout and expects ONE ScoredDataItem, so the group is "
+                    "nested inside a group.",
+                    "return one rollout per collect_trajectory call (`tokens`: list[int], `masks`, `scores`: a "
+                    "float), or, if the env builds the whole group at once, override collect_trajectories(item) "
+                    "instead and return (group, backlog) from it.",
+                    subject=f"rollout {i}",
+                )
+            )
+            return findings  # one cause: the scores are nested the same way
         if not isinstance(tok, list) or not all(isinstance(t, int) for t in tok):
             shown = (
                 f"a {type(tok).__name__} with keys {sorted(tok.keys())}"
@@ -118,6 +133,30 @@ def smoke_group(s: EnvSession) -> list[Finding]:
     return findings
 
 
+def _prompt_span(
+    s: EnvSession, tokens: list[int], conversation: list | None, tools: list | None
+) -> int | None:
+    """How many leading tokens of a rollout are its prompt (everything before the model's first turn, rendered with
+    the env's tokenizer as the trainer sees it), or None when the rollout's tokens are not that rendering (another
+    template, Phase 2 tokens): HC502 then judges the first position only."""
+    from hermes_envs.env import transcript_spans
+
+    tokenizer = getattr(s.env(), "tokenizer", None)
+    if tokenizer is None or not conversation or not isinstance(tokens, list):
+        return None
+    for offered in (tools, None):
+        try:
+            spans = transcript_spans(tokenizer, conversation, offered)
+        except Exception:
+            return None
+        if not spans or spans[0][1]:
+            return None
+        ids = list(tokenizer.encode(spans[0][0], add_special_tokens=False))
+        if ids and tokens[: len(ids)] == ids:
+            return len(ids)
+    return None
+
+
 @check(
     "HC502",
     "trainable-group",
@@ -132,13 +171,23 @@ def trainable_group(s: EnvSession) -> list[Finding]:
         raise NotApplicable(note)
     group = observed.group or {}
     findings = []
-    for i, (_tok, mask) in enumerate(zip(group.get("tokens") or [], group.get("masks") or [])):
-        if mask and mask[0] != -100:
+    conversations = group.get("messages") or []
+    tools = next((c.body.get("tools") for c in observed.requests if c.body.get("tools")), None)
+    for i, (tok, mask) in enumerate(zip(group.get("tokens") or [], group.get("masks") or [])):
+        span = _prompt_span(s, tok, conversations[i] if i < len(conversations) else None, tools)
+        trained = [p for p in range(min(span or 1, len(mask))) if mask[p] != -100]
+        if trained:
+            where = (
+                f"{len(trained)} of its {span} prompt tokens (the messages before the model's first turn) are "
+                f"trained, the first at position {trained[0]}"
+                if span
+                else f"the first position is {mask[0]}"
+            )
             findings.append(
                 Finding(
                     "HC502",
-                    f"rollout {i} should mask its prompt tokens with -100; the first "
-                    f"position is {mask[0]}, so the model would be trained on the prompt.",
+                    f"rollout {i} should mask its prompt tokens with -100; {where}, so the model would be trained "
+                    "on the prompt.",
                     "set masks to -100 on every prompt/tool position (atroposlib's "
                     "tokenize_for_trainer does it).",
                     subject=f"rollout {i}",
@@ -246,14 +295,14 @@ def process_run(s: EnvSession) -> list[Finding]:
 @check(
     "HC504",
     "groups-survive-send-filters",
-    "atroposlib's send filters keep the env's groups (group size, equal scores, token length)",
+    "atroposlib's send filters keep the env's groups (group size vs equal scores)",
     requires=("HC501",),
 )
 def groups_survive_send_filters(s: EnvSession) -> list[Finding]:
     """Settings under which atroposlib's ``handle_send_to_api`` drops every group, so a run trains on nothing:
-    ``group_size`` 1 with ``ensure_scores_are_not_same`` (one score is always "all the same"), or a
-    ``max_token_length`` every rollout reaches (groups with a rollout that long are skipped). The kit's own runs
-    relax these settings, so they are read from the env's ``config_init()`` and applied to a collected group."""
+    ``group_size`` 1 with ``ensure_scores_are_not_same`` (one score is always "all the same"). The kit's own runs
+    relax this, so it is read from the env's ``config_init()``. (``max_token_length`` is no send filter: atroposlib
+    skips over-long groups by the trainer's ``max_token_len`` from the run-api's /info, which the env never sets.)"""
     config, _servers = s.config_init()
     findings = []
     group_size = getattr(config, "group_size", None)
@@ -266,21 +315,6 @@ def groups_survive_send_filters(s: EnvSession) -> list[Finding]:
                 "so handle_send_to_api drops every group.",
                 "use group_size >= 2 (GRPO needs several rollouts per prompt to compare), or set "
                 "ensure_scores_are_not_same=False if you really train on single rollouts.",
-                subject="config_init",
-            )
-        )
-    limit = getattr(config, "max_token_length", 0) or 0
-    group = s.observe(CollectedGroup).group or {}
-    lengths = [len(t) for t in group.get("tokens") or [] if isinstance(t, list)]
-    if limit > 0 and lengths and min(lengths) >= limit:
-        findings.append(
-            Finding(
-                "HC504",
-                f"rollouts should fit max_token_length; config_init() sets max_token_length={limit}, and every "
-                f"rollout of a collected group reached it (with a reply of a few words: the prompt alone is "
-                "longer), so handle_send_to_api skips every group as too long.",
-                "raise max_token_length to fit the system prompt, the task and the agent's turns (e.g. 4096 or "
-                "more for tool use), or shorten the prompt.",
                 subject="config_init",
             )
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,12 +23,14 @@ from hermes_envs.conformance.ctxpaths import record_paths
 from hermes_envs.conformance.findings import NotApplicable
 from hermes_envs.conformance.golds import gold_positives
 from hermes_envs.conformance.observations.rollouts import ProbeTranscripts, probe_items, run_probe
+from hermes_envs.conformance.observations.training import TrainingScan
 from hermes_envs.conformance.probes import (
     CONTROLS,
     ContractViolation,
     StrictAgentResult,
     env_transcripts,
     play,
+    say,
 )
 from hermes_envs.conformance.session import EnvSession
 from hermes_envs.conformance.sites import RaisedInAuthorCode
@@ -320,6 +323,22 @@ class GoldProbes:
     gold: tuple[ScoredRollout, ...]
     all_gold: tuple[ScoredRollout, ...]
     tried: Mapping[str, tuple[str, ...]]
+    #: Per item (:func:`item_key`): the proven gold's answer shape written with a WRONG value of the same field
+    #: (another item's, else a perturbed one), scored. See :meth:`confirmed`.
+    twins: Mapping[str, ScoredRollout] = dataclasses.field(default_factory=lambda: MappingProxyType({}))
+
+    def confirmed(self, gold: ScoredRollout) -> bool:
+        """Whether the env itself confirms the kit's guess that ``gold`` is the item's answer: the same answer
+        shape with another value scores lower. Beating the controls alone says only that the reply earned
+        something (its length, its format, a fake judge's verdict); findings resting on the gold are errors only
+        when it is confirmed, warnings otherwise (docs/checks.md, "Calibrated severity")."""
+        twin = self.twins.get(item_key(gold.item))
+        return (
+            twin is not None
+            and numeric(twin.score)
+            and numeric(gold.score)
+            and float(twin.score) < float(gold.score) - 1e-9
+        )
 
     @classmethod
     def build(cls, s: EnvSession) -> GoldProbes:
@@ -355,8 +374,64 @@ class GoldProbes:
                 if numeric(entry.score) and entry.score > ceiling:
                     gold.append(entry)
                     break
+        twins: dict[str, ScoredRollout] = {}
+        others = [*probe_items(s), *s.observe(TrainingScan).items]
+        for entry in gold:
+            if entry.source != "field" or not entry.template or entry.value is None:
+                continue
+            wrong = wrong_value(str(entry.value), entry.field, entry.item, others)
+            if wrong is None:
+                continue
+            answer = entry.template.format(v=wrong)
+            result, task_id = run_probe(s, entry.item, say(answer), 3, "gold-twin", "gold")
+            twins[item_key(entry.item)] = score_rollout(
+                s,
+                entry.item,
+                result,
+                task_id,
+                "gold",
+                name=f"field {entry.field!r} answered with a wrong value as {answer[:80]!r}",
+                source="twin",
+                field=entry.field,
+                value=wrong,
+                template=entry.template,
+                kind=entry.kind,
+            )
         return cls(
             gold=tuple(gold),
             all_gold=tuple(all_gold),
             tried=MappingProxyType({k: tuple(v) for k, v in tried.items()}),
+            twins=MappingProxyType(twins),
         )
+
+
+def wrong_value(value: str, field: str | None, item: Any, others: list[Any]) -> str | None:
+    """A value of ``field`` that is NOT ``item``'s: another item's (the most realistic wrong answer), else the
+    value perturbed (a number plus one, a word with its letters changed); None when none can be made."""
+    import json
+
+    for other in others:
+        if not isinstance(other, dict) or other is item or field not in other:
+            continue
+        raw = other[field]
+        text = (
+            raw.strip()
+            if isinstance(raw, str)
+            else json.dumps(raw)
+            if isinstance(raw, (dict, list))
+            else str(raw)
+        )
+        if text and text.lower() != value.strip().lower() and text not in value and value not in text:
+            return text
+    stripped = value.strip()
+    try:
+        number = float(stripped.replace(",", ""))
+    except ValueError:
+        number = None
+    if number is not None and math.isfinite(number):
+        return str(int(number) + 7) if number.is_integer() else f"{number + 7.5:g}"
+    if stripped and len(stripped) <= 200 and "\n" not in stripped:
+        return (
+            "zq" + stripped[::-1].lower() if stripped[::-1].lower() != stripped.lower() else "zqx" + stripped
+        )
+    return None

@@ -31,7 +31,8 @@ class WandbObservation:
 
     @classmethod
     def build(cls, s: EnvSession) -> WandbObservation:
-        s.observe(EvalObservation)
+        if s.stand_in_note() is None:  # setup() failed: evaluate() cannot run, wandb_log still can
+            s.observe(EvalObservation)
         error = None
         #: How atroposlib itself calls it (base.py: `await self.wandb_log({})` and `await self.wandb_log()`) ->
         #: None when that call reached BaseEnv.wandb_log, else what happened.

@@ -35,6 +35,7 @@ from typing_extensions import Required, TypedDict
 
 __all__ = [
     "MAX_JSON_DEPTH",
+    "MAX_JSON_VALUES",
     "MAX_N",
     "BadRequest",
     "ChatRequest",
@@ -53,6 +54,11 @@ MAX_N = 128
 
 MAX_JSON_DEPTH = 100
 """The deepest nesting of arrays and objects a body may have; real requests stay far below (about 20)."""
+
+MAX_JSON_VALUES = 1_000_000
+"""The most values (array items, object members, counted by their commas and brackets outside strings) a body may
+hold: decoded, each costs 50 to 100 bytes, so 60 MB of ``{},{},...`` would take 1.5 GB. A 1,000-message history with
+tool schemas holds under 100,000."""
 
 
 class BadRequest(Exception):
@@ -97,11 +103,32 @@ def _depth_over(raw: bytes, limit: int) -> bool:
     return False
 
 
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+
+
+def _values_over(raw: bytes, limit: int) -> bool:
+    """Whether ``raw`` holds more than ``limit`` JSON values (commas and opening brackets outside strings).
+
+    Two ``bytes.count`` calls wave through most bodies; only a body with that many commas and brackets in all has
+    its strings blanked (one regex pass) and is counted again."""
+    if raw.count(b",") + raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    bare = _STRING.sub(b'""', raw)
+    return bare.count(b",") + bare.count(b"[") + bare.count(b"{") > limit
+
+
 def decode_body(raw: bytes, method: str, path: str) -> Any:
     """The JSON body of ``method path`` (``{}`` when empty), or :class:`BadRequest` for invalid or too deeply
     nested JSON."""
     if not raw:
         return {}
+    if len(raw) > MAX_JSON_VALUES and _values_over(raw, MAX_JSON_VALUES):
+        raise BadRequest(
+            f"{method} {path} body should hold at most {MAX_JSON_VALUES:,} JSON values (array items and object "
+            f"members); got more in {len(raw):,} bytes.\nFix: send less data per request (a long chat history "
+            "holds under 100,000); the cap keeps the server's memory bounded (docs/fake-server.md).",
+            "invalid_json",
+        )
     if raw.count(b"[") + raw.count(b"{") > MAX_JSON_DEPTH and _depth_over(raw, MAX_JSON_DEPTH):
         where = f"{method} {path}"
         raise BadRequest(

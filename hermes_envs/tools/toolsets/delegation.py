@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from ..registry import ToolRegistry, offered_tools
+from ..registry import ToolRegistry, call_abandoned, offered_tools
 from ._limits import ToolBackendError, timeout_for
 from ._tooling import register_family, schema
 
@@ -138,6 +138,13 @@ def _run_child(
     return entry
 
 
+def _relay(abandoned: threading.Event, stop: threading.Event) -> None:
+    """Set ``stop`` once ``abandoned`` is set (checking every 0.1 s until ``stop`` is set anyway)."""
+    while not stop.is_set():
+        if abandoned.wait(0.1):
+            stop.set()
+
+
 def delegate_task(args: dict[str, Any], task_id: str) -> dict[str, Any]:
     tasks = args.get("tasks")
     if tasks:
@@ -156,6 +163,11 @@ def delegate_task(args: dict[str, Any], task_id: str) -> dict[str, Any]:
     deadline = start + max(seconds - _MARGIN, seconds / 2)
     tools = [_child_tools(spec.get("toolsets") or args.get("toolsets")) for spec in specs]
     stop = threading.Event()
+    abandoned = call_abandoned()  # the agent loop gave this call up (its own tool timeout): stop as well
+    if abandoned is not None:
+        threading.Thread(
+            target=_relay, args=(abandoned, stop), daemon=True, name="hermes-delegate-watch"
+        ).start()
     pool = ThreadPoolExecutor(max_workers=len(specs), thread_name_prefix="hermes-delegate")
     try:
         futures = [
