@@ -27,16 +27,23 @@ class ToolCallParser:
     """
 
     name: ClassVar[str] = ""
-    #: The plain-text fast path: strings one of which every call (and every text :meth:`_parse` would report a
-    #: problem in) contains, from :meth:`_call_markers`. A text holding none of them comes back as
-    #: ``(text, None)`` after one ``in`` test per string, before any other pass (that is most final answers).
+    #: The plain-text fast path of :meth:`parse_detailed`: strings one of which every call, and every text
+    #: :meth:`_parse` would report a problem in, contains (:meth:`_report_markers`). A text holding none of them
+    #: comes back as ``(text, None)`` after one ``in`` test per string, before any other pass.
     _no_call_without: tuple[str, ...] = ()
+    #: The same for :meth:`parse`, which returns no problems: strings every *call* contains (:meth:`_call_markers`).
+    _no_call_in_parse: tuple[str, ...] = ()
 
     @classmethod
     def _call_markers(cls) -> tuple[str, ...]:
-        """The strings for :attr:`_no_call_without`, worked out from the class's grammar (its markers); () for
-        no fast path. A class that overrides ``_parse`` (or ``parse``) gets none unless it overrides this too."""
+        """Strings one of which every call contains, worked out from the class's grammar; () for no fast path.
+        A class that overrides ``_parse`` (or ``parse``) gets none unless it overrides this too."""
         return ()
+
+    @classmethod
+    def _report_markers(cls) -> tuple[str, ...]:
+        """Strings one of which every call and every reported problem contains (default: :meth:`_call_markers`)."""
+        return cls._call_markers()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -45,19 +52,22 @@ class ToolCallParser:
             cls._parse = _parse_via_parse  # type: ignore[method-assign]
         # the markers describe the grammar of the class that declared them: a reading defined below it (its own
         # _parse, or parse written upstream's way) gets no fast path
-        grammar, declared = _owner(cls, "_parse"), _owner(cls, "_call_markers")
-        cls._no_call_without = cls._call_markers() if issubclass(declared, grammar) else ()
+        grammar, calls, reports = (_owner(cls, n) for n in ("_parse", "_call_markers", "_report_markers"))
+        ours = issubclass(calls, grammar)
+        cls._no_call_in_parse = cls._call_markers() if ours else ()
+        ours = ours and issubclass(calls if reports is ToolCallParser else reports, grammar)
+        cls._no_call_without = cls._report_markers() if ours else ()
         inherited = cls.parse
         if own_parse is None and (
             inherited is ToolCallParser.parse or getattr(inherited, "_fast_path", False)
         ):
-            cls.parse = _fast_parse(cls._no_call_without)  # type: ignore[method-assign]
+            cls.parse = _fast_parse(cls._no_call_in_parse)  # type: ignore[method-assign]
 
     def parse(
         self, text: str, tools: list[dict[str, Any]] | None = None
     ) -> tuple[str | None, list[ChatCompletionMessageToolCall] | None]:
         """Return ``(content, tool_calls)``; plain text comes back as ``(text, None)`` unchanged."""
-        markers = self._no_call_without
+        markers = self._no_call_in_parse
         if markers and type(text) is str and (tools is None or type(tools) is list):
             for marker in markers:
                 if marker in text:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import types
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
@@ -100,8 +101,14 @@ class CustomXmlParser(ToolCallParser):
         self._key_then = re.compile(r"([^\n<>]*?)" + re.escape(after)) if after else re.compile(r"([^\s<>]+)")
         self._opens = tuple(f"<{t}>" for t in lay.call_tags)
         self._closes = {f"<{t}>": f"</{t}>" for t in lay.call_tags}
-        if type(self)._parse is CustomXmlParser._parse:  # (a subclass reading its own way has no fast path)
-            self._no_call_without = self._opens  # every call starts with one of them
+        if (
+            layout is not None
+            and type(self)._no_call_in_parse
+            and self._opens != type(self)._no_call_in_parse
+        ):
+            # another layout than the class's: its own markers, and the parse that reads them from the instance
+            self._no_call_without = self._no_call_in_parse = self._opens
+            self.parse = types.MethodType(ToolCallParser.parse, self)  # type: ignore[method-assign]
         # what must follow an opening tag for it to start a call rather than be a mention (a superset: a close tag,
         # or a parameter opening with its key; an inner call tag may come first): see _mention_skipper
         inner = "|".join(map(re.escape, self._opens))
@@ -112,6 +119,10 @@ class CustomXmlParser(ToolCallParser):
             )
             for o in self._opens
         }
+
+    @classmethod
+    def _call_markers(cls) -> tuple[str, ...]:
+        return tuple(f"<{t}>" for t in cls.layout.call_tags)  # every call starts with one of them
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         scanners = [(MarkerScanner(text, o), o) for o in self._opens if o in text]

@@ -82,7 +82,13 @@ class Llama3JsonParser(ToolCallParser):
 
     @classmethod
     def _call_markers(cls) -> tuple[str, ...]:
-        return ("{", PYTHON_TAG)  # every call is a JSON object; the tag alone may be a problem to report
+        # a call is an object with a "name" key, written as is or with \u escapes (no other escape gives letters);
+        # a lone backslash is one memchr where "\u" would be a slower two-character search
+        return ('"name"', "\\")
+
+    @classmethod
+    def _report_markers(cls) -> tuple[str, ...]:
+        return ("{", PYTHON_TAG)  # a broken object, or the tag alone, is a problem to report
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
         n = len(text)

@@ -106,6 +106,11 @@ class XmlParamsParser(ToolCallParser):
 
     @classmethod
     def _call_markers(cls) -> tuple[str, ...]:
+        # with bare calls, every call (wrapped or not) starts with the bare opening (qwen3_coder's <function=)
+        return (TOOL_CALL,) if cls.bare_start is None else (cls.bare_start,)
+
+    @classmethod
+    def _report_markers(cls) -> tuple[str, ...]:
         return (TOOL_CALL,) if cls.bare_start is None else (TOOL_CALL, cls.bare_start)
 
     def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:

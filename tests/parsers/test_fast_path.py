@@ -44,6 +44,8 @@ def _corpus() -> list[str]:
         "<think>\nreasoning about <tool_call> here\n</think>\n\nDone.",
         "[THINK]plan[/THINK] The result: {not json}",
         "a < b and c > d, [1, 2] {x}",
+        '{"\\u006eame": "f", "parameters": {}}',  # a call with an escaped key (llama)
+        '<|python_tag|>{"nam": 1}',
     ]
     for name in FORMATS:
         if name == "auto":
@@ -66,6 +68,8 @@ def test_fast_path_answers_as_the_full_reading_does(name):
         assert (content, calls is None) == (_full(parser, text)[0], _full(parser, text)[1] is None), text
         if not any(m in text for m in parser._no_call_without):  # what makes the fast path right
             assert _full(parser, text) == (text, None, []), text
+        if not any(m in text for m in parser._no_call_in_parse):  # (parse returns no problems)
+            assert _full(parser, text)[:2] == (text, None), text
 
 
 @pytest.mark.parametrize("name", FAST)
@@ -73,7 +77,12 @@ def test_fast_path_answers_as_the_full_reading_does(name):
 @given(text=st.one_of(st.text(), marker_salted_text()))
 def test_fast_path_agrees_with_the_full_reading_on_any_text(name, text):
     parser = get_parser(name)
-    assert _shape(parser.parse_detailed(text)) == _full(parser, text)
+    full = _full(parser, text)
+    assert _shape(parser.parse_detailed(text)) == full
+    content, calls = parser.parse(text)
+    assert (content, calls is None) == (full[0], full[1] is None)
+    if calls is not None:
+        assert [(c.function.name, json.loads(c.function.arguments)) for c in calls] == full[1]
 
 
 def test_every_format_but_auto_has_a_fast_path():
@@ -113,7 +122,11 @@ def test_the_markers_follow_the_grammar_a_subclass_declares():
     assert OwnReading().parse('<call>{"name": "f", "arguments": {}}</call>')[1]
     assert UpstreamWay()._no_call_without == ()
     assert Qwen3CoderParser()._no_call_without == ("<tool_call>", "<function=")
-    assert CustomXmlParser(XmlLayout(call_tags=("invoke",)))._no_call_without == ("<invoke>",)
+    assert Qwen3CoderParser()._no_call_in_parse == ("<function=",)
+    invoke = CustomXmlParser(XmlLayout(call_tags=("invoke",)))
+    assert invoke._no_call_without == invoke._no_call_in_parse == ("<invoke>",)
+    call = "<invoke><parameter=tool_name>f</parameter><parameter=arguments>{}</parameter></invoke>"
+    assert invoke.parse(call)[1] and CustomXmlParser().parse(call)[1] is None
 
     class CustomOwn(CustomXmlParser):
         def _parse(self, text, tools):
