@@ -285,7 +285,11 @@ def _run_worker(worker: Callable[[], None]) -> None:
     code = 0
     try:
         worker()
-    except BaseException:
+    except BaseException:  # the worker reports the env's own crashes itself: this is the kit's, so say where
+        import traceback
+
+        with contextlib.suppress(Exception):
+            traceback.print_exc()
         code = 70
     finally:
         os._exit(code)
@@ -360,14 +364,12 @@ def _enter_user_namespace() -> None:
 
 #: Threads whose state a forked child would inherit half-made (a held lock, an executor whose workers did not come
 #: along): while one runs, the container starts from a fresh interpreter instead of a fork of this one.
-_FORK_UNSAFE = ("hermes", "fake-openai", "ThreadPoolExecutor", "asyncio", "AnyIO")
-
-
 def _fork_safe() -> bool:
-    main = threading.main_thread()
-    return threading.current_thread() is main and not any(
-        t is not main and t.is_alive() and t.name.startswith(_FORK_UNSAFE) for t in threading.enumerate()
-    )
+    """A fork copies only the calling thread: any other live thread (pytest-xdist's execnet I/O, a fake server, a
+    tool pool, a library's own) may hold a lock (logging, imports, the allocator) at that instant, and the child
+    then deadlocks or fails at random, more often under load. So fork only a single-threaded process (the CLI);
+    anywhere else the container starts from a fresh interpreter."""
+    return threading.current_thread() is threading.main_thread() and threading.active_count() == 1
 
 
 def _child(spec: dict[str, Any], write_fd: int) -> None:
