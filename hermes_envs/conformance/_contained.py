@@ -94,6 +94,7 @@ def make_worker(path: str, class_name: str | None, settings: dict[str, Any], dis
         import faulthandler
         import tempfile
 
+        import hermes_envs.conformance.checks  # noqa: F401  (registers the catalogue: a fresh interpreter has none)
         from hermes_envs.conformance._tracer import Channel, Tracer
         from hermes_envs.conformance.session import EnvSession
         from hermes_envs.conformance.sites import author_site
