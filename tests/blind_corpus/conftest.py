@@ -90,3 +90,20 @@ async def group_scores(
 def answer(text: str) -> list[dict[str, Any]]:
     """A one-turn script: the model answers ``text`` without tools."""
     return [{"content": text}]
+
+
+async def prepared(filename: str, **overrides: Any) -> Any:
+    """The env of ``filename`` after ``setup()``, pointed at a closed local port (for reading its items)."""
+    env = build(filename, "http://127.0.0.1:9/v1", **overrides)
+    await env.setup()
+    return env
+
+
+def write_file(path: str, content: str) -> dict[str, Any]:
+    """A model turn that saves ``content`` at ``path`` with the file tool."""
+    return {"tool_calls": [{"name": "write_file", "arguments": {"path": path, "content": content}}]}
+
+
+def terminal(command: str) -> dict[str, Any]:
+    """A model turn that runs ``command`` in the terminal."""
+    return {"tool_calls": [{"name": "terminal", "arguments": {"command": command}}]}
