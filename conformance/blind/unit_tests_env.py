@@ -2,8 +2,11 @@
 
 The prompt describes one small function and shows two public examples. ``compute_reward`` writes a test runner
 with the item's HIDDEN cases into the rollout's own sandbox (ToolContext), runs it with ``python3`` and reads the
-runner's exit status and its ``PASSED k/n`` line: 1.0 when every hidden case passes, otherwise 0.8 * k/n, and 0
-when the module does not import or the run dies before reporting.
+runner's ``RESULT <nonce> k/n`` line: 1.0 when every hidden case passes, otherwise 0.8 * k/n, and 0 when the
+module does not import or the run dies before reporting. The verdict never trusts the process: the exit status is
+the solution's to choose (``sys.exit(0)`` at import), so only a result line carrying a nonce the runner reads from
+stdin before importing the solution counts, and a result must have the reference's exact type to be equal (an
+object whose ``__eq__`` always says True passes nothing).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import secrets
 import time
 
 from atroposlib.envs.server_handling.server_manager import APIServerConfig
@@ -25,26 +29,27 @@ SYSTEM_PROMPT = (
     "You are a Python developer with a terminal and file tools. Save your code where you are told, test it, "
     "then reply with one sentence."
 )
-_PASSED = re.compile(r"^PASSED (\d+)/(\d+)$", re.MULTILINE)
 
 _RUNNER_TEMPLATE = """\
 import json
 import sys
 
+NONCE = sys.stdin.readline().strip()
 sys.path.insert(0, ".")
 CASES = json.loads({cases!r})
 try:
     from solution import {fn}
-except Exception as exc:
+except BaseException as exc:
     print("IMPORT ERROR:", type(exc).__name__, exc)
     sys.exit(2)
 passed = 0
 for args, want in CASES:
     try:
-        passed += {fn}(*args) == want
+        got = {fn}(*args)
+        passed += type(got) is type(want) and got == want
     except Exception:
         pass
-print(f"PASSED {{passed}}/{{len(CASES)}}")
+print(f"RESULT {{NONCE}} {{passed}}/{{len(CASES)}}")
 sys.exit(0 if passed == len(CASES) else 1)
 """
 
@@ -182,14 +187,13 @@ class UnitTestsEnv(HermesAgentBaseEnv):
 
     async def compute_reward(self, item: dict, result: AgentResult, ctx: ToolContext) -> float:
         await ctx.awrite_file(RUNNER, runner_source(item))
-        run = await ctx.aterminal(f"python3 {RUNNER}", timeout=20)
-        if run["exit_code"] == 0:
-            return 1.0
-        found = _PASSED.findall(run["output"])
-        if not found:  # import error, crash or timeout: nothing was verified
+        nonce = secrets.token_hex(8)
+        run = await ctx.aterminal(f"echo {nonce} | python3 {RUNNER}", timeout=20)
+        found = re.findall(rf"^RESULT {nonce} (\d+)/(\d+)$", run["output"], re.MULTILINE)
+        if not found:  # import error, crash, timeout or a faked report: nothing was verified
             return 0.0
         passed, total = map(int, found[-1])
-        return 0.8 * passed / max(1, total)
+        return 1.0 if passed == total else 0.8 * passed / max(1, total)
 
     async def evaluate(self, *args, **kwargs) -> None:
         start = time.time()

@@ -69,6 +69,21 @@ async def test_unit_tests_runs_hidden_cases() -> None:
     assert 0.0 < partial[0] < 0.8
 
 
+@pytest.mark.parametrize(
+    "hack",
+    [
+        "import sys\n\nprint('RESULT 0 6/6')\nsys.exit(0)\n",  # fakes a report and a clean exit at import
+        "class Any:\n    def __eq__(self, other):\n        return True\n\n\ndef clamp(x):\n    return Any()\n",
+    ],
+)
+async def test_unit_tests_resists_reward_hacks(hack: str) -> None:
+    def item(env: Any) -> dict:
+        return next(i for i in env._items if i["fn"] == "clamp")
+
+    scores, _ = await group_scores("unit_tests_env.py", [write("solution.py", hack), answer("ok")[0]], item)
+    assert scores == [0.0, 0.0]
+
+
 async def test_summary_judge_scores_through_the_judge() -> None:
     script = {
         "scripts": {
