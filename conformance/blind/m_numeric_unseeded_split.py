@@ -64,9 +64,12 @@ def _make_items(seed: int = 31) -> list[dict]:
                 "answer": r1 * r2 / (r1 + r2),
             }
         )
-    for k, item in enumerate(items):
+    unique = list(
+        {item["question"]: item for item in items}.values()
+    )  # a repeated draw would sit in both splits
+    for k, item in enumerate(unique):
         item["id"] = f"n{k}"
-    return items
+    return unique
 
 
 def parse_answer(text: str) -> float | None:

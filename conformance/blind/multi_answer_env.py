@@ -132,8 +132,8 @@ _DATA: list[tuple[str, list[list[str]]]] = [
     ),
     ("Name one ocean that borders Africa.", [["Atlantic", "Atlantic Ocean"], ["Indian", "Indian Ocean"]]),
     (
-        "Name one gas giant or ice giant of the solar system.",
-        [["Jupiter"], ["Saturn"], ["Uranus"], ["Neptune"]],
+        "Name one of the terrestrial (rocky) planets of the solar system.",
+        [["Mercury"], ["Venus"], ["Earth"], ["Mars"]],
     ),
 ]
 

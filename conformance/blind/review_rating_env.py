@@ -36,8 +36,9 @@ _DETAILS = [
 
 def _make_items(n: int = 80, seed: int = 13) -> list[dict]:
     rng = random.Random(seed)
-    items = []
-    for k in range(n):
+    items: list[dict] = []
+    seen: set[str] = set()
+    while len(items) < n:
         stars = rng.randint(1, 5)
         detail = rng.choice(_DETAILS).format(
             h=rng.randint(2, 30),
@@ -45,7 +46,11 @@ def _make_items(n: int = 80, seed: int = 13) -> list[dict]:
             w=rng.randint(1, 20),
             adj=rng.choice(["short", "clear", "long"]),
         )
-        items.append({"id": f"r{k}", "review": f"{rng.choice(_OPENINGS[stars])} {detail}", "stars": stars})
+        review = f"{rng.choice(_OPENINGS[stars])} {detail}"
+        if review in seen:  # the same review in train and eval would test memory, not rating
+            continue
+        seen.add(review)
+        items.append({"id": f"r{len(items)}", "review": review, "stars": stars})
     return items
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from hermes_envs.testing.fake_server import FakeOpenAIServer
 
-from .conftest import answer, build, group_scores, load
+from .conftest import answer, build, group_scores, load, prepared
 
 
 def write(path: str, content: str) -> dict[str, Any]:
@@ -213,3 +213,30 @@ async def test_csv_bench_evaluates_in_the_prepared_sandbox(tmp_path: Path) -> No
     assert [s["score"] for s in lines] == [1.0, 1.0, 1.0]
     with pytest.raises(NotImplementedError):
         await env.get_next_item()
+
+
+TRAINING_ENVS = [
+    "log_report_env.py",
+    "unit_tests_env.py",
+    "summary_judge_env.py",
+    "multi_answer_env.py",
+    "numeric_tolerance_env.py",
+    "workspace_setup_env.py",
+    "entity_extraction_env.py",
+    "element_quiz_env.py",
+    "invoice_json_env.py",
+    "review_rating_env.py",
+]
+
+
+@pytest.mark.parametrize("name", TRAINING_ENVS)
+async def test_train_and_eval_prompts_are_disjoint_and_stable(name: str) -> None:
+    def prompts(env: Any, items: list[dict]) -> list[str]:
+        render = getattr(env, "format_prompt", None) or (lambda item: str(env._messages(item)))
+        return [render(item) for item in items]
+
+    env, again = await prepared(name), await prepared(name)
+    train, evaluation = prompts(env, env._items), prompts(env, env._eval_items)
+    assert train and evaluation
+    assert not set(train) & set(evaluation)
+    assert prompts(again, again._eval_items) == evaluation  # the split does not change between runs
