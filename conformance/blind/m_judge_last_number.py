@@ -6,12 +6,14 @@ There is no gold summary: ``compute_reward`` asks a judge through the env's own 
 reply) to rate the summary against the passage on a 0-10 rubric, and maps the score to [0, 1]. A summary over the
 word limit scores 0 without asking the judge. Identical summaries of the same passage (common within a group) are
 judged once. When the judge fails or does not answer with a score, the reward raises, so the base counts it as a
-reward error instead of training on a made-up score.
+reward error instead of training on a made-up score; ``evaluate`` leaves such items out of the mean and reports
+how many there were (``eval/judge_errors``).
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
 import random
 import re
 import time
@@ -21,6 +23,8 @@ from atroposlib.envs.server_handling.server_manager import APIServerConfig
 from environments.agent_loop import AgentResult, HermesAgentLoop
 from environments.hermes_base_env import HermesAgentBaseEnv, HermesAgentEnvConfig
 from environments.tool_context import ToolContext
+
+logger = logging.getLogger(__name__)
 
 MAX_WORDS = 25
 SYSTEM_PROMPT = "You write faithful, compact summaries. Reply with the summary only."
@@ -160,7 +164,7 @@ class SummaryJudgeEnv(HermesAgentBaseEnv):
     async def evaluate(self, *args, **kwargs) -> None:
         start = time.time()
         tools, valid_names = self._resolve_tools_for_group()
-        scores, samples = [], []
+        scores, samples, judge_errors = [], [], 0
         for item in self._eval_items:
             messages = [
                 {"role": "system", "content": SYSTEM_PROMPT},
@@ -177,14 +181,20 @@ class SummaryJudgeEnv(HermesAgentBaseEnv):
             ctx = ToolContext(loop.task_id)
             try:
                 score = await self.compute_reward(item, result, ctx)
+            except Exception as exc:  # no verdict from the judge: says nothing about the model
+                logger.warning("judge gave no score for %s, item left out of eval: %s", item["id"], exc)
+                judge_errors += 1
+                samples.append({"id": item["id"], "summary": self._final_answer(result), "error": str(exc)})
+                continue
             finally:
                 ctx.cleanup()
             scores.append(score)
             samples.append({"id": item["id"], "summary": self._final_answer(result), "score": score})
         mean = sum(scores) / max(1, len(scores))
-        self._eval_metrics.append(("eval/judge_score", mean))
+        metrics = {"eval/judge_score": mean, "eval/judge_errors": float(judge_errors)}
+        self._eval_metrics.extend(metrics.items())
         await self.evaluate_log(
-            metrics={"eval/judge_score": mean},
+            metrics=metrics,
             samples=samples,
             start_time=start,
             end_time=time.time(),

@@ -240,3 +240,16 @@ async def test_train_and_eval_prompts_are_disjoint_and_stable(name: str) -> None
     assert train and evaluation
     assert not set(train) & set(evaluation)
     assert prompts(again, again._eval_items) == evaluation  # the split does not change between runs
+
+
+@pytest.mark.parametrize("name", TRAINING_ENVS)
+async def test_evaluate_runs_at_temperature_zero_and_logs(name: str, tmp_path: Path) -> None:
+    with FakeOpenAIServer(policy="refuse") as server:
+        env = build(name, server.base_url, data_dir_to_save_evals=str(tmp_path))
+        await env.setup()
+        env._eval_items = env._eval_items[:2]
+        await env.evaluate()
+        server.assert_no_failures()
+        assert server.call_count >= 2
+        assert set(server.temperatures()) == {0.0}
+    assert list(tmp_path.rglob("*.jsonl")) or list(tmp_path.rglob("*.json"))
