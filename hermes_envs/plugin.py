@@ -80,10 +80,50 @@ def _ids(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()] if value else None
 
 
+#: The plugin's own fixtures and markers: a test that uses one runs its tool families (web, browser, vision ...) on
+#: their offline fake backends; every other test of the session (an unrelated project's included) sees no change.
+_FIXTURES = frozenset(
+    {
+        "fake_http",
+        "fake_openai",
+        "fake_openai_session",
+        "hermes_cassette",
+        "hermes_cassette_path",
+        "hermes_provider",
+        "hermes_record_mode",
+        "recorded_rollouts",
+        "reward_snapshot",
+        "transcript_snapshot",
+    }
+)
+_MARKERS = ("fake_openai", "hermes_cassette", "hermes_conformance")
+_ALL_FAMILIES_VAR = (
+    "HERMES_TOOL_BACKENDS"  # (hermes_envs.tools.toolsets reads it; importing that costs a load)
+)
+
+
+def _uses_hermes(item: pytest.Item) -> bool:
+    return not _FIXTURES.isdisjoint(getattr(item, "fixturenames", ())) or any(
+        item.get_closest_marker(m) for m in _MARKERS
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
+    """For the span of a test that uses the plugin, tool families default to their fakes (an author's own
+    HERMES_TOOL_BACKENDS or HERMES_<FAMILY>_BACKEND still wins); restored after it, so nothing leaks into other
+    tests or child processes started outside it."""
+    if os.environ.get(_ALL_FAMILIES_VAR) is not None or not _uses_hermes(item):
+        yield
+        return
+    os.environ[_ALL_FAMILIES_VAR] = "fake"
+    try:
+        yield
+    finally:
+        os.environ.pop(_ALL_FAMILIES_VAR, None)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    # Tool families (web, browser, vision ...) default to their offline fake backends in tests; an author's own
-    # HERMES_TOOL_BACKENDS or HERMES_<FAMILY>_BACKEND still wins. Nothing is imported for this.
-    os.environ.setdefault("HERMES_TOOL_BACKENDS", "fake")
     config.addinivalue_line(
         "markers", "fake_openai(script=None, policy=None, ...): configure the fake_openai fixture."
     )

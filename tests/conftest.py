@@ -24,6 +24,10 @@ settings.register_profile("hermes-envs-ci", derandomize=True, database=None)
 settings.register_profile("hermes-envs-explore")
 settings.load_profile("hermes-envs-explore" if os.environ.get("HYPOTHESIS_RANDOM") else "hermes-envs-ci")
 
+# This suite runs every tool family on its offline fake backend, in tests that use no hermes fixture too (the
+# plugin itself sets this only around tests that use its fixtures or markers).
+os.environ.setdefault("HERMES_TOOL_BACKENDS", "fake")
+
 #: The longest end-to-end tests (several pytest / python sessions each: 12-37 s of CPU in a full run), by node id
 #: prefix, longest first: they start before the other slow tests. xdist gives each worker two tests to start with
 #: (the first two to one worker, the next two to the other), so the longest and the third-longest do not share one.

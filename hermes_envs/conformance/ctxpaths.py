@@ -24,8 +24,16 @@ _COMMAND_METHODS = ("terminal",)
 _ABSOLUTE = re.compile(r"(?<![\w.~$-])(/(?:[\w.@+-]+/?)+)")
 #: Absolute paths that are the system's, not the task's: reading them from every rollout is fine.
 _SYSTEM = ("/usr/", "/bin/", "/sbin/", "/etc/", "/dev/", "/proc/", "/sys/", "/lib", "/opt/", "/nix/")
-#: Backends whose tasks each run in a container of their own: an absolute path there is private to the task.
-CONTAINER_BACKENDS = ("docker", "modal", "singularity", "daytona", "ssh", "apptainer")
+
+
+def task_has_own_root(backend: str) -> bool:
+    """Whether ``terminal_backend=backend`` gives each task a filesystem of its own (an absolute path is then
+    private to the task). Asked of the backend class itself, so a backend added or renamed there is never out of
+    step with the kit."""
+    from hermes_envs.tools.backends import backends
+
+    cls = backends.find(backend)
+    return bool(cls is not None and cls.container_paths)
 
 
 def absolute_paths(text: str) -> list[str]:

@@ -109,6 +109,11 @@ class HermesAgentBaseEnv(BaseEnv):
             lifetime=getattr(config, "terminal_lifetime", 3600),
             env_passthrough=tuple(getattr(config, "terminal_env_passthrough", None) or ()),
         )
+        from hermes_envs.tools.sandbox import sandbox_config
+
+        # This env's own settings: its entry points (see in_env_context) create sandboxes with them, so an env built
+        # later in the same process with another terminal_timeout or backend does not change this one's.
+        self._sandbox_config = sandbox_config()
         set_pool_size(getattr(config, "tool_pool_size", 128))  # the pool that runs tools off the loop
         install_sigterm_cleanup()  # a `serve` worker stopped with SIGTERM leaves no sandbox files behind
         from hermes_envs.tools.toolsets.model import endpoint_of_server

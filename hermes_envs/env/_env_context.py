@@ -29,15 +29,20 @@ ENV_ENTRY_POINTS = (
 
 
 def in_env_context(fn: Any) -> Any:
-    """Wrap the coroutine method ``fn`` so it runs with its env's model endpoint bound for the tools."""
+    """Wrap the coroutine method ``fn`` so it runs with its env's model endpoint and sandbox settings bound for
+    the tools."""
     if not inspect.iscoroutinefunction(fn) or getattr(fn, "_hermes_env_context", False):
         return fn
 
     @functools.wraps(fn)
     async def bound(self: Any, *args: Any, **kwargs: Any) -> Any:
+        from hermes_envs.tools.sandbox import using_config
         from hermes_envs.tools.toolsets.model import using_model_endpoint
 
-        with using_model_endpoint(getattr(self, "_tool_model_endpoint", None)):
+        with (
+            using_model_endpoint(getattr(self, "_tool_model_endpoint", None)),
+            using_config(getattr(self, "_sandbox_config", None)),
+        ):
             return await fn(self, *args, **kwargs)
 
     bound._hermes_env_context = True  # type: ignore[attr-defined]

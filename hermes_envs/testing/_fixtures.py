@@ -23,18 +23,16 @@ import pytest
 __all__ = ["fake_http", "fake_openai", "fake_openai_session"]
 
 _MARKER = "fake_openai"
-_OPTIONS = {
-    "script",
-    "policy",
-    "strict",
-    "faults",
-    "fault_seed",
-    "tokenizer",
-    "model",
-    "stream_chunk_chars",
-    "assistant_marker",
-    "process",
-}
+
+
+def _server_options() -> set[str]:
+    """What ``@pytest.mark.fake_openai`` accepts: the keyword arguments of FakeOpenAIServer itself, read from its
+    signature so the marker never lags behind the server (host/port stay the fixture's: a random loopback port)."""
+    import inspect
+
+    from hermes_envs.testing.fake_server import FakeOpenAIServer
+
+    return set(inspect.signature(FakeOpenAIServer).parameters) - {"host", "port"}
 
 
 def _marker_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:
@@ -44,10 +42,11 @@ def _marker_kwargs(request: pytest.FixtureRequest) -> dict[str, Any]:
         if mark.args:
             kwargs["script"] = mark.args[0]
         kwargs.update(mark.kwargs)
-    unknown = set(kwargs) - _OPTIONS
+    options = _server_options()
+    unknown = set(kwargs) - options
     if unknown:
         raise pytest.UsageError(
-            f"@pytest.mark.fake_openai should only take {', '.join(sorted(_OPTIONS))}; got {sorted(unknown)}."
+            f"@pytest.mark.fake_openai should only take {', '.join(sorted(options))}; got {sorted(unknown)}."
         )
     script = kwargs.get("script")
     if isinstance(script, (str, Path)):

@@ -87,23 +87,7 @@ class SandboxManager:
         Existing sandboxes keep the settings they were created with. Unknown backends or setting names raise
         ConfigError; a backend name whose service is absent gets its stand-in (said once, in a log warning).
         """
-        unknown = sorted(set(settings) - SETTING_NAMES)
-        if unknown:
-            raise ConfigError(
-                f"configure_sandboxes() got unknown setting(s) {unknown}; expected some of {sorted(SETTING_NAMES)}."
-            )
-        if backend not in backends:
-            raise ConfigError(
-                f"terminal_backend should be one of {available_backends()}; got {backend!r}. "
-                "Fix: set terminal_backend to 'local' (or 'bwrap', 'container', 'docker', or an upstream name)."
-            )
-        new = SandboxConfig(
-            backend=backend,
-            timeout=timeout,
-            lifetime=lifetime,
-            root=Path(root) if root is not None else None,
-            **settings,
-        )
+        new = self.build_config(backend=backend, timeout=timeout, lifetime=lifetime, root=root, **settings)
         chosen = self._resolve_backend(new)
         with self._lock:
             self._target = new.prestart
@@ -114,6 +98,35 @@ class SandboxManager:
         for box in spares:
             box.cleanup()
         self._reaper_wake.set()  # the reaper re-reads the lifetime
+
+    @staticmethod
+    def build_config(
+        *,
+        backend: str = "local",
+        timeout: float = 120,
+        lifetime: float = 3600,
+        root: str | Path | None = None,
+        **settings: Any,
+    ) -> SandboxConfig:
+        """A validated :class:`SandboxConfig` (unknown backends or setting names raise ConfigError), not applied:
+        an env keeps its own for the sandboxes its rollouts create (:func:`hermes_envs.tools.sandbox.using_config`)."""
+        unknown = sorted(set(settings) - SETTING_NAMES)
+        if unknown:
+            raise ConfigError(
+                f"configure_sandboxes() got unknown setting(s) {unknown}; expected some of {sorted(SETTING_NAMES)}."
+            )
+        if backend not in backends:
+            raise ConfigError(
+                f"terminal_backend should be one of {available_backends()}; got {backend!r}. "
+                "Fix: set terminal_backend to 'local' (or 'bwrap', 'container', 'docker', or an upstream name)."
+            )
+        return SandboxConfig(
+            backend=backend,
+            timeout=timeout,
+            lifetime=lifetime,
+            root=Path(root) if root is not None else None,
+            **settings,
+        )
 
     @staticmethod
     def _resolve_backend(config: SandboxConfig) -> type[SandboxBackend]:
@@ -142,8 +155,13 @@ class SandboxManager:
                 self._root = Path(tempfile.mkdtemp(prefix="hermes-envs-", dir=parent)).resolve()
             return self._root
 
-    def get(self, task_id: str, *, create: bool = True) -> Sandbox | None:
-        """The sandbox of ``task_id``; created on first use unless ``create`` is False (then None if none)."""
+    def get(
+        self, task_id: str, *, create: bool = True, config: SandboxConfig | None = None
+    ) -> Sandbox | None:
+        """The sandbox of ``task_id``; created on first use unless ``create`` is False (then None if none).
+
+        ``config``: the settings a sandbox created now gets (an env's own); default the manager's. Pre-started
+        spares were made with the manager's settings, so they go only to a task that asks for those."""
         if not isinstance(task_id, str) or not task_id:
             raise ConfigError(
                 f"task_id should be a non-empty str; got {task_id!r}. Fix: pass the rollout's task id."
@@ -154,15 +172,16 @@ class SandboxManager:
                 return box
             if not create:
                 return None
-            box = self._take_spare()
+            wanted = self._config if config is None else config
+            box = self._take_spare() if wanted == self._config else None
             if box is not None:
                 box.adopt(task_id)
                 # the refill would compete with this task's first command for the CPU: it waits for it
                 box.after_first_command = self._request_refill
             else:
-                if self._config.prestart:  # a burst drained the spares: keep more of them from now on
+                if wanted is self._config and self._config.prestart:  # a burst drained the spares: keep more
                     self._target = min(max(self._target, self._config.prestart) + 1, self._max_spares())
-                box = Sandbox(task_id, self._config, manager=self)
+                box = Sandbox(task_id, wanted, manager=self)
                 self._request_refill()
             self._sandboxes[task_id] = box
             self._start_reaper()

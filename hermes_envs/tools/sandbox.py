@@ -14,11 +14,13 @@ What each backend does and does not isolate is written down in ``docs/sandbox.md
 from __future__ import annotations
 
 import atexit
+import contextlib
+import contextvars
 import os
 import shutil
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +40,26 @@ __all__ = [
     "get_sandbox",
     "sandbox_config",
     "sandbox_environment",
+    "using_config",
 ]
 
 default_manager = SandboxManager()
+
+#: The settings of the env whose method runs now (its rollouts, reward, evaluate): the sandboxes those create get
+#: that env's terminal_timeout, backend ... even when another env was configured later in the same process.
+_ENV_CONFIG: contextvars.ContextVar[SandboxConfig | None] = contextvars.ContextVar(
+    "hermes_env_sandbox_config", default=None
+)
+
+
+@contextlib.contextmanager
+def using_config(config: SandboxConfig | None) -> Iterator[None]:
+    """Sandboxes created inside (in this task, and the tasks and tool threads it starts) use ``config``."""
+    token = _ENV_CONFIG.set(config)
+    try:
+        yield
+    finally:
+        _ENV_CONFIG.reset(token)
 
 
 def configure_sandboxes(
@@ -57,13 +76,13 @@ def configure_sandboxes(
 
 
 def sandbox_config() -> SandboxConfig:
-    """The settings new sandboxes will be created with."""
-    return default_manager.config
+    """The settings new sandboxes will be created with (here: the running env's own, else the process default)."""
+    return _ENV_CONFIG.get() or default_manager.config
 
 
 def get_sandbox(task_id: str, *, create: bool = True) -> Sandbox | None:
     """The sandbox of ``task_id``; created on first use unless ``create`` is False (then None if there is none)."""
-    return default_manager.get(task_id, create=create)
+    return default_manager.get(task_id, create=create, config=_ENV_CONFIG.get())
 
 
 def cleanup_sandbox(task_id: str) -> None:

@@ -25,6 +25,16 @@ async def test_marker_policy_async(fake_openai):
     assert r.choices[0].message.content == "q"
 
 
+@pytest.mark.fake_openai(
+    script=[{"content": "", "tool_calls": [{"name": "terminal", "arguments": {"command": "ls"}}]}],
+    tool_parser="mistral",
+)
+def test_marker_takes_every_server_option_such_as_tool_parser(fake_openai):
+    # The marker validates against the server's own keyword arguments: tool_parser was refused before.
+    r = httpx.post(f"{fake_openai.base_url}/completions", json={"model": "f", "prompt": "q"})
+    assert r.json()["choices"][0]["text"].startswith("[TOOL_CALLS]")
+
+
 def test_session_server_with_per_test_script(fake_openai_session):
     fake_openai_session.reset()
     fake_openai_session.script = [{"content": "session"}]

@@ -198,12 +198,12 @@ def task_specific_paths(s: EnvSession) -> list[Finding]:
     ``ctx.terminal("cat /tmp/work/out")``): under upstream's local backend concurrent rollouts share that file, so
     each is graded on whichever rollout wrote last. Not applicable under container backends (docker, modal, ...),
     where each task has a filesystem of its own."""
-    from hermes_envs.conformance.ctxpaths import CONTAINER_BACKENDS, shared_paths
+    from hermes_envs.conformance.ctxpaths import shared_paths, task_has_own_root
 
     if not s.is_hermes_env():
         raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
     backend = str(getattr(getattr(s.env(), "config", None), "terminal_backend", "local") or "local")
-    if backend in CONTAINER_BACKENDS:
+    if task_has_own_root(backend):
         raise NotApplicable(f"terminal_backend {backend!r} gives each task a container of its own")
     entries = (
         s.observe(ScoredProbes).rollouts + s.observe(GoldProbes).all_gold + s.observe(EnvTranscripts).good
