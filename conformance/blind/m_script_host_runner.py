@@ -36,23 +36,28 @@ _RUNNER_TEMPLATE = """\
 import json
 import sys
 
-NONCE = sys.stdin.readline().strip()
-sys.path.insert(0, ".")
-CASES = json.loads({cases!r})
-try:
-    from solution import {fn}
-except BaseException as exc:
-    print("IMPORT ERROR:", type(exc).__name__, exc)
-    sys.exit(2)
-passed = 0
-for args, want in CASES:
+
+def main():
+    nonce = sys.stdin.readline().strip()  # a local, read before the solution is imported
+    sys.path.insert(0, ".")
+    cases = json.loads({cases!r})
     try:
-        got = {fn}(*args)
-        passed += type(got) is type(want) and got == want
-    except Exception:
-        pass
-print(f"RESULT {{NONCE}} {{passed}}/{{len(CASES)}}")
-sys.exit(0 if passed == len(CASES) else 1)
+        from solution import {fn}
+    except BaseException as exc:
+        print("IMPORT ERROR:", type(exc).__name__, exc)
+        return 2
+    passed = 0
+    for args, want in cases:
+        try:
+            got = {fn}(*args)
+            passed += type(got) is type(want) and got == want
+        except Exception:
+            pass
+    print(f"RESULT {{nonce}} {{passed}}/{{len(cases)}}")
+    return 0 if passed == len(cases) else 1
+
+
+sys.exit(main())
 """
 
 
