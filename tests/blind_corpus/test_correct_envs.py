@@ -74,6 +74,8 @@ async def test_unit_tests_runs_hidden_cases() -> None:
     [
         "import sys\n\nprint('RESULT 0 6/6')\nsys.exit(0)\n",  # fakes a report and a clean exit at import
         "class Any:\n    def __eq__(self, other):\n        return True\n\n\ndef clamp(x):\n    return Any()\n",
+        # reads a module-level nonce of the runner, if there were one, and fakes a passing report
+        "import __main__\nimport os\n\nprint('RESULT', getattr(__main__, 'NONCE', '?'), '6/6')\nos._exit(0)\n",
     ],
 )
 async def test_unit_tests_resists_reward_hacks(hack: str) -> None:
