@@ -132,22 +132,31 @@ class ReviewRatingEnv(BaseEnv):
 
     async def evaluate(self, *args, **kwargs) -> None:
         start = time.time()
-        scores = []
+        scores, samples, errors = [], [], 0
         for item in self._eval_items:
-            completion = await self.server.chat_completion(
-                messages=self._messages(item), n=1, max_tokens=256, temperature=0.0, split="eval"
-            )
-            choice = completion.choices[0]
-            scores.append(
-                0.0
-                if choice.finish_reason == "length"
-                else rating_score(choice.message.content, item["stars"])
-            )
+            try:
+                completion = await self.server.chat_completion(
+                    messages=self._messages(item), n=1, max_tokens=256, temperature=0.0, split="eval"
+                )
+                choice = completion.choices[0]
+            except (
+                Exception
+            ) as exc:  # a failed request says nothing about the model: count it, do not score it
+                print(f"[review-rating] eval request failed for {item['id']}: {type(exc).__name__}: {exc}")
+                errors += 1
+                continue
+            text = choice.message.content or ""
+            score = 0.0 if choice.finish_reason == "length" else rating_score(text, item["stars"])
+            scores.append(score)
+            samples.append({"id": item["id"], "stars": item["stars"], "answer": text, "score": score})
+        n = max(1, len(scores))
         await self.evaluate_log(
             metrics={
-                "eval/exact": sum(s == 1.0 for s in scores) / len(scores),
-                "eval/mean_score": sum(scores) / len(scores),
+                "eval/exact": sum(s == 1.0 for s in scores) / n,
+                "eval/mean_score": sum(scores) / n,
+                "eval/request_errors": float(errors),
             },
+            samples=samples,
             start_time=start,
             end_time=time.time(),
             generation_parameters={"temperature": 0.0, "max_tokens": 256},

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from hermes_envs.testing.fake_server import FakeOpenAIServer
+from hermes_envs.testing.retries import fast_retries
 
 from .conftest import answer, build, group_scores, load, prepared
 
@@ -255,3 +256,15 @@ async def test_evaluate_runs_at_temperature_zero_and_logs(name: str, tmp_path: P
         assert server.call_count >= 2
         assert set(server.temperatures()) == {0.0}
     assert list(tmp_path.rglob("*.jsonl")) or list(tmp_path.rglob("*.json"))
+
+
+async def test_review_rating_eval_survives_a_failing_server(tmp_path: Path) -> None:
+    with FakeOpenAIServer(policy="refuse", faults=["500"]) as server:
+        env = build("review_rating_env.py", server.base_url, data_dir_to_save_evals=str(tmp_path))
+        await env.setup()
+        env._eval_items = env._eval_items[:2]
+        with fast_retries():
+            await env.evaluate()  # counted as request errors, not scored, no crash
+        assert server.call_count >= 2
+    written = " ".join(p.read_text() for p in tmp_path.rglob("*.json*"))
+    assert "request_errors" in written
