@@ -27,7 +27,8 @@ SYSTEM_PROMPT = (
     "requested, nothing after it."
 )
 FIELDS = ("subtotal", "discount", "tax", "total", "currency")
-_FORMAT_EXAMPLE = '{"subtotal": 0.00, "discount": 0.00, "tax": 0.00, "total": 0.00, "currency": "XXX"}'
+# Placeholders, not numbers: a model that only repeats the prompt's example must not earn a field by luck.
+_FORMAT_EXAMPLE = '{"subtotal": <number>, "discount": <number>, "tax": <number>, "total": <number>, "currency": "<ISO code>"}'
 _PRODUCTS = [
     ("Widget", 4.5),
     ("Cable", 12.99),

@@ -268,3 +268,16 @@ async def test_review_rating_eval_survives_a_failing_server(tmp_path: Path) -> N
         assert server.call_count >= 2
     written = " ".join(p.read_text() for p in tmp_path.rglob("*.json*"))
     assert "request_errors" in written
+
+
+@pytest.mark.parametrize("name", TRAINING_ENVS)
+async def test_echoing_the_prompt_earns_nothing(name: str) -> None:
+    def pick(env: Any) -> dict:
+        return next((i for i in env._items if i.get("emails")), env._items[0])
+
+    with FakeOpenAIServer(policy="echo") as server:
+        env = build(name, server.base_url)
+        await env.setup()
+        group, _ = await env.collect_trajectories(pick(env))
+        server.assert_no_failures()
+    assert group["scores"] == [0.0, 0.0]

@@ -24,5 +24,5 @@ async def copy_score(name: str) -> list[float]:
 
 
 async def test_m_invoice_example_leak() -> None:
-    assert max(await copy_score("invoice_json_env.py")) <= 0.2  # at most the discount field, when it is 0
+    assert await copy_score("invoice_json_env.py") == [0.0, 0.0]  # the example holds placeholders only
     assert await copy_score("m_invoice_example_leak.py") == [1.0, 1.0]
