@@ -69,8 +69,6 @@ KNOWN_MERGE_FAILURES = {
     "the in-process corpus run can trip",
     "tests/conformance/test_detection.py::test_hc101_names_a_module_hermes_envs_does_not_ship": "two branches "
     "word a missing environments.* module differently (the author's own module vs a kit gap)",
-    "tests/env/test_public_api.py::test_env_public_api": "the env facade gained defines_env_class and "
-    "transcript_spans; the pinned list was not updated",
     "tests/test_error_types.py::test_no_new_bare_builtin_raise": "new bare raises in compat/registry.py, "
     "conformance/ and tools/_task_files.py",
     "tests/toolsets/test_docs.py::test_every_toolset_is_in_the_overview": "the shell_and_files toolset is not in "

@@ -14,6 +14,7 @@ def test_env_public_api() -> None:
         "ParserTranslator",
         "RewardTypeError",
         "current_env",
+        "defines_env_class",
         "find_env_classes",
         "format_trajectory",
         "import_env_module",
