@@ -114,15 +114,15 @@ class DiskQuota:
         with self._lock:
             fs = self._fs_used()
             now = time.monotonic()
-            grown = fs - self._fs_at_measure >= self.step
-            if force or (grown and now - self._measured_at >= _MIN_INTERVAL):
+            # moved by a step either way: the file system is shared, so another process removing files while
+            # the task writes can hide the task's growth in a net shrink (a 100 MB write during a 1 GB removal)
+            moved = abs(fs - self._fs_at_measure) >= self.step
+            if force or (moved and now - self._measured_at >= _MIN_INTERVAL):
                 try:
                     self.usage = tree_usage(self.root)
                 except OSError:
                     return self.usage
                 self._fs_at_measure, self._measured_at = fs, now
-            elif fs < self._fs_at_measure:
-                self._fs_at_measure = fs  # files were removed somewhere: measure from here
             return self.usage
 
     def enforce(self, since_ns: int) -> tuple[int, list[tuple[list[str], int]]] | None:
@@ -131,7 +131,7 @@ class DiskQuota:
         changed since then, largest first, until the folder fits (the command's own writes: older files stay)."""
         with self._lock:
             fs = self._fs_used()
-            grown = fs - self._fs_at_measure >= self.step or self.usage > self.limit
+            grown = abs(fs - self._fs_at_measure) >= self.step or self.usage > self.limit
         usage = self.measure(force=grown)
         if usage <= self.limit:
             return None

@@ -28,7 +28,6 @@ import re
 import threading
 import typing
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -184,9 +183,17 @@ class ToolRegistry:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def isolated(self) -> AbstractContextManager[Registry[Tool]]:
-        """Within the block, tools registered or removed are restored on exit (for tests)."""
-        return self._entries.isolated()
+    @contextlib.contextmanager
+    def isolated(self) -> Iterator[Registry[Tool]]:
+        """Within the block, tools registered or removed and toolsets defined are restored on exit (for tests)."""
+        with self._lock:
+            extra = {name: list(tools) for name, tools in self._extra.items()}
+        try:
+            with self._entries.isolated() as entries:
+                yield entries
+        finally:
+            with self._lock:
+                self._extra = extra
 
     def register(self, tool: Tool) -> Tool:
         """Add ``tool``; a second tool with the same name raises ToolRegistryError naming both.

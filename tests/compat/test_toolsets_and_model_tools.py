@@ -21,7 +21,15 @@ from hermes_envs.tools import registry
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_custom_toolset_resolves_and_is_offered_when_enabled() -> None:
+def test_a_custom_toolset_resolves_and_is_offered_when_enabled(monkeypatch) -> None:
+    # the toolset is defined for this test only: left behind, it showed up in later tests' "Available toolsets"
+    monkeypatch.setattr(toolsets, "TOOLSETS", dict(toolsets.TOOLSETS))
+    with registry.isolated():
+        _custom_toolset_resolves()
+    assert "shell_and_files" not in registry.toolsets()
+
+
+def _custom_toolset_resolves() -> None:
     toolsets.create_custom_toolset(
         "shell_and_files", "terminal plus file tools", tools=["read_file"], includes=["terminal"]
     )

@@ -311,3 +311,23 @@ def test_a_command_that_fills_the_disk_quota_is_killed_and_file_tools_refuse(bac
     box.run("rm -f f* full.bin")
     assert call("write_file", path="more.txt", content="x" * 100_000)["bytes_written"] == 100_000
     assert box.run("echo still here")["output"] == "still here\n"
+
+
+def test_a_task_over_its_quota_is_caught_while_another_process_frees_more_on_the_same_disk(tmp_path):
+    # CI runs tests side by side on one file system: a neighbour removing a big file while the task wrote hid the
+    # task's growth in a net shrink, and a 100 MB write over a 20 MB quota went through (exit 0 instead of 137)
+    from hermes_envs.tools._disk_quota import DiskQuota
+
+    root = tmp_path / "task"
+    root.mkdir()
+    neighbour = tmp_path / "neighbour.bin"
+    with open(neighbour, "wb") as f:
+        os.posix_fallocate(f.fileno(), 0, 512 * 2**20)
+    quota = DiskQuota(root, 20 * 2**20)
+    since = time.time_ns()
+    with open(root / "big.bin", "wb") as f:
+        os.posix_fallocate(f.fileno(), 0, 100 * 2**20)
+    neighbour.unlink()
+    over = quota.enforce(since)
+    assert over is not None and [parts for parts, _size in over[1]] == [["big.bin"]]
+    assert not (root / "big.bin").exists()

@@ -75,6 +75,12 @@ def drop_admin() -> list[str]:
     return [shutil.which("setpriv") or "setpriv", "--bounding-set", "-sys_admin", "--inh-caps", "-all", "--"]
 
 
+def bwrap_drop_admin() -> list[str]:
+    """bubblewrap's options that take CAP_SYS_ADMIN from a root caller's sandbox: run by root, bubblewrap keeps
+    every capability, so the task's root could unmount its private /proc (drop_admin()'s rule, for bwrap)."""
+    return ["--cap-drop", "CAP_SYS_ADMIN"] if os.geteuid() == 0 else []
+
+
 def unshare_usable() -> list[str] | None:
     """The root-only ``setpriv ... unshare --pid --fork --mount-proc --kill-child --`` prefix, or None."""
     with _lock:

@@ -18,10 +18,11 @@ from __future__ import annotations
 import logging
 import os
 import shlex
+import shutil
 import threading
 from pathlib import Path
 
-from ._isolation import bwrap_usable, drop_admin, pid_namespace_wrapper, unshare_usable
+from ._isolation import bwrap_drop_admin, bwrap_usable, drop_admin, pid_namespace_wrapper, unshare_usable
 from .base import SandboxBackend, register_backend
 from .local import ShellBackend, python_dirs
 
@@ -115,15 +116,29 @@ class ContainerBackend(ShellBackend):
         if self.mode == "chroot":
             return self._chroot_argv(links, mounts)
         argv = [bwrap_usable() or "bwrap", "--bind", str(self.tree), "/"]
-        for target, host in links:
-            argv += ["--symlink", target, host]
+        self._place_links(links)
         for host in mounts:
             argv += ["--ro-bind", host, host]
         argv += ["--proc", "/proc", "--dev", "/dev", "--chdir", CONTAINER_WORKDIR]
         argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
+        argv += bwrap_drop_admin()
         if not self.config.network:
             argv += ["--unshare-net"]
         return [*argv, "--"]
+
+    def _place_links(self, links: list[tuple[str, str]]) -> None:
+        """Put the host's system symlinks (``/bin -> usr/bin``, ...) into the task's root itself, repairing any the
+        task replaced. Not bubblewrap's ``--symlink``: that writes into the bound root too, so the second shell
+        of a task (a restart, the reward's fresh shell) failed with "Can't make symlink at /bin: File exists"."""
+        for target, host in links:
+            place = self.tree / host.lstrip("/")
+            if place.is_symlink() and os.readlink(place) == target:
+                continue
+            if place.is_dir() and not place.is_symlink():
+                shutil.rmtree(place, ignore_errors=True)
+            elif place.exists() or place.is_symlink():
+                place.unlink()
+            os.symlink(target, place)
 
     def _chroot_argv(self, links: list[tuple[str, str]], mounts: list[str]) -> list[str]:
         """As root without bubblewrap: a private mount namespace in which the system folders are bound read-only

@@ -13,7 +13,7 @@ import sys
 
 from hermes_envs.errors import ConfigError
 
-from ._isolation import bwrap_usable, pid_namespace_wrapper
+from ._isolation import bwrap_drop_admin, bwrap_usable, pid_namespace_wrapper
 from ._shell import PersistentShell
 from .base import CommandResult, SandboxBackend, register_backend
 
@@ -145,6 +145,7 @@ class BwrapBackend(ShellBackend):
         argv += ["--tmpfs", root]  # other tasks' folders are not visible
         argv += ["--bind", wd, wd, "--chdir", wd, "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
         argv += ["--die-with-parent"]
+        argv += bwrap_drop_admin()
         if not self.config.network:
             argv += ["--unshare-net"]
         return [*argv, "--"]
