@@ -23,6 +23,7 @@ def _load(stem: str):
 
 LetterCountEnv = _load("exact_answer_env").LetterCountEnv
 final_answer = _load("exact_answer_env").final_answer
+make_items = _load("exact_answer_env").make_items
 FileWriteEnv = _load("file_task_env").FileWriteEnv
 JudgedQAEnv = _load("judge_env").JudgedQAEnv
 RawSumEnv = _load("raw_atropos_env").RawSumEnv
@@ -50,6 +51,7 @@ __all__ = [
     "UnitsEnv",
     "final_answer",
     "last_answer",
+    "make_items",
     "parse_list",
     "parse_object",
     "qa_grade",

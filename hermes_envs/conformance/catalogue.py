@@ -76,6 +76,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Every restart, test and CI job pays for setup().",
         "Cache heavy work on disk, load lazily, or raise `setup_seconds`.",
     ),
+    "HC206": (
+        "The trainer restarts the env (a crash, a resume, another node); a split drawn again differently trains on "
+        "items an earlier run evaluated on, and two runs' eval numbers measure different items.",
+        "Draw the split with a fixed seed (`random.Random(0)`), a stable key (hashlib, not the salted `hash()`) or a "
+        "sorted list, never the global random or a set's order.",
+    ),
     "HC301": (
         "A prompt that is empty, not a str or still holds `{field}` trains the model on a broken task.",
         "Build the prompt with an f-string from fields every item has.",
@@ -165,6 +171,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "every group is dropped and the run trains on nothing.",
         "group_size >= 2 (or ensure_scores_are_not_same=False for single rollouts).",
     ),
+    "HC505": (
+        "A failed model request has no answer; a group scored from placeholder completions trains the policy on an "
+        "outage and no metric shows it happened.",
+        "Let the error propagate, or return None for the rollout and the group (HermesAgentBaseEnv drops a "
+        "rollout whose termination is 'api_error').",
+    ),
     "HC601": (
         "Rollouts of different items run concurrently; state on self makes them score against each "
         "other's answers.",
@@ -215,6 +227,24 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "The trainer calls evaluate() every steps_per_eval: one that consumes its items or breaks its own state "
         "measures nothing after the first eval.",
         "Iterate over the eval items without consuming them; reset per-eval state at the start of evaluate().",
+    ),
+    "HC708": (
+        "An outage during eval that is scored like wrong answers (or dropped from the mean without a count) reads "
+        "as a policy that got worse, or as a mean over fewer items nobody knows is smaller.",
+        "Count failed eval rollouts (result.termination == 'api_error') in the metrics, e.g. eval/api_errors, or "
+        "let the error propagate; HermesAgentBaseEnv.evaluate_log adds the count for rollouts run through it.",
+    ),
+    "HC709": (
+        "An eval that offers other tools than training (or leaves out the system prompt) measures a task the "
+        "policy was not trained on: its accuracy says nothing about training progress.",
+        "Build eval rollouts as training does: `self.initial_messages(item)` and the tools of "
+        "`self._resolve_tools_for_group()`.",
+    ),
+    "HC710": (
+        "A prompt that changes between calls makes one item a different task in every rollout of a group and "
+        "in every eval, so its scores are not comparable.",
+        "Seed prompt randomness from the item, or draw it once in setup(); silence HC710 if it is a deliberate "
+        "augmentation.",
     ),
     "HC801": (
         "An unknown parser crashes rollouts; one that cannot round-trip the env's tools loses tool calls "

@@ -21,6 +21,8 @@ BAD = sorted(p for p in (CORPUS / "bad").glob("*.py") if not p.name.startswith("
 CORPUS_SETTINGS = {"setup_seconds": 2.5, "blocking_seconds": 0.3}
 #: HC503 (a `process` run in a subprocess, a few seconds) runs only on these.
 SLOW = {"main_calls_other_class.py"}
+#: The --thorough oracles (HC206: a fresh interpreter; HC708: two more evaluate() runs) run only on these.
+THOROUGH = {"split_unseeded_shuffle.py", "eval_errors_scored_zero.py"}
 
 
 def expected_findings(path: Path) -> set[str]:
@@ -51,7 +53,7 @@ SHARED_CACHE: Path | None = None
 
 
 def _run(path: Path) -> tuple[Outcome, ...]:
-    settings = Settings(**CORPUS_SETTINGS, slow=path.name in SLOW)
+    settings = Settings(**CORPUS_SETTINGS, slow=path.name in SLOW, thorough=path.name in THOROUGH)
     with EnvSession(path, settings=settings) as session:
         return tuple(session.run_all())
 
@@ -65,7 +67,11 @@ def outcomes(path: Path) -> tuple[Outcome, ...]:
     import hashlib
     import pickle
 
-    key = hashlib.sha256(path.read_bytes() + repr(sorted(CORPUS_SETTINGS.items())).encode()).hexdigest()[:16]
+    key = hashlib.sha256(
+        path.read_bytes()
+        + repr(sorted(CORPUS_SETTINGS.items())).encode()
+        + repr(path.name in THOROUGH).encode()
+    ).hexdigest()[:16]
     stored = SHARED_CACHE / f"{path.stem}-{key}.pickle"
     SHARED_CACHE.mkdir(parents=True, exist_ok=True)
     with open(SHARED_CACHE / f"{path.stem}.lock", "w") as lock:
@@ -93,6 +99,10 @@ _VOLATILE = [
     (re.compile(r"probe-[\w-]+-[0-9a-f]{8}"), "probe-<id>"),
     (re.compile(r"eval-\d+-\d+"), "eval-<id>"),
     (re.compile(r"\.py:\d+"), ".py:<line>"),
+    # HC206 on a split drawn by the unseeded global random: which items and how many move differs run to run
+    (re.compile(r"\d+ of the \d+ training prompts"), "<n> of the <m> training prompts"),
+    (re.compile(r"PYTHONHASHSEED=\d+"), "PYTHONHASHSEED=<seed>"),
+    (re.compile(r"\(first: .*?\)\. After a restart"), "(first: <prompt>). After a restart"),
     (re.compile(r"\(\w+\.py:\d+\)"), "(<file>:<line>)"),
 ]
 

@@ -1,0 +1,24 @@
+"""HC206: the train/eval split is drawn with the unseeded global random, so every process start (a restart, a
+resume, another node) holds out other items and trains on ones an earlier run evaluated on."""
+
+import random
+
+from _good import LetterCountEnv, make_items
+
+#: HC709 too: this file runs --thorough in the corpus, where the warning that LetterCountEnv's evaluate() leaves out the
+#: training system prompt is on.
+EXPECTED_FINDINGS = ["HC206", "HC709"]
+
+
+class UnseededSplitEnv(LetterCountEnv):
+    name = "split-unseeded-shuffle"
+
+    async def setup(self) -> None:
+        items = make_items()
+        random.shuffle(items)  # the mistake: the global random, seeded afresh by every interpreter
+        self.eval_items, self.train_items = items[:4], items[4:]
+        self.index = 0
+
+
+if __name__ == "__main__":
+    UnseededSplitEnv.cli()

@@ -1,0 +1,107 @@
+"""Data (HC206): the train/eval split is the same in every process that builds the env.
+
+The trainer restarts the env (a crash, a resume, another node): a split drawn with the unseeded global random, a
+salted ``hash()`` or a set's iteration order is drawn again, and items one run held out for eval are trained on by
+the next. One process cannot see it; a fresh interpreter with another PYTHONHASHSEED can.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hermes_envs.conformance.findings import Finding, Severity, Skip
+from hermes_envs.conformance.registry import check
+from hermes_envs.conformance.session import EnvSession
+
+
+@check(
+    "HC206",
+    "split-stable-across-processes",
+    "another process draws the same train/eval split (--thorough)",
+    requires=("HC202",),
+)
+def split_stable_across_processes(s: EnvSession) -> list[Finding]:
+    """A split that changes when the env is built in another process (``random.shuffle`` unseeded, ``hash(q) %
+    10`` with salted string hashes, ``list(set(...))``): after a restart, items the earlier run evaluated on are
+    trained on, and eval numbers of two runs measure different items."""
+    from hermes_envs.conformance._splits import item_key, scan_in_fresh_process
+    from hermes_envs.conformance.observations.evaluation import EvalObservation
+    from hermes_envs.conformance.observations.training import TrainingScan
+
+    if not s.settings.thorough:
+        raise Skip("costly oracle (the env built again in a fresh interpreter); enable it with --thorough")
+    if s.stand_in_note() is not None:
+        raise Skip("needs the env's own split, which setup() did not load offline (see HC201)")
+    here = s.observe(TrainingScan)
+    if not here.items:
+        raise Skip("no training item (see HC202/HC203)")
+    held_out = set(s.observe(EvalObservation).prompts) - _training_prompts(s, here.items)
+    s.load()
+    try:
+        with s.timed("split-process"):
+            there = scan_in_fresh_process(s.path, s.class_name or "", s.settings, s.tmp / "split")
+    except Exception as exc:
+        raise Skip(f"the env could not be built in a fresh interpreter ({exc})") from None
+    seed = there["seed"]
+    finite = here.cycled and not here.stuck and bool(there.get("cycled"))
+    prompts = [p for p in there.get("prompts") or [] if isinstance(p, str)]
+    leaked = [p for p in prompts if p in held_out]
+    if leaked:
+        return [
+            Finding(
+                "HC206",
+                f"the eval split should be the same in every process; {len(leaked)} of the {len(prompts)} training "
+                f"prompts of a fresh interpreter (PYTHONHASHSEED={seed}) are eval prompts here, sent to the model by "
+                f"evaluate() and given to no training rollout here (first: {_clip(leaked[0])}). After a restart the "
+                "trainer trains on what the earlier run evaluated on."
+                + ("" if finite else " (The training data did not cycle, so this may be a random draw.)"),
+                "draw the split with a fixed seed (`random.Random(0).shuffle(items)`), from a stable key "
+                "(`hashlib.sha256(id.encode()).digest()[0] % 10`, not the salted `hash()`), or from a sorted list, "
+                "never from the global random or a set's order.",
+                Severity.ERROR if finite else Severity.WARNING,
+                subject="the split in two processes",
+            )
+        ]
+    if not finite:
+        return []  # a generator or a random sampler: membership is not a fixed set to compare
+    mine = {item_key(i) for i in here.items}
+    theirs = set(there.get("keys") or [])
+    if mine == theirs:
+        return []
+    only_there = sorted(theirs - mine)
+    return [
+        Finding(
+            "HC206",
+            f"the training split should be the same in every process; a fresh interpreter (PYTHONHASHSEED={seed}) "
+            f"trains on {len(theirs)} items, {len(theirs - mine)} of which this process does not train on (e.g. "
+            f"{_clip(only_there[0] if only_there else '')}).",
+            "draw the split with a fixed seed or a stable key, never from the global random, the salted hash() or "
+            "a set's order.",
+            # Not shown to be an eval item of this process (it may be a deliberately random training subset).
+            Severity.WARNING,
+        )
+    ]
+
+
+def _training_prompts(s: EnvSession, items: Any) -> set[str]:
+    """The prompts of this process's training items (an item both trained and evaluated on here, as an eval-only
+    benchmark's are, is HC202's business, not a difference between processes)."""
+    from hermes_envs.env._prompt import format_prompt_of
+
+    if not s.is_hermes_env():
+        return set()
+    env = s.env()
+    out: set[str] = set()
+    for item in items:
+        try:
+            prompt = format_prompt_of(env, item)
+        except Exception:
+            continue
+        if isinstance(prompt, str):
+            out.add(prompt)
+    return out
+
+
+def _clip(value: Any, limit: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"

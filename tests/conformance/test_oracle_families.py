@@ -1,0 +1,95 @@
+"""The faults, parity and data oracles (issue 29): each catches its mutant in conformance/bad/ (the corpus and
+message snapshots prove that) and passes on the correct twin the mutant was made from; the false alarm met while
+building them (an eval-only benchmark whose training and eval items are the same) has a test that failed before."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from hermes_envs.conformance import EnvSession, Settings, Status
+from hermes_envs.conformance.checks.faults import _comparable
+from hermes_envs.conformance.findings import Severity
+
+from .corpus import BAD, CORPUS_SETTINGS, GOOD
+
+BY_NAME = {p.name: p for p in BAD + GOOD}
+
+
+def _run(name: str, check_ids: list[str], thorough: bool = False) -> dict[str, object]:
+    settings = Settings(**CORPUS_SETTINGS, thorough=thorough)
+    with EnvSession(BY_NAME[name], settings=settings) as session:
+        return {i: session.run(i) for i in check_ids}
+
+
+def test_a_run_report_leaves_out_timings_and_treats_nan_as_itself() -> None:
+    """Two evaluate() runs are compared without their own timings (they always differ) and NaN == NaN (an empty
+    mean is NaN in both runs): otherwise HC708 could never see two identical reports."""
+    one = {"eval/accuracy": 0.0, "eval/seconds": 1.5, "eval/mean": math.nan, "eval/latency_ms": 3}
+    two = {"eval/accuracy": 0.0, "eval/seconds": 9.0, "eval/mean": math.nan, "eval/latency_ms": 7}
+    assert _comparable(one) == _comparable(two)
+    assert _comparable({**one, "eval/api_errors": 4}) != _comparable(two)
+
+
+@pytest.mark.parametrize("name", ["raw_atropos_env.py", "exact_answer_env.py"])
+def test_a_group_under_server_errors_is_raised_or_dropped_by_correct_envs(name: str) -> None:
+    """HC505's twins: the raw env lets chat_completion's error propagate; HermesAgentBaseEnv drops the group."""
+    outcome = _run(name, ["HC505"])["HC505"]
+    assert outcome.status is Status.PASSED, outcome
+
+
+def test_eval_tools_and_prompt_parity_pass_on_the_twin() -> None:
+    """HC709/HC710 on the env eval_stale_tools.py and prompt_rotating_template.py were made from: same tools in
+    eval as in training, and the same prompt text for an item every time."""
+    found = _run("exact_answer_env.py", ["HC709", "HC710"])
+    assert found["HC709"].status is Status.PASSED, found["HC709"]
+    assert found["HC710"].status is Status.PASSED, found["HC710"]
+
+
+def test_a_missing_system_prompt_in_eval_is_only_a_thorough_warning() -> None:
+    """Zero-shot eval without the training system prompt can be deliberate (the guide's own style builds eval
+    messages without it): a warning, and only under --thorough."""
+    outcome = _run("exact_answer_env.py", ["HC709"], thorough=True)["HC709"]
+    assert outcome.status is Status.WARNED, outcome
+    assert all(f.severity is Severity.WARNING for f in outcome.findings)
+    assert "system prompt" in outcome.findings[0].message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["raw_atropos_env.py", "exact_answer_env.py"])
+def test_eval_under_server_errors_is_reported_by_correct_envs(name: str) -> None:
+    """HC708's twins: the raw env's evaluate() raises; HermesAgentBaseEnv.evaluate_log adds eval/api_errors."""
+    outcome = _run(name, ["HC708"], thorough=True)["HC708"]
+    assert outcome.status is Status.PASSED, outcome
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["exact_answer_env.py", "eval_only_bench_env.py"])
+def test_the_split_is_the_same_in_a_fresh_interpreter_for_correct_envs(name: str) -> None:
+    """HC206's twin (a split shuffled with random.Random(3)), and the false alarm met while building it: an
+    eval-only benchmark trains and evaluates on the same tasks in every process (HC202's business, not a split
+    that moves). Before: HC206 failed eval_only_bench_env.py."""
+    outcome = _run(name, ["HC206"], thorough=True)["HC206"]
+    assert outcome.status is Status.PASSED, outcome
+
+
+def test_the_costly_oracles_skip_without_thorough() -> None:
+    found = _run("exact_answer_env.py", ["HC206", "HC708"])
+    for check_id in ("HC206", "HC708"):
+        assert found[check_id].status is Status.SKIPPED, found[check_id]
+        assert "--thorough" in found[check_id].note
+
+
+def test_every_new_oracle_has_its_mutant() -> None:
+    declared = {
+        "split_unseeded_shuffle.py": "HC206",
+        "group_scores_server_errors.py": "HC505",
+        "eval_errors_scored_zero.py": "HC708",
+        "eval_stale_tools.py": "HC709",
+        "prompt_rotating_template.py": "HC710",
+    }
+    for name, check_id in declared.items():
+        assert name in BY_NAME, name
+        assert check_id in Path(BY_NAME[name]).read_text(encoding="utf-8")
