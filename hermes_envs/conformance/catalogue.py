@@ -82,6 +82,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Draw the split with a fixed seed (`random.Random(0)`), a stable key (hashlib, not the salted `hash()`) or a "
         "sorted list, never the global random or a set's order.",
     ),
+    "HC207": (
+        "atroposlib sends every scored group to the trainer as JSON; a group holding an SDK object, a set or numpy "
+        "values fails to send, and the run trains on nothing.",
+        "Messages as dicts, tokens and masks as lists of int, scores as float, lists instead of sets.",
+    ),
     "HC301": (
         "A prompt that is empty, not a str or still holds `{field}` trains the model on a broken task.",
         "Build the prompt with an f-string from fields every item has.",
@@ -245,6 +250,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "in every eval, so its scores are not comparable.",
         "Seed prompt randomness from the item, or draw it once in setup(); silence HC710 if it is a deliberate "
         "augmentation.",
+    ),
+    "HC711": (
+        "The trainer compares evals across steps; evals over different items mix the items' difficulty into what "
+        "looks like the policy's progress.",
+        "Evaluate the whole split, or a subset fixed once in setup() with a seeded random.",
     ),
     "HC801": (
         "An unknown parser crashes rollouts; one that cannot round-trip the env's tools loses tool calls "

@@ -37,7 +37,7 @@ class Settings:
     fuzz_seed: int = 0
     #: Run the costlier oracles in full (--thorough / --hermes-thorough): HC413's relations on every proven item
     #: (not only the first), HC412's search with five times the examples, HC206 (the split in a fresh interpreter) and
-    #: HC708 (evaluate() under a model-server outage).
+    #: HC708 (evaluate() under a model-server outage), HC711 (evaluate() run again).
     thorough: bool = False
     #: Ids named on the command line (--hermes-select / --select): they run even if the env ignores them.
     forced: list[str] = field(default_factory=list)

@@ -40,6 +40,13 @@ def test_a_group_under_server_errors_is_raised_or_dropped_by_correct_envs(name: 
     assert outcome.status is Status.PASSED, outcome
 
 
+@pytest.mark.parametrize("name", ["raw_atropos_env.py", "exact_answer_env.py"])
+def test_the_group_of_a_correct_env_is_json(name: str) -> None:
+    """HC207's twins: messages as dicts, tokens as lists of int (group_sdk_messages.py appends the SDK object)."""
+    outcome = _run(name, ["HC207"])["HC207"]
+    assert outcome.status is Status.PASSED, outcome
+
+
 def test_eval_tools_and_prompt_parity_pass_on_the_twin() -> None:
     """HC709/HC710 on the env eval_stale_tools.py and prompt_rotating_template.py were made from: same tools in
     eval as in training, and the same prompt text for an item every time."""
@@ -85,10 +92,12 @@ def test_the_costly_oracles_skip_without_thorough() -> None:
 def test_every_new_oracle_has_its_mutant() -> None:
     declared = {
         "split_unseeded_shuffle.py": "HC206",
+        "group_sdk_messages.py": "HC207",
         "group_scores_server_errors.py": "HC505",
         "eval_errors_scored_zero.py": "HC708",
         "eval_stale_tools.py": "HC709",
         "prompt_rotating_template.py": "HC710",
+        "eval_rotating_window.py": "HC711",
     }
     for name, check_id in declared.items():
         assert name in BY_NAME, name

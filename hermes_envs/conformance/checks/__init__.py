@@ -17,6 +17,7 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     reward_controls,
     reward_determinism,
     reward_runtime,
+    saving,
     schemas,
     security,
     splits,

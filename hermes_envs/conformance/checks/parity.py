@@ -215,3 +215,57 @@ def _clip(value: Any, limit: int = 120) -> str:
     text = value if isinstance(value, str) else repr(value)
     text = repr(text) if isinstance(value, str) else text
     return text if len(text) <= limit else text[: limit - 4] + "...'"
+
+
+@check(
+    "HC711",
+    "eval-same-items",
+    "evaluate() run again scores the same items (--thorough)",
+    severity=Severity.WARNING,
+    requires=("HC707",),
+)
+def eval_same_items(s: EnvSession) -> list[Finding]:
+    """An evaluate() that draws another subset or window of its eval items on every call: two points of the eval
+    curve measure different items, so a change between them may be the items, not the policy (a warning: a
+    random subsample per eval is sometimes a deliberate cost trade-off)."""
+    from hermes_envs.conformance.observations.evaluation import EVAL_ANSWER, EvalObservation
+    from hermes_envs.conformance.probes import call_each_tool_then
+
+    if not s.settings.thorough:
+        raise Skip("costly oracle (another evaluate() run); enable it with --thorough or --hermes-thorough")
+    first = s.observe(EvalObservation)
+    if first.error or not first.requests:
+        raise Skip("evaluate() did not run its items the first time (see HC202)")
+
+    def items(bodies: list[dict[str, Any]]) -> set[str]:
+        return {_user(b) for b in bodies if _user(b) and EVAL_ANSWER not in _user(b)}
+
+    before = items(_first_requests(first.requests))
+    after: set[str] = set()
+    for _ in range(2):  # twice: HC707 ran evaluate() once in between, and a window may come round again
+        with s.sandbox_leaks(), s.responding(call_each_tool_then(EVAL_ANSWER)) as made, s.scratch_cwd():
+            try:
+                s.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate-again")
+            except Exception as exc:
+                raise Skip(
+                    f"evaluate() raised when run again ({type(exc).__name__}: {exc}; see HC707)"
+                ) from None
+        after = items(_first_requests(made))
+        if after and after != before:
+            break
+    if not after or before == after:
+        return []
+    gone, new = sorted(before - after), sorted(after - before)
+    example = new[0] if new else gone[0]
+    return [
+        Finding(
+            "HC711",
+            f"evaluate() should score the same items every time the trainer calls it; the first run asked about "
+            f"{len(before)} item(s), a later one about {len(after)}, {len(new)} of them new and {len(gone)} left "
+            f"out (e.g. {_clip(example)}).",
+            "evaluate the whole eval split every time, or a subset fixed once in setup() (random.Random(seed)); "
+            "if a fresh subsample per eval is deliberate, silence HC711.",
+            Severity.WARNING,
+            subject="evaluate() run twice",
+        )
+    ]

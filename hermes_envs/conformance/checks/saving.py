@@ -1,0 +1,69 @@
+"""Data (HC207): what collect_trajectories returns can be saved and sent as JSON.
+
+atroposlib sends every scored group to the trainer's API as ``json.dumps(group)`` (and writes it with jsonlines
+when ``data_path_to_save_groups`` is set): a group holding an object JSON cannot write (an SDK message object, a
+set, a numpy integer, a tensor) never reaches the trainer.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
+from hermes_envs.conformance.registry import check
+from hermes_envs.conformance.session import EnvSession
+
+
+def _unsendable(value: Any, path: str) -> str | None:
+    """The path and type of the first part of ``value`` that ``json.dumps`` refuses, or None."""
+    try:
+        json.dumps(value)
+        return None
+    except (TypeError, ValueError):
+        pass
+    except RecursionError:
+        return f"{path} (nested too deep, or refers to itself)"
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                return f"{path} key {key!r} ({type(key).__name__})"
+            found = _unsendable(inner, f"{path}[{key!r}]")
+            if found:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for index, inner in enumerate(value):
+            found = _unsendable(inner, f"{path}[{index}]")
+            if found:
+                return found
+    return f"{path} = {repr(value)[:80]} ({type(value).__module__}.{type(value).__qualname__})"
+
+
+@check("HC207", "group-json", "the scored group can be sent to the trainer as JSON", requires=("HC501",))
+def group_json(s: EnvSession) -> list[Finding]:
+    """A scored group holding objects JSON cannot write (the SDK's message object appended to ``messages``, a set
+    in ``overrides``, numpy integers as tokens): atroposlib's ``json.dumps`` of the group fails when it is sent, so
+    the trainer never gets a single group (and ``data_path_to_save_groups`` cannot save it)."""
+    from hermes_envs.conformance.checks.trajectory import eval_only
+    from hermes_envs.conformance.observations.group import CollectedGroup
+
+    note = eval_only(s)
+    if note:
+        raise NotApplicable(note)
+    group = s.observe(CollectedGroup).group
+    if not group:
+        raise Skip("collect_trajectories returned no group (see HC501)")
+    where = _unsendable(dict(group) if isinstance(group, dict) else group, "group")
+    if where is None:
+        return []
+    return [
+        Finding(
+            "HC207",
+            f"the group collect_trajectories returns should be JSON (atroposlib sends it with json.dumps); "
+            f"{where} cannot be written, so sending it to the trainer fails and no group is ever trained on.",
+            "put only JSON values in the group: messages as dicts ({'role': ..., 'content': ...}, e.g. "
+            "`message.model_dump()` of an SDK object), tokens and masks as lists of int (`.tolist()`), scores as "
+            "float, lists instead of sets.",
+            subject="the scored group",
+        )
+    ]
