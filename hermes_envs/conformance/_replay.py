@@ -54,6 +54,9 @@ def write_counterexamples(envs: Iterable[Any], settings: Settings, folder: str |
 
 def replay(file: str | Path) -> tuple[int, str]:
     """Rerun the finding stored in ``file``: ``(REPRODUCED, what was seen)`` or ``(GONE, what was seen)``."""
+    # The catalogue: a finding without a counterexample is replayed by running its check, and a fresh
+    # `hermes-envs replay` process has not registered any (every such replay raised KeyError: 'HC...').
+    import hermes_envs.conformance.checks  # noqa: F401
     from hermes_envs.conformance._cases import Case, run_case
     from hermes_envs.conformance.observations.training import SetupRun
     from hermes_envs.conformance.session import EnvSession

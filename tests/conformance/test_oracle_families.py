@@ -102,3 +102,39 @@ def test_every_new_oracle_has_its_mutant() -> None:
     for name, check_id in declared.items():
         assert name in BY_NAME, name
         assert check_id in Path(BY_NAME[name]).read_text(encoding="utf-8")
+
+
+def test_a_finding_without_a_counterexample_replays_in_a_fresh_process(tmp_path: Path) -> None:
+    """`hermes-envs replay FILE` reruns the check of a finding that has no transcript (HC505 here). Before: a fresh
+    replay process had no check registered and every such replay ended "raised KeyError: 'HC505'"."""
+    import dataclasses
+    import json
+    import subprocess
+    import sys
+
+    from hermes_envs.conformance._replay import REPRODUCED
+
+    stored = tmp_path / "finding.json"
+    settings = dataclasses.asdict(Settings(**CORPUS_SETTINGS, contain=False))
+    stored.write_text(
+        json.dumps(
+            {
+                "env": str(BY_NAME["group_scores_server_errors.py"]),
+                "class": "ErrorAsZeroEnv",
+                "check": "HC505",
+                "settings": settings,
+                "finding": {"subject": "", "message": "", "fix": ""},
+                "counterexample": None,
+            }
+        ),
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_envs.cli", "replay", str(stored)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == REPRODUCED, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "HC505 reproduces" in done.stdout + done.stderr
