@@ -64,3 +64,11 @@ async def group_scores(
     await env.setup()
     group, _ = await env.collect_trajectories(item)
     return list(group["scores"])
+
+
+def save_solution_script(path: str, source: str, reply: str = "Saved.") -> list[dict[str, Any]]:
+    """Model turns: write ``source`` to ``path`` with the file tool, then a final reply."""
+    return [
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": path, "content": source}}]},
+        {"content": reply},
+    ]
