@@ -155,8 +155,14 @@ def _register(fn: Any, toolset: str) -> None:
     registry.tool(fn, toolset=toolset)
 
 
-_register(kb_search, "station_kb")
-_register(kb_read, "station_kb")
+def _register_tools() -> None:
+    """This file's tools on the default registry (again at setup, so a sibling env imported later cannot shadow
+    them while this env runs)."""
+    _register(kb_search, "station_kb")
+    _register(kb_read, "station_kb")
+
+
+_register_tools()
 
 
 def _make_items() -> list[dict]:
@@ -222,6 +228,7 @@ class StationKBEnv(HermesAgentBaseEnv):
         return config, servers
 
     async def setup(self) -> None:
+        _register_tools()
         items = _make_items()
         eval_stations = set(_NAMES[::6])  # 4 of 24 stations held out
         self._eval_items = [i for i in items if i["station"] in eval_stations]

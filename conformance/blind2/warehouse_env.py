@@ -79,9 +79,15 @@ def _register(fn: Any, toolset: str) -> None:
     registry.tool(fn, toolset=toolset)
 
 
-_register(stock_level, "warehouse")
-_register(hold_units, "warehouse")
-_register(unit_price, "catalog")
+def _register_tools() -> None:
+    """This file's tools on the default registry (again at setup, so a sibling env imported later cannot shadow
+    them while this env runs)."""
+    _register(stock_level, "warehouse")
+    _register(hold_units, "warehouse")
+    _register(unit_price, "catalog")
+
+
+_register_tools()
 
 
 def _make_items(seed: int = 12) -> list[dict]:
@@ -154,6 +160,7 @@ class WarehouseEnv(HermesAgentBaseEnv):
         return config, servers
 
     async def setup(self) -> None:
+        _register_tools()
         items = _make_items()
         self._eval_items = items[:20]
         self._items = items[20:]
