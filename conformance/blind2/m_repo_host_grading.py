@@ -1,12 +1,12 @@
 """Derived from repo_tests_env.py (blind2 corpus).
 
-Fix a bug in a tiny two-file package; hidden tests run in the rollout's sandbox decide the reward.
+Fix a bug in a tiny two-file package; hidden tests decide the reward.
 
 The prompt shows the package (``textstats/__init__.py`` and ``textstats/core.py``) and an issue report. The model
 writes the fixed package into its working directory. The reward copies the package out of the sandbox next to a
-hidden test script (never shown to the model, different texts from the issue's example), runs it with a timeout, and reads one result
-line tagged with a fresh nonce. Score = share of hidden tests passed, so regressions in the functions that were not
-broken cost as much as the unfixed bug.
+hidden test script (never shown to the model, different texts from the issue's example), runs it with a timeout,
+and reads one result line tagged with a fresh nonce. Score = share of hidden tests passed, so regressions in the
+functions that were not broken cost as much as the unfixed bug.
 """
 
 from __future__ import annotations

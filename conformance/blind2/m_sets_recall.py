@@ -53,7 +53,8 @@ def _make_items(seed: int = 77) -> list[dict]:
                 "squares": lambda x: int(x**0.5) ** 2 == x,
                 "palindromes": lambda x: str(x) == str(x)[::-1],
             }[kind]
-            question = f"List all {kind[:-1] if kind != 'squares' else 'perfect square'}s between {lo} and {hi} inclusive."
+            noun = "perfect square" if kind == "squares" else kind[:-1]
+            question = f"List all {noun}s between {lo} and {hi} inclusive."
             question = question.replace("primes", "prime numbers").replace(
                 "palindromes", "palindromic numbers"
             )
