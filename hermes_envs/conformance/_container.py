@@ -34,6 +34,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from hermes_envs.errors import EnvLoadError
+
 __all__ = ["Changed", "ContainerResult", "run_contained"]
 
 _CLONE_NEWNS, _CLONE_NEWPID, _CLONE_NEWNET = 0x00020000, 0x20000000, 0x40000000
@@ -404,7 +406,10 @@ def _import(module: str, file: str | None) -> Any:
 
     found = import_util.spec_from_file_location(module, file)
     if found is None or found.loader is None:
-        raise ImportError(f"cannot load {module} from {file}")
+        raise EnvLoadError(
+            f"the env's module {module!r} should load from {file}; Python found no loader for it. "
+            "Fix: check that the file is a .py file that Python can import."
+        )
     loaded = import_util.module_from_spec(found)
     sys.modules[module] = loaded
     found.loader.exec_module(loaded)
