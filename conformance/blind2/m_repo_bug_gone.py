@@ -1,10 +1,10 @@
 """Derived from repo_tests_env.py (blind2 corpus).
 
-Fix a bug in a tiny two-file package; hidden tests run in the rollout's sandbox decide the reward.
+Fix a bug in a tiny two-file package; the reward checks the fix in the rollout's sandbox.
 
 The prompt shows the package (``textstats/__init__.py`` and ``textstats/core.py``) and an issue report. The model
 writes the fixed package into its working directory. The reward reads the fixed ``core.py`` back from the same
-sandbox and checks that the buggy implementation is gone.
+sandbox and checks that the buggy implementation is gone (copying the repository unchanged earns nothing).
 """
 
 from __future__ import annotations
@@ -93,15 +93,26 @@ def _core(bug: str) -> str:
     return "\n\n".join(parts)
 
 
+def _buggy_result(bug: str, text: str) -> object:
+    scope: dict = {}
+    exec(BUGGY[bug][0], scope)  # our own buggy version, to know which texts expose the bug
+    return scope[bug](text, 3) if bug == "top_words" else scope[bug](text)
+
+
 def _make_items(seed: int = 31) -> list[dict]:
-    """Built-in dataset: each bug with different hidden texts (three per item); tests cover all four functions."""
+    """Built-in dataset: each bug with three hidden texts, at least one of which exposes the bug; tests cover all
+    four functions (the broken one's tests are the issue's, the others guard against regressions)."""
     rng = random.Random(seed)
     items = []
     for bug in BUGGY:
+        exposing = [t for t in TEXTS if _buggy_result(bug, t) != _reference(bug, t)]
         for variant in range(10):
-            texts = rng.sample(TEXTS, 3)
+            first = rng.choice(exposing)
+            texts = [first, *rng.sample([t for t in TEXTS if t != first], 2)]
             tests = [
-                {"call": name, "text": t, "expected": _reference(name, t)} for t in texts for name in CORRECT
+                {"call": name, "text": t, "expected": _reference(name, t), "issue": name == bug}
+                for t in texts
+                for name in CORRECT
             ]
             items.append(
                 {"bug": bug, "variant": variant, "core": _core(bug), "issue": BUGGY[bug][1], "tests": tests}

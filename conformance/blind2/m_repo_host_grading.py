@@ -5,8 +5,9 @@ Fix a bug in a tiny two-file package; hidden tests decide the reward.
 The prompt shows the package (``textstats/__init__.py`` and ``textstats/core.py``) and an issue report. The model
 writes the fixed package into its working directory. The reward copies the package out of the sandbox next to a
 hidden test script (never shown to the model, different texts from the issue's example), runs it with a timeout,
-and reads one result line tagged with a fresh nonce. Score = share of hidden tests passed, so regressions in the
-functions that were not broken cost as much as the unfixed bug.
+and reads one result line tagged with a fresh nonce. A submission that fails a hidden test of the reported
+function scores 0 (copying the repository unchanged earns nothing); otherwise the score is the share of all hidden
+tests passed, so a fix that breaks another function earns partial credit.
 """
 
 from __future__ import annotations
@@ -104,15 +105,26 @@ def _core(bug: str) -> str:
     return "\n\n".join(parts)
 
 
+def _buggy_result(bug: str, text: str) -> object:
+    scope: dict = {}
+    exec(BUGGY[bug][0], scope)  # our own buggy version, to know which texts expose the bug
+    return scope[bug](text, 3) if bug == "top_words" else scope[bug](text)
+
+
 def _make_items(seed: int = 31) -> list[dict]:
-    """Built-in dataset: each bug with different hidden texts (three per item); tests cover all four functions."""
+    """Built-in dataset: each bug with three hidden texts, at least one of which exposes the bug; tests cover all
+    four functions (the broken one's tests are the issue's, the others guard against regressions)."""
     rng = random.Random(seed)
     items = []
     for bug in BUGGY:
+        exposing = [t for t in TEXTS if _buggy_result(bug, t) != _reference(bug, t)]
         for variant in range(10):
-            texts = rng.sample(TEXTS, 3)
+            first = rng.choice(exposing)
+            texts = [first, *rng.sample([t for t in TEXTS if t != first], 2)]
             tests = [
-                {"call": name, "text": t, "expected": _reference(name, t)} for t in texts for name in CORRECT
+                {"call": name, "text": t, "expected": _reference(name, t), "issue": name == bug}
+                for t in texts
+                for name in CORRECT
             ]
             items.append(
                 {"bug": bug, "variant": variant, "core": _core(bug), "issue": BUGGY[bug][1], "tests": tests}
@@ -124,7 +136,8 @@ HIDDEN = """
 import json, sys
 sys.path.insert(0, ".")
 tests = json.loads({tests!r})
-passed = 0
+passed = issue_passed = 0
+issue_total = sum(t["issue"] for t in tests)
 try:
     import textstats
 except BaseException as exc:
@@ -134,10 +147,12 @@ for t in tests if textstats else []:
     try:
         fn = getattr(textstats, t["call"])
         got = fn(t["text"], 3) if t["call"] == "top_words" else fn(t["text"])
-        passed += got == t["expected"]
+        ok = got == t["expected"]
+        passed += ok
+        issue_passed += ok and t["issue"]
     except BaseException:
         pass
-print("RESULT {nonce}", passed, len(tests))
+print("RESULT {nonce}", passed, len(tests), issue_passed, issue_total)
 """
 
 
@@ -204,9 +219,9 @@ class RepoTestsEnv(HermesAgentBaseEnv):
         ).format(init=INIT, core=item["core"], issue=item["issue"])
 
     async def compute_reward(self, item: dict, result: AgentResult, ctx: ToolContext) -> float:
-        # Grade outside the sandbox so the model can never touch the hidden tests.
         nonce = secrets.token_hex(8)
         script = f"_hidden_{nonce}.py"
+        # Grade outside the sandbox so the model can never touch the hidden tests.
         GRADING_DIR.mkdir(parents=True, exist_ok=True)
         for rel in ("textstats/__init__.py", "textstats/core.py"):
             ctx.download_file(rel, GRADING_DIR / rel)
@@ -219,10 +234,13 @@ class RepoTestsEnv(HermesAgentBaseEnv):
             text=True,
             timeout=30,
         )
-        match = re.search(rf"^RESULT {nonce} (\d+) (\d+)$", run.stdout, re.MULTILINE)
-        if not match or int(match.group(2)) == 0:
+        match = re.search(rf"^RESULT {nonce} (\d+) (\d+) (\d+) (\d+)$", run.stdout, re.MULTILINE)
+        if not match:
             return 0.0
-        return round(int(match.group(1)) / int(match.group(2)), 6)
+        passed, total, issue_passed, issue_total = map(int, match.groups())
+        if total == 0 or issue_passed < issue_total:
+            return 0.0  # the issue is not fixed: passing the other tests earns nothing
+        return round(passed / total, 6)
 
     async def evaluate(self, *args, **kwargs) -> None:
         start = time.time()

@@ -78,7 +78,15 @@ async def test_repo_tests_env() -> None:
         },
         {"content": "Fixed sentence_count."},
     ]
+    unchanged = [
+        {"tool_calls": [{**call, "arguments": {**call["arguments"]}} for call in fixed[0]["tool_calls"]]},
+        fixed[1],
+    ]
+    unchanged[0]["tool_calls"][1]["arguments"]["content"] = item[
+        "core"
+    ]  # the repository as given, bug and all
     assert await _scores("repo_tests_env", "RepoTestsEnv", item, fixed) == [1.0, 1.0]
+    assert await _scores("repo_tests_env", "RepoTestsEnv", item, unchanged) == [0.0, 0.0]
     assert await _scores("repo_tests_env", "RepoTestsEnv", item, NOTHING) == [0.0, 0.0]
 
 
