@@ -52,24 +52,42 @@ CORRECT = {
         "    return round(sum(map(len, words)) / len(words), 2) if words else 0.0\n"
     ),
 }
+# bug id -> (function it breaks, the broken source, the issue report)
 BUGGY = {
     "word_count": (
+        "word_count",
         "def word_count(text):\n    return len(text.split(' '))\n",
         "word_count counts empty strings: two spaces or a newline give the wrong count",
     ),
     "top_words": (
+        "top_words",
         CORRECT["top_words"].replace("(-counts[w], w)", "-counts[w]"),
         "top_words is not deterministic on ties: equal counts should be ordered alphabetically",
     ),
+    "top_words_case": (
+        "top_words",
+        CORRECT["top_words"].replace("text.lower().split()", "text.split()"),
+        "top_words counts 'The' and 'the' as different words; counting should ignore case",
+    ),
     "sentence_count": (
+        "sentence_count",
         CORRECT["sentence_count"].replace("[.!?]+", "[.]"),
         "sentence_count ignores sentences ending with ! or ?",
     ),
     "average_word_length": (
+        "average_word_length",
         CORRECT["average_word_length"].replace("w.strip('.,!?;:')", "w"),
         "average_word_length counts punctuation as letters",
     ),
+    "average_word_rounding": (
+        "average_word_length",
+        CORRECT["average_word_length"].replace(
+            "round(sum(map(len, words)) / len(words), 2)", "sum(map(len, words)) // len(words)"
+        ),
+        "average_word_length truncates to a whole number; it should round to two decimals",
+    ),
 }
+HELD_OUT_BUGS = {"top_words_case", "average_word_rounding"}  # eval asks for fixes training never shows
 TEXTS = [
     "The cat sat.  The cat ran! Did the dog see it?",
     "One fish, two fish. Red fish, blue fish!",
@@ -93,34 +111,38 @@ def _reference(name: str, text: str, k: int = 3) -> object:
 
 
 def _core(bug: str) -> str:
-    parts = [BUGGY[name][0] if name == bug else CORRECT[name] for name in CORRECT]
-    return "\n\n".join(parts)
+    function, source, _ = BUGGY[bug]
+    return "\n\n".join(source if name == function else CORRECT[name] for name in CORRECT)
 
 
 def _buggy_result(bug: str, text: str) -> object:
+    function, source, _ = BUGGY[bug]
     scope: dict = {}
-    exec(BUGGY[bug][0], scope)  # our own buggy version, to know which texts expose the bug
-    return scope[bug](text, 3) if bug == "top_words" else scope[bug](text)
+    exec(source, scope)  # our own buggy version, to know which texts expose the bug
+    return scope[function](text, 3) if function == "top_words" else scope[function](text)
 
 
 def _make_items(seed: int = 31) -> list[dict]:
-    """Built-in dataset: each bug with three hidden texts, at least one of which exposes the bug; tests cover all
-    four functions (the broken one's tests are the issue's, the others guard against regressions)."""
+    """Built-in dataset: one item per bug and text that exposes it. The issue quotes that text as its example; the
+    hidden tests use three other texts, at least one of which exposes the bug too, and cover all four functions
+    (the broken one's tests are the issue's, the others guard against regressions)."""
     rng = random.Random(seed)
     items = []
-    for bug in BUGGY:
-        exposing = [t for t in TEXTS if _buggy_result(bug, t) != _reference(bug, t)]
-        for variant in range(10):
-            first = rng.choice(exposing)
-            texts = [first, *rng.sample([t for t in TEXTS if t != first], 2)]
+    for bug, (function, _, issue) in BUGGY.items():
+        exposing = [t for t in TEXTS if _buggy_result(bug, t) != _reference(function, t)]
+        for example in exposing:
+            others = [t for t in exposing if t != example]
+            first = rng.choice(others)
+            texts = [first, *rng.sample([t for t in TEXTS if t not in (first, example)], 2)]
             tests = [
-                {"call": name, "text": t, "expected": _reference(name, t), "issue": name == bug}
+                {"call": name, "text": t, "expected": _reference(name, t), "issue": name == function}
                 for t in texts
                 for name in CORRECT
             ]
-            items.append(
-                {"bug": bug, "variant": variant, "core": _core(bug), "issue": BUGGY[bug][1], "tests": tests}
-            )
+            call = f"{function}({example!r}{', 3' if function == 'top_words' else ''})"
+            got, want = _buggy_result(bug, example), _reference(function, example)
+            report = f"{issue}. Example: {call} returns {got!r}, expected {want!r}."
+            items.append({"bug": bug, "core": _core(bug), "issue": report, "tests": tests})
     return items
 
 
@@ -182,8 +204,8 @@ class RepoTestsEnv(HermesAgentBaseEnv):
     async def setup(self) -> None:
         items = _make_items()
         random.Random(4).shuffle(items)
-        self._eval_items = items[:8]
-        self._items = items[8:]
+        self._eval_items = [i for i in items if i["bug"] in HELD_OUT_BUGS]
+        self._items = [i for i in items if i["bug"] not in HELD_OUT_BUGS]
         self._index = 0
         self._eval_metrics: list[tuple[str, float]] = []
 
