@@ -69,6 +69,20 @@ def _digit_root(n: int) -> int:
     return n
 
 
+def _count_vowels(s: str) -> int:
+    return sum(ch in "aeiou" for ch in s.lower())
+
+
+def _dedupe(xs: list[int]) -> list[int]:
+    seen: set[int] = set()
+    return [x for x in xs if not (x in seen or seen.add(x))]
+
+
+def _max_gap(xs: list[int]) -> int:
+    values = sorted(set(xs))
+    return max((b - a for a, b in zip(values, values[1:])), default=0)
+
+
 TASKS = {
     "rle": ("solve(s: str) -> str: run-length encode s as char+count pairs ('aaab' -> 'a3b1')", _rle),
     "longest_run": (
@@ -87,7 +101,20 @@ TASKS = {
         "solve(n: int) -> int: repeatedly sum the decimal digits of n >= 0 until one digit is left",
         _digit_root,
     ),
+    "count_vowels": (
+        "solve(s: str) -> int: how many of the letters a, e, i, o, u (either case) s contains",
+        _count_vowels,
+    ),
+    "dedupe": (
+        "solve(xs: list[int]) -> list[int]: xs without repeated values, keeping first occurrences in order",
+        _dedupe,
+    ),
+    "max_gap": (
+        "solve(xs: list[int]) -> int: largest gap between neighbouring distinct values of sorted xs (0 if < 2 values)",
+        _max_gap,
+    ),
 }
+HELD_OUT_TASKS = {"balanced", "max_gap"}  # eval asks for functions training never shows
 
 
 def _random_input(task: str, rng: random.Random) -> object:
@@ -97,6 +124,8 @@ def _random_input(task: str, rng: random.Random) -> object:
         return "".join(rng.choice("()[]{}x") for _ in range(rng.randint(0, 10)))
     if task == "digit_root":
         return rng.randint(0, 10**9)
+    if task == "count_vowels":
+        return "".join(rng.choice("abcdeEfghiIoOuxyz ") for _ in range(rng.randint(0, 14)))
     return [rng.randint(-5, 9) for _ in range(rng.randint(0, 9))]
 
 
@@ -105,12 +134,14 @@ def _make_items(per_task: int = 24, seed: int = 8) -> list[dict]:
     rng = random.Random(seed)
     items = []
     for task, (contract, reference) in TASKS.items():
+        shown: set[str] = set()  # no two items of a task show the same example
         for variant in range(per_task):
             inputs: list[object] = []
             while len(inputs) < 2 + N_HIDDEN:
                 x = _random_input(task, rng)
-                if x not in inputs:
+                if x not in inputs and (len(inputs) >= 2 or repr(x) not in shown):
                     inputs.append(x)
+            shown.update(repr(x) for x in inputs[:2])
             cases = [{"input": x, "expected": reference(x)} for x in inputs]
             items.append(
                 {
@@ -179,8 +210,8 @@ class CodeExecEnv(HermesAgentBaseEnv):
     async def setup(self) -> None:
         items = _make_items()
         random.Random(21).shuffle(items)
-        self._eval_items = items[:20]
-        self._items = items[20:]
+        self._eval_items = [i for i in items if i["task"] in HELD_OUT_TASKS]
+        self._items = [i for i in items if i["task"] not in HELD_OUT_TASKS]
         self._index = 0
         self._eval_metrics: list[tuple[str, float]] = []
 
