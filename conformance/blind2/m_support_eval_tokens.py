@@ -5,7 +5,8 @@ Customer-support reply (single turn, no gold answer), written on atroposlib's Ba
 Each item is a customer message; the policy writes one reply. There is no reference reply: the score is a rubric
 checked in code, a quarter each for acknowledging the problem, handling the order number (quote it when given,
 ask for it when missing), a length of 20 to 150 words, and making no promise the agent cannot keep (refunds,
-guarantees, dates). A reply cut off by the token limit (finish_reason 'length') scores 0: half a reply is not a
+guarantees, dates). A reply that never mentions the customer's problem scores 0, so a generic template cannot
+collect the points. A reply cut off by the token limit (finish_reason 'length') scores 0: half a reply is not a
 reply, and training on it would teach rambling. Groups are sampled with n=group_size in one request.
 """
 
@@ -29,15 +30,16 @@ _PROMISE = re.compile(
     re.IGNORECASE,
 )
 
+# (the customer's problem, words a reply that addresses it would use)
 ISSUES = [
-    "my parcel still hasn't arrived after two weeks",
-    "the blender I received is cracked",
-    "I was charged twice for the same purchase",
-    "the shoes are the wrong size and I want to exchange them",
-    "the tracking page has said 'label created' for ten days",
-    "one item was missing from my box",
-    "the jacket's zipper broke on the first day",
-    "I cancelled my order but still got billed",
+    ("my parcel still hasn't arrived after two weeks", ["parcel", "package", "deliver", "arriv", "shipment"]),
+    ("the blender I received is cracked", ["blender", "crack", "damage"]),
+    ("I was charged twice for the same purchase", ["charge", "twice", "double", "payment"]),
+    ("the shoes are the wrong size and I want to exchange them", ["shoe", "size", "exchange"]),
+    ("the tracking page has said 'label created' for ten days", ["tracking", "label", "shipment", "deliver"]),
+    ("one item was missing from my box", ["missing", "box"]),
+    ("the jacket's zipper broke on the first day", ["jacket", "zipper", "broke", "broken"]),
+    ("I cancelled my order but still got billed", ["cancel", "bill", "charge"]),
 ]
 OPENERS = [
     "Hi,",
@@ -53,17 +55,19 @@ def _make_items(seed: int = 23) -> list[dict]:
     """Built-in dataset: issues x openers x with/without an order number."""
     rng = random.Random(seed)
     items = []
-    for issue in ISSUES:
+    for issue, keywords in ISSUES:
         for opener in OPENERS:
             order = f"#{rng.randint(100000, 999999)}" if rng.random() < 0.5 else None
             text = f"{opener} {issue}." + (f" My order number is {order}." if order else "")
-            items.append({"message": text, "order": order})
+            items.append({"message": text, "order": order, "keywords": keywords})
     rng.shuffle(items)
     return items
 
 
 def rubric_score(reply: str, item: dict) -> float:
-    """Share of the four rubric points the reply meets."""
+    """Share of the four rubric points the reply meets; 0 for a reply that never mentions the problem."""
+    if not any(word in reply.lower() for word in item["keywords"]):
+        return 0.0
     points = 0
     points += bool(_ACK.search(reply))
     if item["order"]:

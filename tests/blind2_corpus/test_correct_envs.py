@@ -146,10 +146,13 @@ async def test_support_reply_env() -> None:
     module = load("support_reply_env")
     item = next(i for i in module._make_items() if i["order"])
     good = (
+        f"I'm sorry about the {item['keywords'][0]} problem, and thank you for your patience. I have found order "
+        f"{item['order']} and passed it to a specialist, who will check what happened and contact you."
+    )
+    generic = (
         f"I'm sorry about this, and thank you for your patience. I have found order {item['order']} and passed "
         "it to a specialist, who will check what happened and contact you with the options."
     )
-    promise = "We guarantee a full refund today."
     with FakeOpenAIServer(script=[{"content": good}]) as server:
         env = build(module.SupportReplyEnv, server.base_url)
         await env.setup()
@@ -158,8 +161,9 @@ async def test_support_reply_env() -> None:
     assert all(
         len(t) == len(m) and any(x != -100 for x in m) for t, m in zip(group["tokens"], group["masks"])
     )
-    with FakeOpenAIServer(script=[{"content": promise}]) as server:
-        env = build(module.SupportReplyEnv, server.base_url)
-        await env.setup()
-        group, _ = await env.collect_trajectories(item)
-    assert group["scores"] == [0.0, 0.0]
+    for bad in (f"We guarantee a full refund for the {item['keywords'][0]} today.", generic):
+        with FakeOpenAIServer(script=[{"content": bad}]) as server:
+            env = build(module.SupportReplyEnv, server.base_url)
+            await env.setup()
+            group, _ = await env.collect_trajectories(item)
+        assert group["scores"] == [0.0, 0.0]  # a promise on topic, or a polite template off topic

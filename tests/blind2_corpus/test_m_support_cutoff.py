@@ -11,8 +11,8 @@ async def _truncated_scores(stem: str) -> list[float]:
     module = load(stem)
     item = next(i for i in module._make_items() if i["order"] is None)
     reply = (
-        "I'm sorry to hear that, and thank you for telling us. Could you share your order number so that a "
-        "specialist can look into what happened with your purchase and"
+        f"I'm sorry to hear about the {item['keywords'][0]} problem, and thank you for telling us. Could you share "
+        "your order number so that a specialist can look into what happened with your purchase and"
     )
     with FakeOpenAIServer(script=[{"content": reply, "finish_reason": "length"}]) as server:
         env = build(module.SupportReplyEnv, server.base_url)

@@ -10,22 +10,30 @@ from hermes_envs.testing import FakeOpenAIServer
 from ._helpers import build, load
 
 REPLY = (
-    "I'm sorry to hear that, and thank you for letting us know. Could you share your order number? A specialist "
-    "will look into it and get back to you with the options as soon as possible."
+    "I'm sorry to hear about the {topic} problem, and thank you for letting us know. Could you share your order "
+    "number? A specialist will look into it and get back to you with the options as soon as possible."
 )
 
 
-def _model(body: dict[str, Any]) -> dict[str, Any]:
-    """A model that needs about 100 tokens for its reply and is cut off below that."""
-    if body.get("max_tokens", 10**6) < 100:
-        return {"content": " ".join(REPLY.split()[:20]), "finish_reason": "length"}
-    return {"content": REPLY}
+def _model(module) -> Any:
+    """A model that needs about 100 tokens for its reply (which names the customer's problem) and is cut off
+    below that."""
+
+    def policy(body: dict[str, Any]) -> dict[str, Any]:
+        customer = body["messages"][-1]["content"]
+        topic = next(words[0] for issue, words in module.ISSUES if issue in customer)
+        reply = REPLY.format(topic=topic)
+        if body.get("max_tokens", 10**6) < 100:
+            return {"content": " ".join(reply.split()[:20]), "finish_reason": "length"}
+        return {"content": reply}
+
+    return policy
 
 
 async def _train_and_eval(stem: str) -> tuple[list[float], float]:
     module = load(stem)
     item = next(i for i in module._make_items()[8:] if i["order"] is None)
-    with FakeOpenAIServer(policy=_model) as server:
+    with FakeOpenAIServer(policy=_model(module)) as server:
         env = build(module.SupportReplyEnv, server.base_url)
         await env.setup()
         group, _ = await env.collect_trajectories(item)
