@@ -22,6 +22,12 @@ pytestmark = pytest.mark.skipif(
 KINDS = ["local", "container"] + (["bwrap"] if shutil.which("bwrap") else [])
 
 
+@pytest.fixture(autouse=True)
+def _rewards_verify(monkeypatch):
+    """As in a process whose rewards already ran a verification command (spares start with the task's shell)."""
+    monkeypatch.setattr(_fresh.FreshShells, "wanted", True)
+
+
 @pytest.fixture(params=KINDS)
 def kind(request) -> str:
     configure_sandboxes(backend=request.param)
@@ -130,8 +136,7 @@ def test_no_spare_outlives_its_sandbox(kind, when):
     if when == "starting":  # cleaned up while the next spare starts (it starts as the command begins)
         ToolContext(task).terminal("true")
     cleanup_sandbox(task)
-    _fresh.flush_spares()  # a spare whose start ended after the cleanup is closed by then
-    _workers.flush()
+    _workers.flush()  # a spare whose start ends after the cleanup is closed by then
     assert not fresh.ready() and fresh.in_use is None
     assert _gone(f"HERMES_TASK_ID={task}".encode())
 
@@ -142,6 +147,19 @@ def test_no_spare_is_kept_where_the_shell_has_no_pid_namespace():
     terminal("true")
     ctx = ToolContext("t")
     assert ctx.terminal("echo ok")["output"] == "ok\n"
-    _fresh.flush_spares()
+    _workers.flush()
     fresh = get_sandbox("t").backend.fresh
     assert not fresh.ready() and (fresh.from_spare, fresh.started_cold) == (0, 1)
+
+
+def test_no_spare_is_started_until_a_reward_of_this_process_runs_a_verification_command(monkeypatch):
+    """An env whose reward never uses ToolContext's commands pays no spare per rollout."""
+    monkeypatch.setattr(_fresh.FreshShells, "wanted", False)
+    terminal("true")
+    terminal("true", "other")
+    _workers.flush()
+    assert not get_sandbox("t").backend.fresh.ready() and not get_sandbox("other").backend.fresh.ready()
+    assert ToolContext("t").terminal("echo ok")["output"] == "ok\n"  # started for it; from now on, ahead
+    _spare_ready("t")
+    terminal("true", "other")  # the next command of any task starts its task's spare
+    _spare_ready("other")

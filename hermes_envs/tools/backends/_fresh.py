@@ -3,12 +3,13 @@
 Each verification command runs in a shell no earlier command touched and that is closed right after it: the agent
 cannot forge what the reward runs (issue 28). Starting that shell costs ~20 ms (exec of the namespace wrappers and
 bash, its set-up round trip), so :class:`FreshShells` keeps one started ahead, in the background: when the task's
-shell starts and right after each verification command. A spare is used for ONE command and then closed, never
-reused; it was started with the same argv (its own PID namespace, the task's files), limits and the environment the
-task started with (plus the harness's own later exports, e.g. the task id of a pre-started sandbox), never anything
-the agent ran. Spares are kept only where the task's shell has its own PID namespace: without one, the agent's
-processes could see a waiting spare in /proc and write into its stdin, which a shell started at the call cannot
-suffer for so long. A spare is also skipped while the trainer uses more than half its descriptor limit.
+shell starts (once this process's rewards run verification commands at all) and as each verification command
+begins. A spare is used for ONE command and then closed, never reused; it was started with the same argv (its own
+PID namespace, the task's files), limits and the environment the task started with (plus the harness's own later
+exports, e.g. the task id of a pre-started sandbox), never anything the agent ran. Spares are kept only where the
+task's shell has its own PID namespace: without one, the agent's processes could see a waiting spare in /proc and
+write into its stdin, which a shell started at the call cannot suffer for so long. A spare is also skipped while
+the trainer uses more than half its descriptor limit.
 """
 
 from __future__ import annotations
@@ -19,26 +20,19 @@ import resource
 import shlex
 import threading
 from collections.abc import Callable
+from typing import ClassVar
 
 from hermes_envs import _spawn_namespace
 from hermes_envs.errors import SandboxError
 
 from ._shell import PersistentShell
-from ._workers import DaemonPool, spawner_gone
+from ._workers import spawner_gone, start_later
 
-__all__ = ["FreshShells", "flush_spares"]
+__all__ = ["FreshShells"]
 
 log = logging.getLogger("hermes_envs.tools.sandbox")
 
-# Threads starting spares: most of a start is waiting (exec, namespaces); the fork itself goes to the spawner.
-_starter = DaemonPool("hermes-fresh-shells", 2)
-
 _QUEUED, _STARTING = "queued", "starting"
-
-
-def flush_spares() -> None:
-    """Wait until every spare start queued so far has ended (a spare of a closed backend is closed by then)."""
-    _starter.join()
 
 
 def _descriptors_short() -> bool:
@@ -58,6 +52,10 @@ class FreshShells:
 
     ``make(env)`` builds an unstarted :class:`PersistentShell` like the task's (argv, workdir, limits) with ``env``;
     ``env_now()`` is the environment the task's commands start with now (the harness's exports included)."""
+
+    #: True once this process ran a verification command: until then a task's shell starting starts no spare (an
+    #: env whose reward never runs one pays nothing); from then on every task's does. Tests may set it.
+    wanted: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -88,14 +86,17 @@ class FreshShells:
             return self._spare is not None
 
     def ensure_spare(self) -> None:
-        """Start a spare in the background unless one waits or is coming (cheap when so: call it freely)."""
+        """Start a spare in the background unless one waits or is coming, or no verification command ran in this
+        process yet (cheap then: call it freely)."""
+        if not FreshShells.wanted:
+            return
         with self._lock:
             if self._closed or not self.ahead or self._spare is not None or self._coming is not None:
                 return
             if spawner_gone() or _spawn_namespace.expected() == _spawn_namespace.UNKNOWN:
                 return  # at exit a spare would die with the spawner; unknown namespace: it could not be handed out
             self._coming = _QUEUED
-        _starter.submit(self._start_spare)
+        start_later(self._start_spare)
 
     def _start_spare(self) -> None:
         """(starter thread) Start a spare and keep it, unless the backend closed or the start was called off."""
@@ -129,6 +130,7 @@ class FreshShells:
     def take(self) -> tuple[PersistentShell, bool]:
         """A shell for one command and whether it is a spare (else started for it, on its first run). Waits for a
         spare already starting (less than a start of its own); one still queued is called off."""
+        FreshShells.wanted = True
         with self._lock:
             if self._closed:
                 raise SandboxError("the task's shell was closed (sandbox cleaned up).")
