@@ -417,3 +417,24 @@ def test_an_env_that_ends_its_process_at_import_fails_the_first_check(tmp_path: 
     message = first.findings[0].message
     assert "os._exit(0) at hostile_env.py:" in message and "during import" in message
     assert later.status.value == "skipped" and "os._exit(0)" in later.note
+
+
+@pytest.mark.slow
+def test_an_env_that_hangs_is_stopped_and_the_check_that_ran_names_the_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, a reward that never returned kept `hermes-envs check` (and a CI job) waiting forever.
+    from hermes_envs.conformance.runner import run_conformance
+    from hermes_envs.conformance.settings import Settings
+
+    marker = f"hang-{uuid.uuid4().hex[:8]}"
+    reward = f"        import subprocess, time\n        subprocess.Popen(['sleep', '3600', '{marker}'])\n"
+    reward += "        while True:\n            time.sleep(0.5)\n"
+    checkout, env_file = _env(tmp_path, reward=reward)
+    monkeypatch.chdir(checkout)
+    report = run_conformance([str(env_file)], Settings(select=["HC101", "HC401"], hang_seconds=8))
+    status = {o.check_id: o for o in report.envs[0].outcomes}
+    assert status["HC101"].status.value == "passed"
+    (finding,) = status["HC401"].findings
+    assert "made no progress for 8 s" in finding.message and "hang_seconds" in finding.fix
+    assert not _running(marker)  # the namespace ended with the run: the reward's sleep too
