@@ -69,9 +69,11 @@ _SPELLINGS = re.compile(
 # neither a blank nor a token name, nor a token already written ``<｜DSML｜tool_call(s)_begin/end｜>``. A text
 # holding none is its own canonical form: one search at C speed instead of a Python call per tag (thousands in
 # degenerate output).
+# The pattern starts with its literal "<" (the lookaheads after it) so that the regex engine skips to each "<" at
+# C speed: with the lookaheads first it tried a match at every character (8 ms per 100 KB, 20x upstream's parse).
 _REWRITTEN = re.compile(
-    rf"(?!<{BAR}DSML{BAR}tool_calls?_(?:begin|end){BAR}>)"
-    rf"(?!</?{BAR}DSML{BAR}(?![ \t]|tool[_▁ ]calls?[_▁ ](?:begin|end)))" + _SPELLINGS.pattern
+    rf"<(?!{BAR}DSML{BAR}tool_calls?_(?:begin|end){BAR}>)"
+    rf"(?!/?{BAR}DSML{BAR}(?![ \t]|tool[_▁ ]calls?[_▁ ](?:begin|end)))" + _SPELLINGS.pattern[1:]
 )
 _NAME = re.compile(r'([^"<>\n]*)"[ \t]*>')
 _TOKEN_HEAD = re.compile(r"[ \t]*([^\n<|`{]+?)[ \t]*(?:\r?\n|(?=`)|(?=\{))")

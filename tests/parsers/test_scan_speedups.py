@@ -1,0 +1,72 @@
+"""The C-speed searches that replaced regex scans over the rest of the text answer exactly as the regexes did.
+
+Each replaced pattern read (or tried a match at) every character of degenerate output: a ``[>\\n]`` class, a
+``[^>\\n]*>`` name read from each opening, a pattern starting with lookaheads (no literal prefix for the engine
+to skip to). The replacements must give the same answers, here compared on random text built from the pieces
+that matter to each."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hermes_envs.parsers import deepseek_v4, get_parser
+from hermes_envs.parsers._scan import CharsFinder
+from hermes_envs.parsers._xml_scan import XmlScan
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@SETTINGS
+@given(
+    text=st.lists(st.sampled_from([">", "\n", "x", "<function=f", " ", "é"]), max_size=30).map("".join),
+    starts=st.lists(st.integers(0, 40), max_size=8),
+)
+def test_chars_finder_answers_as_the_character_class_search(text, starts):
+    finder = CharsFinder(text, ">\n")
+    for pos in sorted(starts):  # (queries never go backwards)
+        match = re.compile(r"[>\n]").search(text, pos)
+        assert finder.find(pos) == (-1 if match is None else match.start())
+
+
+QWEN_PIECES = ["<function=", "f", ">", "\n", " ", "<tool_call>", "</function>", "<parameter=k>", "x"]
+
+
+@SETTINGS
+@given(text=st.lists(st.sampled_from(QWEN_PIECES), max_size=30).map("".join), pos=st.integers(0, 60))
+def test_qwen3_coder_head_check_matches_the_head_pattern(text, pos):
+    parser = get_parser("qwen3_coder")
+    got = parser._head_at(text, pos, XmlScan(text, parser))
+    want = parser.head.match(text, pos)
+    assert (got and got.span(), got and got.group(1)) == (want and want.span(), want and want.group(1))
+
+
+BAR = deepseek_v4.BAR
+# the pattern as it was before its literal "<" was moved in front of the lookaheads
+_BEFORE = re.compile(
+    rf"(?!<{BAR}DSML{BAR}tool_calls?_(?:begin|end){BAR}>)"
+    rf"(?!</?{BAR}DSML{BAR}(?![ \t]|tool[_▁ ]calls?[_▁ ](?:begin|end)))" + deepseek_v4._SPELLINGS.pattern
+)
+DSML_PIECES = [
+    "<",
+    "/",
+    "｜",
+    "|",
+    " ",
+    "DSML",
+    "tool_calls_begin",
+    "tool▁call_end",
+    "tool call",
+    ">",
+    "invoke",
+    "x",
+]
+
+
+@SETTINGS
+@given(text=st.lists(st.sampled_from(DSML_PIECES), max_size=30).map("".join))
+def test_deepseek_v4_rewrite_check_finds_what_it_found_before(text):
+    got, want = deepseek_v4._REWRITTEN.search(text), _BEFORE.search(text)
+    assert (got and got.span()) == (want and want.span())
