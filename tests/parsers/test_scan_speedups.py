@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_envs.parsers import deepseek_v4, get_parser
-from hermes_envs.parsers._scan import CharsFinder
+from hermes_envs.parsers._scan import CharsFinder, count_repeats
 from hermes_envs.parsers._xml_scan import XmlScan
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
@@ -70,3 +70,30 @@ DSML_PIECES = [
 def test_deepseek_v4_rewrite_check_finds_what_it_found_before(text):
     got, want = deepseek_v4._REWRITTEN.search(text), _BEFORE.search(text)
     assert (got and got.span()) == (want and want.span())
+
+
+def _count_repeats_one_by_one(text: str, start: int, period: int, upto: int) -> int:
+    window, copies, at = text[start:upto], 0, start + period
+    while text.startswith(window, at):
+        at += period
+        copies += 1
+    return copies
+
+
+@SETTINGS
+@given(
+    unit=st.text("ab", min_size=1, max_size=6),
+    times=st.integers(0, 80),
+    noise=st.text("abc", max_size=8),
+    tail=st.text("abc", max_size=8),
+    start=st.integers(0, 10),
+    period=st.integers(1, 12),
+    width=st.integers(0, 40),
+)
+def test_count_repeats_counts_the_copies_one_by_one_counting_does(
+    unit, times, noise, tail, start, period, width
+):
+    # count_repeats measures the run where the text repeats itself one period on, in doubling stretches
+    text = noise + unit * times + tail
+    upto = start + width
+    assert count_repeats(text, start, period, upto) == _count_repeats_one_by_one(text, start, period, upto)
