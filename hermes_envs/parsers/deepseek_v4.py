@@ -23,7 +23,7 @@ from typing import Any
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
-from hermes_envs.parsers._scan import CharsFinder, local_copies
+from hermes_envs.parsers._scan import CharsFinder, count_repeats, local_copies
 from hermes_envs.parsers.base import (
     MAX_ERRORS,
     Finder,
@@ -157,6 +157,19 @@ class _Reader:
         end = self.invoke_ends.find(at)
         return len(self.text) if end == -1 else end + len(INVOKE_CLOSE)
 
+    def _cycles(self, pos: int, last: int, problems: int, errors: Problems) -> int:
+        """How far to skip from the parameter at ``pos`` whose key the one at ``last`` had: the length of the
+        copies of that stretch of parameters that follow (a looping model whose cut call runs every copy into one
+        invoke), each read the same way (same values in the same keys, ``problems`` more problems, counted),
+        so they are counted instead of read. 0 when none, or when the problems are still being listed."""
+        if problems and len(errors) < MAX_ERRORS:
+            return 0
+        period = pos - last
+        # what reading a stretch looks at: its own text, and a name's first _SHORT + 1 characters past its end
+        copies = count_repeats(self.text, last, period, pos + 2 * _SHORT)
+        errors.dropped += copies * problems
+        return copies * period
+
     def invoke(self, pos: int, errors: Problems, index: int) -> tuple[str, dict[str, Any], int]:
         """The invoke whose name starts at ``pos``: ``(name, arguments, end)``; raises _Broken."""
         text = self.text
@@ -168,6 +181,8 @@ class _Reader:
         args: dict[str, Any] = {}
         pos = head.end()
         value = DeepSeekV4Parser._value
+        # per key, where its last parameter began and the problems met before it (see _cycles)
+        starts: dict[str, tuple[int, int]] = {}
         while True:
             pos = skip_ws(text, pos)
             if pos >= len(text):
@@ -186,6 +201,14 @@ class _Reader:
                     self.resume(pos),
                 )
             key, kind = param.group(1).strip(), param.group(2)
+            problems = len(errors) + errors.dropped
+            last = starts.get(key)
+            starts[key] = (pos, problems)
+            if last is not None:
+                skipped = self._cycles(pos, last[0], problems - last[1], errors)
+                if skipped:
+                    pos += skipped
+                    continue
             close = self.closes.find(param.end())
             if close == -1:
                 raise _Broken(f"the value of {name}.{key} was cut off (no {PARAM_CLOSE})", len(text))

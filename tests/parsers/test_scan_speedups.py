@@ -97,3 +97,34 @@ def test_count_repeats_counts_the_copies_one_by_one_counting_does(
     text = noise + unit * times + tail
     upto = start + width
     assert count_repeats(text, start, period, upto) == _count_repeats_one_by_one(text, start, period, upto)
+
+
+DSML_CALL = get_parser("deepseek_v4").render(
+    None, [("write_file", {"path": "a", "content": "x\ny", "limit": 3}), ("f", {"k": [1]})]
+)
+
+
+def _outcome(result):
+    calls = [(c.function.name, c.function.arguments) for c in result.tool_calls or []]
+    return result.content, calls, result.errors
+
+
+@SETTINGS
+@given(
+    cut=st.integers(1, len(DSML_CALL)),
+    times=st.integers(1, 120),
+    tail=st.sampled_from(["", "x", DSML_CALL, "</｜DSML｜invoke>"]),
+    head=st.sampled_from(["", "Sure.\n\n", "<think>a</think>"]),
+)
+def test_deepseek_v4_skipping_repeated_parameters_gives_the_full_reading(cut, times, tail, head):
+    # a call cut anywhere and repeated: one invoke whose parameters run through every copy; skipping the copies
+    # of a stretch of parameters (counting their problems) must give exactly what reading each one gives
+    text = head + DSML_CALL[:cut] * times + tail
+    parser = get_parser("deepseek_v4")
+    fast = _outcome(parser.parse_detailed(text))
+    original = deepseek_v4._Reader._cycles
+    deepseek_v4._Reader._cycles = lambda self, pos, last, problems, errors: 0
+    try:
+        assert fast == _outcome(parser.parse_detailed(text))
+    finally:
+        deepseek_v4._Reader._cycles = original
