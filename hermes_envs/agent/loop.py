@@ -224,9 +224,8 @@ class HermesAgentLoop:
     def _managed_state(self) -> dict[str, Any] | None:
         """The server's ``get_state()`` (a ManagedServer's tokens, masks and logprobs), as upstream's loop reads it
         into every result; None for a server without one (an OpenAI-type server) or one that fails."""
-        get_state = getattr(
-            self.server, "get_state", None
-        )  # on the class or set on the instance, as upstream reads it
+        # on the class or set on the instance (a test double, a wrapper), as upstream's loop reads it
+        get_state = getattr(self.server, "get_state", None)
         if not callable(get_state):
             return None
         try:
