@@ -432,9 +432,10 @@ def test_an_env_that_hangs_is_stopped_and_the_check_that_ran_names_the_hang(
     reward += "        while True:\n            time.sleep(0.5)\n"
     checkout, env_file = _env(tmp_path, reward=reward)
     monkeypatch.chdir(checkout)
-    report = run_conformance([str(env_file)], Settings(select=["HC101", "HC401"], hang_seconds=8))
-    status = {o.check_id: o for o in report.envs[0].outcomes}
-    assert status["HC101"].status.value == "passed"
-    (finding,) = status["HC401"].findings
-    assert "made no progress for 8 s" in finding.message and "hang_seconds" in finding.fix
+    # (only HC401 selected: on a loaded machine the import alone may outlast the short hang_seconds, and then the
+    # check that was pending is the one that names the hang, as it should)
+    report = run_conformance([str(env_file)], Settings(select=["HC401"], hang_seconds=10))
+    (outcome,) = [o for o in report.envs[0].outcomes if o.check_id == "HC401"]
+    (finding,) = outcome.findings
+    assert "made no progress for 10 s" in finding.message and "hang_seconds" in finding.fix
     assert not _running(marker)  # the namespace ended with the run: the reward's sleep too
