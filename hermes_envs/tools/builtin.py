@@ -49,7 +49,13 @@ def _host_target(box: Sandbox, path: object) -> Path | None:
 
 def _host_regular(target: Path) -> os.stat_result:
     """stat of a host file the tools may read: a regular file (a FIFO or device would block or never end)."""
-    st = os.stat(target)  # FileNotFoundError / PermissionError as the host gives them
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"no file {str(target)!r} on this host. Fix: check the path (list its folder with the terminal), or "
+            "write the file first."
+        ) from None
     if stat.S_ISDIR(st.st_mode):
         raise IsADirectoryError(f"{str(target)!r} is a folder, not a file. Fix: name a file in it.")
     if not stat.S_ISREG(st.st_mode):

@@ -94,6 +94,8 @@ def test_local_file_tools_reach_absolute_host_paths_as_upstreams_do(scratch):
     assert found == {"matches": [{"path": str(soul), "line": 1, "text": "I am bold."}], "truncated": False}
     with pytest.raises(IsADirectoryError, match="is a folder"):
         call("read_file", path=str(scratch))
+    with pytest.raises(FileNotFoundError, match="no file .*nope.md' on this host"):
+        call("read_file", path=str(scratch / "nope.md"))
     with pytest.raises(PathEscapeError):
         call("write_file", path="../../escape.txt", content="x")
     assert call("write_file", path=str(get_sandbox("t").workdir / "in.txt"), content="x")["path"] == "in.txt"
