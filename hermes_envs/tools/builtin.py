@@ -36,14 +36,18 @@ def _box(task_id: str) -> Sandbox:
 
 def _host_target(box: Sandbox, path: object) -> Path | None:
     """The host file an absolute ``path`` names when this call reaches it directly (``local`` backend, its
-    ``host_paths`` setting on, the path outside the task's folder); None: the path goes through the task's folder."""
+    ``host_paths`` setting on, the path outside every task's folder); None: the path goes through the task's folder
+    (and is refused there if it leaves it, e.g. into another rollout's sandbox)."""
     if not isinstance(path, str) or not path.startswith("/") or "\x00" in path:
         return None
     if box.backend_class.name != "local" or box.backend_class.container_paths or not box.config.host_paths:
         return None
     target = Path(os.path.normpath(path))
-    if target == box.tree or box.tree in target.parents:
-        return None  # the task's own folder, named absolutely: the confined walk handles it
+    sandboxes = (
+        box.tree.parent
+    )  # every task's folder: its own is walked confined, another's is refused there too
+    if target == sandboxes or sandboxes in target.parents:
+        return None
     return target
 
 

@@ -99,6 +99,12 @@ def test_local_file_tools_reach_absolute_host_paths_as_upstreams_do(scratch):
     with pytest.raises(PathEscapeError):
         call("write_file", path="../../escape.txt", content="x")
     assert call("write_file", path=str(get_sandbox("t").workdir / "in.txt"), content="x")["path"] == "in.txt"
+    other = (
+        get_sandbox("other-rollout").workdir / "secret.txt"
+    )  # another rollout's sandbox is never a host path
+    with pytest.raises(PathEscapeError):
+        call("write_file", path=str(other), content="x")
+    assert not other.exists()
     configure_sandboxes(backend="local", host_paths=False)
     for name, args in [
         ("read_file", {"path": str(soul)}),
