@@ -27,7 +27,8 @@ and made the ratios swing between 7 and 11 from one run to the next. ``--with-gc
 ``openai`` importable). For every format both have, in one run, interleaved, it prints our time / upstream's time
 for (1) replies with no tool call (final answers: prose, Markdown with code and braces, reasoning), each parsed
 alone, and (2) each adversarial text above (``--size-mb`` defaults to 0.1 here: upstream is quadratic on some),
-with the worst ratio, and the adversarial texts where upstream is faster.
+with the worst ratio, and the adversarial texts where upstream is faster (where we return more calls than upstream,
+also the time of building that many call objects alone over upstream's parse: a floor for that text).
 """
 
 from __future__ import annotations
@@ -211,6 +212,21 @@ def plain_replies(n: int = 300) -> list[str]:
 UPSTREAM_NAMES = {"qwen": "hermes"}  # our name -> upstream's, where they differ
 
 
+def _floor(ours: object, theirs: object, text: str, t_up: float, repeat: int) -> str:
+    """`` (N calls vs M; building N alone R)`` when we return more calls than upstream: the time of building that
+    many call objects alone, over upstream's whole parse (a floor no reading speed removes); else ``""``."""
+    from hermes_envs.parsers._calls import make_tool_call
+
+    n = len(ours.parse(text)[1] or [])  # type: ignore[attr-defined]
+    m = len(theirs.parse(text)[1] or [])  # type: ignore[attr-defined]
+    if n <= m:
+        return ""
+    t_build = best_time(
+        lambda: [make_tool_call("write_file", '{"path": "a", "limit": 3}') for _ in range(n)], repeat
+    )
+    return f" ({n} calls vs {m}; building {n} alone {t_build / t_up:.1f})"
+
+
 def compare_upstream(upstream_dir: str, ns: argparse.Namespace) -> int:
     """Ours / upstream's time, per format, on replies without a call and on the adversarial texts."""
     import os
@@ -250,7 +266,7 @@ def compare_upstream(upstream_dir: str, ns: argparse.Namespace) -> int:
                 a_up = min(a_up, best_time(lambda p=theirs, t=text: p.parse(t), 1))
             ratio = a_ours / a_up
             if ratio > 1:
-                faster.append(f"{label} {ratio:.1f}")
+                faster.append(f"{label} {ratio:.1f}" + _floor(ours, theirs, text, a_up, ns.repeat))
             if ratio > worst:
                 worst_label, worst = label, ratio
         print(

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from hermes_envs.parsers._errors import ParserError
-from hermes_envs.parsers._scan import Finder, PatternFinder, count_repeats
+from hermes_envs.parsers._scan import CharsFinder, Finder, count_repeats
 
 __all__ = [
     "TOOL_CALL",
@@ -38,9 +38,9 @@ class XmlTags(Protocol):
     open_needle: str
     call_needle: str
     bare_start: str | None
-    name_ends: re.Pattern[str] | None
+    name_ends: str | None
 
-    def _real_call_at(self, text: str, at: int) -> bool: ...
+    def _real_call_at(self, text: str, at: int, scan: XmlScan | None = None) -> bool: ...
 
     def _real_starts(self, text: str, needle: str) -> Starts: ...
 
@@ -90,13 +90,13 @@ class RealStarts:
     __slots__ = ("_at", "_ends", "_from", "name_ends", "needle", "pattern", "text")
 
     def __init__(
-        self, text: str, needle: str, pattern: re.Pattern[str], name_ends: re.Pattern[str] | None = None
+        self, text: str, needle: str, pattern: re.Pattern[str], name_ends: str | None = None
     ) -> None:
         self.text = text
         self.needle = needle
         self.pattern = pattern
         self.name_ends = name_ends
-        self._ends: PatternFinder | None = None
+        self._ends: CharsFinder | None = None
         self._from = -1
         self._at = -1
 
@@ -115,7 +115,7 @@ class RealStarts:
             if self.name_ends is None or match.group("long") is None:
                 break
             if self._ends is None:
-                self._ends = PatternFinder(text, self.name_ends)
+                self._ends = CharsFinder(text, self.name_ends)
             end = self._ends.find(match.end())
             if end != -1 and text[end] == ">":
                 break
@@ -163,7 +163,7 @@ class XmlScan:
         self._recover: Starts | None = None
         self._real_wrapped: Starts | None = None
         self._real_bare: Starts | None = None
-        self._name_ends: PatternFinder | None = None
+        self._name_ends: CharsFinder | None = None
         self.raw = False  # the call being read writes literal backslash-n separators (set per call)
 
     @property
@@ -195,10 +195,10 @@ class XmlScan:
         return self._real_bare
 
     @property
-    def name_ends(self) -> PatternFinder | None:
-        """Where the parameter name after each of ``opens`` ends (see XmlParamsParser._opening_at)."""
+    def name_ends(self) -> CharsFinder | None:
+        """Where the name after each function or parameter opening ends (see XmlParamsParser._opening_at)."""
         if self._name_ends is None and self.parser.name_ends is not None:
-            self._name_ends = PatternFinder(self.text, self.parser.name_ends)
+            self._name_ends = CharsFinder(self.text, self.parser.name_ends)
         return self._name_ends
 
     def seen(self, pos: int) -> int:

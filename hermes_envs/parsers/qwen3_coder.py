@@ -26,6 +26,7 @@ class Qwen3CoderParser(XmlParamsParser):
     """Qwen3-Coder (and Qwen3.5) XML function calls."""
 
     head = re.compile(r"\s*<function=([^>\n]*)>")
+    head_open = re.compile(r"\s*<function=")
     start_check = head
     param_open = re.compile(r"<parameter=([^>\n]*)>")
     open_needle = "<parameter="
@@ -35,7 +36,7 @@ class Qwen3CoderParser(XmlParamsParser):
     value_close = "</parameter>"
     call_close = "</function>"
     strip_newline = True
-    name_ends = re.compile(r"[>\n]")  # a name runs to the first of these, and must end with ">"
+    name_ends = ">\n"  # a name runs to the first of these characters, and must end with ">"
 
     def _real_starts(self, text: str, needle: str) -> Starts:
         """Real call starts (:meth:`_real_call_at`) found by the regex engine, a name longer than the patterns

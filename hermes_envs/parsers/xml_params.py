@@ -74,10 +74,12 @@ class XmlParamsParser(ToolCallParser):
     schema_narrows_keys: ClassVar[bool] = True
     # a no-argument call must have whitespace between its name and the call close (glm45, as SGLang)
     separator_required: ClassVar[bool] = False
-    # the characters (one class) a name in ``head`` and ``param_open`` runs to, the first one met having to be
+    # the characters a name in ``head`` and ``param_open`` runs to, the first one met having to be
     # the tag's ">", when the patterns read names that way (qwen3_coder): openings are then checked by one
     # cached forward search instead of re-reading a name that never ends from each of them
-    name_ends: ClassVar[re.Pattern[str] | None] = None
+    name_ends: ClassVar[str | None] = None
+    # ``head`` up to the name (with ``name_ends``: see _head_at)
+    head_open: ClassVar[re.Pattern[str] | None] = None
 
     def _untyped_value(self, raw: str) -> Any:
         """A value no schema types: JSON-decoded when ``decode_untyped`` (GLM), else the text as is (vLLM's
@@ -94,11 +96,28 @@ class XmlParamsParser(ToolCallParser):
 
     # -- reading ------------------------------------------------------------------------------------------
 
-    def _real_call_at(self, text: str, at: int) -> bool:
+    def _real_call_at(self, text: str, at: int, scan: XmlScan | None = None) -> bool:
         """True when a real call starts at ``at``: ``<tool_call>`` (or the bare start) followed by a head."""
         if text.startswith(TOOL_CALL, at):
+            if scan is not None and self.start_check is self.head:
+                return self._head_at(text, at + len(TOOL_CALL), scan) is not None
             return self.start_check.match(text, at + len(TOOL_CALL)) is not None
-        return self.bare_start is not None and self.head.match(text, at) is not None
+        if self.bare_start is None:
+            return False
+        return (self.head.match(text, at) if scan is None else self._head_at(text, at, scan)) is not None
+
+    def _head_at(self, text: str, pos: int, scan: XmlScan) -> re.Match[str] | None:
+        """``head.match(text, pos)``. With ``name_ends``, a head whose name never ends is turned down by one cached
+        forward search first: the regex read (and backtracked over) the rest of the text from each opening."""
+        ends = scan.name_ends
+        if ends is not None and self.head_open is not None:
+            opening = self.head_open.match(text, pos)
+            if opening is None:
+                return None
+            end = ends.find(opening.end())
+            if end == -1 or text[end] != ">":
+                return None
+        return self.head.match(text, pos)
 
     def _real_starts(self, text: str, needle: str) -> Starts:
         """The forward search for real call starts at ``needle`` (each one checked by :meth:`_real_call_at`)."""
@@ -139,7 +158,7 @@ class XmlParamsParser(ToolCallParser):
             """The first call start from the first marker ``p``; a mention of the tag in the prose before it ("I
             will emit a <tool_call> block") stays content when a real call follows, else it is read (and reported
             as broken). Later broken calls are read and reported: they are not prose."""
-            while p != -1 and not self._real_call_at(text, p):
+            while p != -1 and not self._real_call_at(text, p, scan):
                 real = next_real(p + 1)
                 if real == -1:
                     return p
@@ -217,7 +236,7 @@ class XmlParamsParser(ToolCallParser):
     def _read_call(
         self, text: str, pos: int, index: int, schemas: ToolSchemas, scan: XmlScan, errors: Problems
     ) -> tuple[str, dict[str, Any], int]:
-        head = self.head.match(text, pos)
+        head = self._head_at(text, pos, scan)
         if head is None:
             raise BrokenCall(
                 lambda t=text, at=pos: f"expected the function name; got {excerpt(t, at)}",
@@ -362,7 +381,7 @@ class XmlParamsParser(ToolCallParser):
         """Is the ``call_close`` at ``at`` the real end of the call? Yes when what follows it is the end of the
         text, a real next call, or text with no further value-closing tag before the next real call."""
         rest = self._skip(text, self._after_call_close(text, at), scan)
-        if rest >= len(text) or self._real_call_at(text, rest):
+        if rest >= len(text) or self._real_call_at(text, rest, scan):
             return True
         later_close = scan.later_closes.find(rest)
         if later_close == -1:
