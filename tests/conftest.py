@@ -57,34 +57,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.maxschedchunk = 1
 
 
-#: Tests that failed in the first full run after nine branches were merged at once (stop 31), each from an interaction
-#: between two branches that no single branch's tests saw. Marked xfail (not strict: each still runs and its result
-#: shows) with the cause, so the merge can land; each is a defect to fix next, listed in the session's closing note.
-KNOWN_MERGE_FAILURES = {
-    "tests/parsers/test_upstream_package.py::test_every_upstream_module_path_and_class_name": "the loader's fresh "
-    "environments package per env file gives a second class object for an upstream-layout parser module",
-    "tests/compat/test_upstream_parsers.py::test_glm47_is_a_glm45_parser": "same: class identity across fresh "
-    "environments packages",
-    "tests/conformance/test_corpus.py::test_every_check_has_a_bad_env": "HC903 (containment) has no bad env that "
-    "the in-process corpus run can trip",
-    "tests/conformance/test_detection.py::test_hc101_names_a_module_hermes_envs_does_not_ship": "two branches "
-    "word a missing environments.* module differently (the author's own module vs a kit gap)",
-    "tests/test_error_types.py::test_no_new_bare_builtin_raise": "new bare raises in compat/registry.py, "
-    "conformance/ and tools/_task_files.py",
-    "tests/toolsets/test_docs.py::test_every_toolset_is_in_the_overview": "the shell_and_files toolset is not in "
-    "docs/toolsets.md's overview",
-    "tests/testing/test_network_escapes.py::test_hc902_names_the_raw_socket": "HC902's wording under the "
-    "container differs from the network guard's",
-    "tests/compat/test_upstream_helpers.py::test_run_tool_in_thread_inside_a_running_loop": "flaky under -n 2: "
-    "the test's tool registered in another registry scope",
-}
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A stable sort by rank, after other plugins' reordering; the known merge failures marked xfail."""
-    for item in items:
-        for prefix, reason in KNOWN_MERGE_FAILURES.items():
-            if item.nodeid.startswith(prefix):
-                item.add_marker(pytest.mark.xfail(reason=reason, strict=False))
+    """A stable sort by rank, after other plugins' reordering."""
     items.sort(key=_rank)

@@ -39,6 +39,13 @@ KNOWN: dict[str, list[tuple[str, int, str]]] = {
             "the /proc listing is used instead)",
         ),
     ],
+    "conformance/_container.py": [
+        (
+            "OSError",
+            3,
+            "mount/unshare failed (errno from the kernel); caught: the kit runs uncontained and says so",
+        ),
+    ],
     # A command-line run that ends with its reason: SystemExit prints the message and exits 1, no traceback.
     "env/_base.py": [("SystemExit", 1, "process run stopped by a dead model server: exit 1 with the reason")],
     # Abstract method placeholders.
@@ -61,7 +68,7 @@ KNOWN: dict[str, list[tuple[str, int, str]]] = {
         ("TypeError", 1, "model-facing: path type"),
         ("ValueError", 1, "model-facing: NUL byte in path"),
         ("FileNotFoundError", 3, "model-facing: no such file in the task folder"),
-        ("IsADirectoryError", 3, "model-facing: a folder where a file was asked"),
+        ("IsADirectoryError", 5, "model-facing: a folder where a file was asked"),
         ("NotADirectoryError", 2, "model-facing: a file where a folder was asked"),
     ],
     # Left to other areas (being reshaped by other helpers while this list was written). Pooled per folder or

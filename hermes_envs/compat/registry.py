@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from hermes_envs.errors import ToolRegistryError
 from hermes_envs.tools import registry as _ours
 from hermes_envs.tools.registry import Tool
 
@@ -61,7 +62,10 @@ class ToolRegistry:
     ) -> None:
         """Register ``handler`` (called as ``handler(args_dict, task_id=...)``) as tool ``name`` of ``toolset``."""
         if not isinstance(schema, dict):
-            raise ValueError(f"Tool {name!r}: schema must be a dict, got {type(schema).__name__}")
+            raise ToolRegistryError(  # a ValueError too, as upstream's
+                f"tool {name!r} should be registered with a schema dict; got {type(schema).__name__}. "
+                "Fix: pass schema={'name': ..., 'description': ..., 'parameters': {...}}."
+            )
         parameters = schema.get("parameters") or {"type": "object", "properties": {}}
 
         def call(task_id: str | None = None, **arguments: Any) -> Any:

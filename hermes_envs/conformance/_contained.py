@@ -215,7 +215,9 @@ class ContainedRun:
 def contained_classes(path: Path, wanted: str | None, settings: Settings) -> tuple[list[str] | None, str]:
     """The env classes of ``path`` (None when it does not import) and the label, learned by importing it in the
     container (its import-time code never runs in the kit's process)."""
-    result = run_contained(_TARGET, _args(path, wanted, settings, True), on_event=_echo)
+    result = run_contained(
+        _TARGET, _args(path, wanted, settings, True), on_event=_echo, hang_seconds=settings.hang_seconds
+    )
     for event in result.events:
         if event.get("ev") == "classes":
             return event["names"], event["label"]
@@ -238,7 +240,9 @@ def run_env_contained(path: Path, class_name: str | None, settings: Settings) ->
     from hermes_envs.conformance.checks.host import host_outcome
 
     start = time.perf_counter()
-    result = run_contained(_TARGET, _args(path, class_name, settings, False), on_event=_echo)
+    result = run_contained(
+        _TARGET, _args(path, class_name, settings, False), on_event=_echo, hang_seconds=settings.hang_seconds
+    )
     _say_once(result.unavailable)
     label = f"{path.name}::{class_name}" if class_name else path.name
     names: list[str] | None = None
@@ -277,17 +281,7 @@ def run_env_contained(path: Path, class_name: str | None, settings: Settings) ->
         pending = [i for i in selected if i not in outcomes and i != HOST_CHECK]
         running = running or (pending[0] if pending else "")
         if running:
-            outcomes[running] = Outcome(
-                running,
-                Status.FAILED,
-                [Finding(
-                    running,
-                    f"the env's code should never end the process it runs in; while this check ran, {cause}.",
-                    "never end the process from the env's code (sys.exit, os._exit, signals to its own process "
-                    "group): raise an exception, or return a score of 0, and let the trainer decide.",
-                    subject=label,
-                )],
-            )  # fmt: skip
+            outcomes[running] = Outcome(running, Status.FAILED, [_ended_finding(running, cause, label, result)])
         for check_id in selected:
             if check_id not in outcomes and check_id != HOST_CHECK:
                 where = f"during {running}" if running else "before its checks ran"
@@ -300,8 +294,33 @@ def run_env_contained(path: Path, class_name: str | None, settings: Settings) ->
     return ContainedRun(label, names, ordered, time.perf_counter() - start, timings, result)
 
 
+def _ended_finding(check_id: str, cause: str, label: str, result: ContainerResult) -> Finding:
+    """The finding of the check that was running when the env's process ended (or hung and was stopped)."""
+    if result.hung:
+        return Finding(
+            check_id,
+            f"the env should finish what this check asks of it; {cause}.",
+            "look for a wait that never ends in the env's code for this phase (a loop without an exit, a queue or "
+            "lock never released, a server or subprocess that never answers) and bound it with a timeout; if the "
+            "env is only slow, raise hang_seconds under [tool.hermes-conformance].",
+            subject=label,
+        )
+    return Finding(
+        check_id,
+        f"the env's code should never end the process it runs in; while this check ran, {cause}.",
+        "never end the process from the env's code (sys.exit, os._exit, signals to its own process group): raise "
+        "an exception, or return a score of 0, and let the trainer decide.",
+        subject=label,
+    )
+
+
 def _cause(result: ContainerResult, crash: dict[str, Any] | None) -> str:
     """What ended the worker, in the author's terms."""
+    if result.hung:
+        return (
+            f"it made no progress for {result.hung:.0f} s (no check finished, nothing was printed) and the kit "
+            "stopped it"
+        )
     if crash is not None:
         site = f" at {crash['site']}" if crash.get("site") else ""
         return f"the env's code raised {crash['cause']}{site} during {crash.get('phase') or 'the check'}"

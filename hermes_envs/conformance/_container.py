@@ -21,6 +21,7 @@ import ctypes
 import importlib
 import json
 import os
+import select
 import shutil
 import signal
 import socket
@@ -33,6 +34,8 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from hermes_envs.errors import EnvLoadError
 
 __all__ = ["Changed", "ContainerResult", "run_contained"]
 
@@ -68,6 +71,8 @@ class ContainerResult:
     base: str = ""
     #: (pid, command line) of the processes still running in the container after the env was closed.
     leftover: list[tuple[int, str]] = field(default_factory=list)
+    #: Seconds of silence after which the kit stopped the run as hung (0: it was not stopped).
+    hung: float = 0.0
 
 
 _LIBC: list[Any] = []
@@ -320,6 +325,8 @@ def _keeper(worker: Callable[[], None], write_fd: int, base: str, cwd: str, faul
             _init(worker, write_fd, root, cwd)
         finally:
             os._exit(72)
+    # the parent's word that the run hung: end the namespace (its init), then report the overlay as usual
+    signal.signal(signal.SIGUSR1, lambda *_: os.kill(init, signal.SIGKILL))
     os.waitpid(init, 0)
     changed = _changes(layers)
     fault = ""
@@ -334,15 +341,48 @@ def _keeper(worker: Callable[[], None], write_fd: int, base: str, cwd: str, faul
     os._exit(0)
 
 
-def _read_events(fd: int) -> Iterator[dict[str, Any]]:
+class _Silent(Exception):
+    """No byte from the container for the allowed time."""
+
+
+def _read_events(fd: int, idle: float | None = None) -> Iterator[dict[str, Any]]:
+    """The JSON events on ``fd`` until it closes; raises _Silent after ``idle`` seconds without a byte."""
     buffer = b""
     with os.fdopen(fd, "rb", buffering=0) as stream:
-        while chunk := stream.read(65536):
+        while True:
+            if idle is not None and not select.select([stream], [], [], idle)[0]:
+                raise _Silent
+            chunk = stream.read(65536)
+            if not chunk:
+                return
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
                 with contextlib.suppress(ValueError):
                     yield json.loads(line)
+
+
+def _events_until_hung(
+    fd: int, pid: int, hang_seconds: float | None, result: ContainerResult
+) -> Iterator[dict[str, Any]]:
+    """The container's events; after ``hang_seconds`` of silence, stop the run (the keeper ends the namespace and
+    still reports the overlay; an uncontained worker is killed with its process group) and read what is left."""
+    read = _read_events(fd, hang_seconds)
+    try:
+        yield from read
+        return
+    except _Silent:
+        result.hung = hang_seconds or 0.0
+    if result.unavailable:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+    else:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGUSR1)
+    with contextlib.suppress(_Silent, OSError):  # the keeper's last words; a stuck keeper is killed in the end
+        yield from _read_events(fd, 60.0)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
 
 
 def containable() -> str:
@@ -404,7 +444,10 @@ def _import(module: str, file: str | None) -> Any:
 
     found = import_util.spec_from_file_location(module, file)
     if found is None or found.loader is None:
-        raise ImportError(f"cannot load {module} from {file}")
+        raise EnvLoadError(
+            f"the env's module {module!r} should load from {file}; Python found no loader for it. "
+            "Fix: check that the file is a .py file that Python can import."
+        )
     loaded = import_util.module_from_spec(found)
     sys.modules[module] = loaded
     found.loader.exec_module(loaded)
@@ -419,7 +462,10 @@ def _main() -> None:
 
 
 def run_contained(
-    target: str, args: list[Any], on_event: Callable[[dict[str, Any]], None] | None = None
+    target: str,
+    args: list[Any],
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+    hang_seconds: float | None = None,
 ) -> ContainerResult:
     """Run ``module:factory`` ``target``'s ``factory(*args)(write_fd, kit_tmp)`` contained and collect what it sends
     on ``write_fd`` (JSON lines); ``args`` are JSON values (a fresh interpreter may have to rebuild the worker).
@@ -427,7 +473,8 @@ def run_contained(
     ``kit_tmp`` is the worker's temp folder (``TMPDIR``): the kit's own files and the env's ``tempfile`` use go there.
     ``on_event`` sees each event as it arrives. The container is a fork of this process, which has already imported
     the heavy libraries, unless a thread of the kit runs here (a fork would inherit its locks mid-use): then it
-    starts from a fresh interpreter."""
+    starts from a fresh interpreter. A run that sends nothing for ``hang_seconds`` is stopped (``result.hung``).
+    """
     base = tempfile.mkdtemp(prefix="hermes-contain-")
     result = ContainerResult(unavailable=containable(), base=base)
     kit_tmp = os.path.join(base, "tmp")
@@ -453,7 +500,7 @@ def run_contained(
         pid = fresh.pid
     os.close(write_fd)
     try:
-        for event in _read_events(read_fd):
+        for event in _events_until_hung(read_fd, pid, hang_seconds, result):
             kind = event.get("ev")
             if kind == "changed":
                 result.changed = [Changed(p, how) for p, how in event["paths"]]

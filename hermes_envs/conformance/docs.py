@@ -177,6 +177,7 @@ def _thresholds() -> str:
         "control_ceiling": "HC406: highest mean score a negative control may get",
         "setup_seconds": "HC205: setup() slower than this is a warning",
         "setup_timeout": "HC201: setup() is abandoned after this long",
+        "hang_seconds": "a contained run with no progress (no check finished, nothing printed) for this long is stopped",
         "blocking_seconds": "HC408: longest allowed event-loop stall by the env's code",
         "concurrency_items": "HC601: items run concurrently vs one at a time",
         "slow": "run HC503 (a `process` run in a subprocess)",

@@ -16,6 +16,9 @@ class Settings:
     probe_items: int = 2
     #: HC406: the highest mean score a negative control (do nothing, refuse, echo, spam tools) may get.
     control_ceiling: float = 0.2
+    #: A contained run in which no check finishes, and nothing is printed or traced, for this long is stopped as hung:
+    #: the check that was running fails with the phase it was in, the others are reported as not run.
+    hang_seconds: float = 900.0
     #: HC205: setup() taking longer than this is reported (a warning).
     setup_seconds: float = 30.0
     #: setup() is abandoned after this long (HC201 then reports the timeout).

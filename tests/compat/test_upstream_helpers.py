@@ -126,21 +126,19 @@ def test_run_tool_in_thread_from_sync_code() -> None:
         cleanup_sandbox("t-sync")
 
 
-async def test_run_tool_in_thread_inside_a_running_loop_runs_off_the_loop_thread(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import environments.tool_context as tool_context
-    from hermes_envs.tools import ToolRegistry
+async def test_run_tool_in_thread_inside_a_running_loop_runs_off_the_loop_thread() -> None:
+    # registered in the shared registry for this test only (patching the module's registry raced with the env
+    # loader, which gives later imports a fresh ``environments.tool_context`` module)
+    from hermes_envs.tools import registry, tool
 
-    reg = ToolRegistry()
+    with registry.isolated():
 
-    @reg.tool(toolset="t")
-    def whereami(task_id: str) -> str:
-        """Name the thread and task the tool ran for."""
-        return f"{threading.current_thread().name} {task_id}"
+        @tool(toolset="t")
+        def whereami(task_id: str) -> str:
+            """Name the thread and task the tool ran for."""
+            return f"{threading.current_thread().name} {task_id}"
 
-    monkeypatch.setattr(tool_context, "_registry", reg)
-    thread, task = _run_tool_in_thread("whereami", {}, "t-async").split()
+        thread, task = _run_tool_in_thread("whereami", {}, "t-async").split()
     assert task == "t-async" and thread != threading.current_thread().name
     await asyncio.sleep(0)  # the loop is still ours
 

@@ -417,3 +417,25 @@ def test_an_env_that_ends_its_process_at_import_fails_the_first_check(tmp_path: 
     message = first.findings[0].message
     assert "os._exit(0) at hostile_env.py:" in message and "during import" in message
     assert later.status.value == "skipped" and "os._exit(0)" in later.note
+
+
+@pytest.mark.slow
+def test_an_env_that_hangs_is_stopped_and_the_check_that_ran_names_the_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, a reward that never returned kept `hermes-envs check` (and a CI job) waiting forever.
+    from hermes_envs.conformance.runner import run_conformance
+    from hermes_envs.conformance.settings import Settings
+
+    marker = f"hang-{uuid.uuid4().hex[:8]}"
+    reward = f"        import subprocess, time\n        subprocess.Popen(['sleep', '3600', '{marker}'])\n"
+    reward += "        while True:\n            time.sleep(0.5)\n"
+    checkout, env_file = _env(tmp_path, reward=reward)
+    monkeypatch.chdir(checkout)
+    # (only HC401 selected: on a loaded machine the import alone may outlast the short hang_seconds, and then the
+    # check that was pending is the one that names the hang, as it should)
+    report = run_conformance([str(env_file)], Settings(select=["HC401"], hang_seconds=10))
+    (outcome,) = [o for o in report.envs[0].outcomes if o.check_id == "HC401"]
+    (finding,) = outcome.findings
+    assert "made no progress for 10 s" in finding.message and "hang_seconds" in finding.fix
+    assert not _running(marker)  # the namespace ended with the run: the reward's sleep too

@@ -39,8 +39,18 @@ def test_a_bad_env_trips_exactly_its_declared_checks(path: Path) -> None:
     )
 
 
+#: Checks judged only when the env runs contained (a worker process of its own): the in-process corpus run here
+#: cannot trip them, so their hostile envs live in these test files, which run them contained.
+CONTAINED_ONLY = {"HC903": "test_containment.py"}
+
+
 def test_every_check_has_a_bad_env() -> None:
     covered = set().union(*(expected_findings(p) for p in BAD))
+    for check_id, test_file in CONTAINED_ONLY.items():
+        assert check_id in (Path(__file__).parent / test_file).read_text(), (
+            f"{test_file} should trip {check_id}"
+        )
+        covered.add(check_id)
     missing = [c.id for c in all_checks() if c.id not in covered]
     assert not missing, f"checks without a known-bad env in conformance/bad: {missing}"
 

@@ -57,12 +57,21 @@ def test_ignoring_hc401_from_the_command_line_does_not_make_a_raising_reward_gre
 
 def test_hc101_names_a_module_hermes_envs_does_not_ship(tmp_path: Path) -> None:
     env = tmp_path / "needs_upstream_env.py"
-    env.write_text("from environments.definitely_not_shipped import Thing\n")
+    env.write_text("from environments.web_research_env import WebResearchEnv\n")  # upstream's, not shipped
     with EnvSession(env, settings=Settings(select=["HC101"])) as session:
         (finding,) = session.run("HC101").findings
     assert "hermes-envs does not provide yet: a gap of the kit" in finding.message
-    assert "environments.definitely_not_shipped" in finding.message
+    assert "environments.web_research_env" in finding.message
     assert "pip install hermes-envs" not in finding.fix and "report the missing module" in finding.fix
+
+
+def test_hc101_names_a_missing_module_upstream_lacks_too_as_the_authors_own(tmp_path: Path) -> None:
+    env = tmp_path / "needs_own_env.py"
+    env.write_text("from environments.definitely_not_shipped import Thing\n")
+    with EnvSession(env, settings=Settings(select=["HC101"])) as session:
+        (finding,) = session.run("HC101").findings
+    assert "it is your own module" in finding.message and "gap of the kit" not in finding.message
+    assert "create environments/definitely_not_shipped.py" in finding.fix
 
 
 def test_hc407_is_not_applicable_when_no_gold_can_be_derived() -> None:

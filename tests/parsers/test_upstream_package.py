@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from pathlib import Path
 
 import pytest
 
@@ -120,3 +121,15 @@ def test_common_helpers():
     assert common.extract_tagged_payloads(text, "<t>", "</t>") == ["one", "two", "cut"]
     assert common.split_content_from_first_marker("  hi <t>x", "<t>") == ("hi", True)
     assert common.split_content_from_first_marker("  ", "<t>") == (None, False)
+
+
+def test_upstream_classes_stay_the_same_objects_after_the_loader_imports_another_env_file():
+    # the loader gives each env file a fresh ``environments`` package; the upstream parser classes were defined in
+    # the re-imported modules, so a class held from before (a test module's import) was a second object after it
+    from hermes_envs.env import import_env_module
+
+    before = importlib.import_module("environments.tool_call_parsers.glm45_parser").Glm45ToolCallParser
+    import_env_module(Path(__file__).resolve().parents[2] / "environments" / "arithmetic_env.py")
+    after = importlib.import_module("environments.tool_call_parsers.glm47_parser").Glm47ToolCallParser
+    assert issubclass(after, before) and isinstance(after(), before)
+    assert importlib.import_module("environments.tool_call_parsers").get_parser("glm47").__class__ is after

@@ -276,9 +276,12 @@ SNEAKY = """
 @needs_namespace
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("curl") is None, reason="no curl")
-def test_hc902_names_the_raw_socket_and_the_namespace_holds_the_subprocess(tmp_path) -> None:
-    """An env whose reward connects through ``_socket`` and runs curl: HC902 reports the first (it passed before),
-    and the curl run inside the conformance session cannot connect."""
+@pytest.mark.parametrize("contain", [False, True], ids=["in-process", "contained"])
+def test_hc902_names_the_raw_socket_and_the_namespace_holds_the_subprocess(tmp_path, contain) -> None:
+    """An env whose reward connects through ``_socket`` and runs curl: HC902 reports the first (it passed before)
+    whether the env runs in the kit's process or contained, and the curl run inside the conformance session cannot
+    connect (read from the file the reward writes: on the host only when the env ran uncontained; a contained
+    env's writes stay in its overlay)."""
     from pathlib import Path
 
     from hermes_envs.conformance.runner import load_settings, run_conformance
@@ -290,9 +293,13 @@ def test_hc902_names_the_raw_socket_and_the_namespace_holds_the_subprocess(tmp_p
     env.write_text(
         source.replace(marker, SNEAKY.replace("HOST_NS", HOST_NS).replace("OUT", repr(str(out))), 1)
     )
-    report = run_conformance([str(env)], load_settings(tmp_path, select=["HC902"]))
+    report = run_conformance([str(env)], load_settings(tmp_path, select=["HC902"], contain=contain))
     findings = [f for o in report.envs[0].outcomes if o.check_id == "HC902" for f in o.findings]
     assert any("connect 192.0.2.1:80" in f.message for f in findings), findings
+    if contain:
+        assert not out.exists()  # (the container kept the reward's write)
+        assert any("curl" in f.message for f in findings), findings  # the subprocess's attempt is named too
+        return
     codes = set(out.read_text().split())
     assert codes == {"7"}, codes  # curl could not connect (99 would mean it ran outside the namespace)
 

@@ -61,7 +61,10 @@ def test_the_agent_cannot_redefine_its_shells_own_wrapper(backend):
 
 @needs_namespace
 def test_the_agents_background_processes_cannot_see_the_reward_shell(backend):
-    terminal("nohup sleep 600 >/dev/null 2>&1 &")
+    # (waits until the job has exec'd sleep: on a loaded machine a bare `&` may still be a forked bash at the ps)
+    terminal(
+        "nohup sleep 600 >/dev/null 2>&1 & until ps -eo args | grep -q '^sleep 600'; do sleep 0.01; done"
+    )
     assert "sleep 600" in terminal("ps -eo args")["output"]
     seen = ToolContext("t").terminal("ps -eo args")
     assert "sleep 600" not in seen["output"], (

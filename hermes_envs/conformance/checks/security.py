@@ -77,12 +77,17 @@ def loopback_only(s: EnvSession) -> list[Finding]:
                 s.observe(kind)
         except (Exception, Skip, NotApplicable):
             pass
-    by_target: dict[tuple[str, bool], tuple[list[str], object]] = {}
+    # one finding per host (and early/late), naming every distinct way it was tried (the env's own line, a
+    # process it started), each once
+    by_target: dict[tuple[str, bool], tuple[list[str], list[str]]] = {}
     for phase, attempt in s.blocked:
         early = phase in ("import", "setup", "construct")
-        phases, _ = by_target.setdefault((attempt.target, early), ([], attempt))
+        phases, tries = by_target.setdefault((attempt.target, early), ([], []))
         if phase not in phases:
             phases.append(phase)
+        tried = f"{attempt.operation} {attempt.target}"
+        if tried not in tries:
+            tries.append(tried)
     from hermes_envs.testing.offline import block_network
 
     partial = ""
@@ -95,12 +100,12 @@ def loopback_only(s: EnvSession) -> list[Finding]:
             "namespace.)"
         )
     findings = []
-    for (target, early), (phases, attempt) in by_target.items():
+    for (target, early), (phases, tries) in by_target.items():
         findings.append(
             Finding(
                 "HC902",
                 f"the env should reach no host but the model server; during {', '.join(phases)} it tried "
-                f"{attempt.operation} {target}.",
+                f"{'; and '.join(tries)}.",
                 (
                     "download data in setup() with an offline fallback (or ship it with the env)."
                     if early

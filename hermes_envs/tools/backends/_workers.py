@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import thread as _futures_thread
 from typing import Any
 
-__all__ = ["DaemonPool", "flush", "later", "spawn", "spawner_gone"]
+__all__ = ["DaemonPool", "flush", "later", "spawn", "spawner_gone", "start_later"]
 
 log = logging.getLogger("hermes_envs.tools.sandbox")
 
@@ -104,6 +104,8 @@ class DaemonPool:
 
 
 _janitor = DaemonPool("hermes-sandbox-janitor")
+# Threads starting the reward's spare fresh shells (:mod:`._fresh`): most of a start is waiting (exec, namespaces).
+_starter = DaemonPool("hermes-fresh-shells", 2)
 
 
 def later(job: Callable[[], Any]) -> None:
@@ -111,6 +113,13 @@ def later(job: Callable[[], Any]) -> None:
     _janitor.submit(job)
 
 
+def start_later(job: Callable[[], Any]) -> None:
+    """Run ``job`` (a spare fresh shell's start) on a starter thread."""
+    _starter.submit(job)
+
+
 def flush() -> None:
-    """Wait until every job queued for the janitor so far (and those they queue) is done."""
+    """Wait until every spare start queued so far has ended (a spare of a closed sandbox is closed by then), then
+    until every job queued for the janitor so far (and those they queue) is done."""
+    _starter.join()
     _janitor.join()

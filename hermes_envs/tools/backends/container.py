@@ -77,6 +77,8 @@ class ContainerBackend(ShellBackend):
 
     def __init__(self, workdir, config, env):
         self.tree = workdir.parent
+        self._kept_cache: tuple[list[tuple[str, str]], list[str]] | None = None
+        self._links_lock = threading.Lock()
         # how the task's root becomes the shell's /: bubblewrap, else (root) unshare + chroot, else not at all
         self.mode = "bwrap" if bwrap_usable() else "chroot" if unshare_usable() else "mapped"
         if self.mode != "mapped":
@@ -95,7 +97,15 @@ class ContainerBackend(ShellBackend):
         return "/" + host.relative_to(self.tree).as_posix()
 
     def _kept(self) -> tuple[list[tuple[str, str]], list[str]]:
-        """(symlinks to recreate, folders to mount read-only) of the host in the task's root."""
+        """(symlinks to recreate, folders to mount read-only) of the host in the task's root (looked up once: the
+        reward's fresh shells ask again for each command)."""
+        if self._kept_cache is None:
+            self._kept_cache = self._look_up_kept()
+        return self._kept_cache
+
+    @staticmethod
+    def _look_up_kept() -> tuple[list[tuple[str, str]], list[str]]:
+        """What :meth:`_kept` says, looked up on the host now."""
         links, mounts = [], []
         for name in _SYSTEM_DIRS:
             host = "/" + name
@@ -126,10 +136,19 @@ class ContainerBackend(ShellBackend):
             argv += ["--unshare-net"]
         return [*argv, "--"]
 
+    def _before_fresh(self) -> None:
+        # a spare started before the task replaced /bin (a folder of fake programs, say) must not run them
+        if self.mode != "mapped":
+            self._place_links(self._kept()[0])
+
     def _place_links(self, links: list[tuple[str, str]]) -> None:
         """Put the host's system symlinks (``/bin -> usr/bin``, ...) into the task's root itself, repairing any the
         task replaced. Not bubblewrap's ``--symlink``: that writes into the bound root too, so the second shell
         of a task (a restart, the reward's fresh shell) failed with "Can't make symlink at /bin: File exists"."""
+        with self._links_lock:  # (a spare starting in the background repairs them too)
+            self._place_links_now(links)
+
+    def _place_links_now(self, links: list[tuple[str, str]]) -> None:
         for target, host in links:
             place = self.tree / host.lstrip("/")
             if place.is_symlink() and os.readlink(place) == target:

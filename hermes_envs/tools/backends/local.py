@@ -13,6 +13,7 @@ import sys
 
 from hermes_envs.errors import ConfigError
 
+from ._fresh import FreshShells
 from ._isolation import bwrap_drop_admin, bwrap_usable, pid_namespace_wrapper
 from ._shell import PersistentShell
 from .base import CommandResult, SandboxBackend, register_backend
@@ -45,13 +46,23 @@ class ShellBackend(SandboxBackend):
         self.shell = PersistentShell(
             self._argv(), workdir, env, ulimit_flags(config), config.max_output_bytes
         )
-        self.fresh_shell: PersistentShell | None = None  # the one running a run_fresh() command now
+        #: the reward's shells (run_fresh): one per command, a spare started ahead where the shell is namespaced
+        self.fresh = FreshShells(self._fresh_shell, lambda: self.env)
 
     def _argv(self) -> list[str]:
         return []
 
+    def _fresh_shell(self, env: dict[str, str]) -> PersistentShell:
+        return PersistentShell(self._argv(), self.workdir, env, self.shell.ulimits, self.shell.max_output)
+
+    def _spares_allowed(self) -> bool:
+        """Spares only where the task's shell has its own PID namespace (see :mod:`._fresh`)."""
+        return self.shell.namespace is not None
+
     def prepare(self) -> None:
         self.shell.start()
+        if self._spares_allowed():
+            self.fresh.ensure_spare()
 
     @property
     def spawned_in(self) -> str | None:
@@ -64,33 +75,40 @@ class ShellBackend(SandboxBackend):
             self.shell.write_ahead(f"export {key}={shlex.quote(value)}")
 
     def run(self, command: str, timeout: float) -> CommandResult:
-        return self.shell.run(command, timeout)
+        try:
+            return self.shell.run(command, timeout)
+        finally:
+            if self._spares_allowed():  # (a no-op once a spare waits or is coming)
+                self.fresh.ensure_spare()
+
+    def _before_fresh(self) -> None:
+        """Repair what a fresh shell relies on that the task could have changed since a spare started."""
+        return None
 
     def run_fresh(self, command: str, timeout: float) -> CommandResult:
-        """``command`` in a shell started for it (its own PID namespace where the task's shell has one, so no
-        process of the task can reach it) and closed after it; see :meth:`SandboxBackend.run_fresh`."""
-        shell = PersistentShell(
-            self._argv(), self.workdir, self.env, self.shell.ulimits, self.shell.max_output
-        )
+        """``command`` in a shell no earlier command touched (its own PID namespace where the task's shell has
+        one, so no process of the task can reach it), closed after it: a spare started ahead when one waits (see
+        :mod:`._fresh`), else one started now; see :meth:`SandboxBackend.run_fresh`."""
+        shell, _from_spare = self.fresh.take()
         shell.watch = self.shell.watch
-        self.fresh_shell = shell
         try:
-            return shell.run(command, timeout)
+            self._before_fresh()
+            if self._spares_allowed():  # the next one starts while this command runs
+                self.fresh.ensure_spare()
+            # as a shell started now: in the task's working directory (even if the task moved or replaced that
+            # folder since the spare started), its clock from zero
+            start = shlex.quote(self.shell_path(self.workdir))
+            return shell.run(f"cd -- {start} || exit 1\nSECONDS=0\n{command}", timeout)
         finally:
-            self.fresh_shell = None
-            shell.close()
+            self.fresh.done(shell)
 
     def interrupt(self) -> None:
         self.shell.interrupt()
-        fresh = self.fresh_shell
-        if fresh is not None:
-            fresh.interrupt()
+        self.fresh.interrupt()
 
     def close(self) -> None:
+        self.fresh.close()
         self.shell.close()
-        fresh = self.fresh_shell
-        if fresh is not None:
-            fresh.close()
 
 
 @register_backend
