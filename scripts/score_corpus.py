@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     entries = (
         manifest if isinstance(manifest, list) else manifest.get("entries") or manifest.get("files") or []
     )
-    root = args.manifest.resolve().parent
+    root = args.manifest.resolve().parent  # absolute: each check runs in a temp cwd
     with ThreadPoolExecutor(args.jobs) as pool:
         verdicts = list(pool.map(lambda e: _judge(e, root, args.check_args), entries))
     for v in verdicts:

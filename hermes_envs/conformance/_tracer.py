@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable
@@ -86,7 +87,12 @@ _OURS = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def _is_secret_name(name: object) -> bool:
-    return isinstance(name, str) and any(word in name.upper() for word in _SECRET_WORDS)
+    """A word of the name (split at ``_`` and other separators) ends with a credential word: ``HF_TOKEN``,
+    ``OPENAI_APIKEY``, ``DB_PASSWORDS``; not ``TOKENIZERS_PARALLELISM`` (a substring test took that for a token)."""
+    if not isinstance(name, str):
+        return False
+    parts = [p for p in re.split(r"[^A-Z0-9]+", name.upper()) if p]
+    return any(p.endswith(word) or p.endswith(word + "S") for p in parts for word in _SECRET_WORDS)
 
 
 class Tracer:
