@@ -16,7 +16,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DEFAULT_PERSONAS", "CouncilEvaluator", "CouncilVerdict", "Persona", "PersonaResponse"]
+__all__ = [
+    "DEFAULT_COUNCIL_MODEL",
+    "DEFAULT_PERSONAS",
+    "CouncilEvaluator",
+    "CouncilVerdict",
+    "Persona",
+    "PersonaResponse",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +85,10 @@ DEFAULT_PERSONAS: dict[str, Persona] = {
 }
 
 
+DEFAULT_COUNCIL_MODEL = "nousresearch/hermes-3-llama-3.1-70b"
+"""Upstream's default judge model name; it is sent only to a separate endpoint (``api_key=`` and ``base_url=``)."""
+
+
 class CouncilEvaluator:
     """A panel of judge personas plus an arbiter; ``await evaluate(content, question, criteria)``."""
 
@@ -92,7 +103,7 @@ class CouncilEvaluator:
         temperature: float = 0.7,
         max_tokens: int = 2000,
     ) -> None:
-        self.model = model
+        self.model = model or DEFAULT_COUNCIL_MODEL
         self._api_key = api_key
         self._base_url = base_url
         self._server = server
@@ -122,7 +133,7 @@ class CouncilEvaluator:
 
                     self._client = AsyncOpenAI(api_key=self._api_key, base_url=self._base_url)
                 response = await self._client.chat.completions.create(
-                    model=self.model or "default",
+                    model=self.model,
                     messages=messages,
                     temperature=self.temperature,
                     max_tokens=self.max_tokens,

@@ -224,11 +224,12 @@ class HermesAgentLoop:
     def _managed_state(self) -> dict[str, Any] | None:
         """The server's ``get_state()`` (a ManagedServer's tokens, masks and logprobs), as upstream's loop reads it
         into every result; None for a server without one (an OpenAI-type server) or one that fails."""
-        get_state = getattr(type(self.server), "get_state", None)
+        # on the class or set on the instance (a test double, a wrapper), as upstream's loop reads it
+        get_state = getattr(self.server, "get_state", None)
         if not callable(get_state):
             return None
         try:
-            state = self.server.get_state()
+            state = get_state()
         except Exception:
             logger.warning("server.get_state() failed for task %s", self.task_id, exc_info=True)
             return None

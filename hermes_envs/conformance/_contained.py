@@ -281,7 +281,9 @@ def run_env_contained(path: Path, class_name: str | None, settings: Settings) ->
         pending = [i for i in selected if i not in outcomes and i != HOST_CHECK]
         running = running or (pending[0] if pending else "")
         if running:
-            outcomes[running] = Outcome(running, Status.FAILED, [_ended_finding(running, cause, label, result)])
+            outcomes[running] = Outcome(
+                running, Status.FAILED, [_ended_finding(running, cause, label, result)]
+            )
         for check_id in selected:
             if check_id not in outcomes and check_id != HOST_CHECK:
                 where = f"during {running}" if running else "before its checks ran"

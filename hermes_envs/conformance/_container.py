@@ -379,7 +379,9 @@ def _events_until_hung(
     else:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGUSR1)
-    with contextlib.suppress(_Silent, OSError):  # the keeper's last words; a stuck keeper is killed in the end
+    with contextlib.suppress(
+        _Silent, OSError
+    ):  # the keeper's last words; a stuck keeper is killed in the end
         yield from _read_events(fd, 60.0)
     with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGKILL)

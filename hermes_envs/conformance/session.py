@@ -371,6 +371,7 @@ class EnvSession(CheckScheduler):
             "data_dir_to_save_evals": str(self.tmp / "evals"),
             "group_size": self.settings.group_size,
             "ensure_scores_are_not_same": False,
+            "terminal_host_paths": False,  # under the kit the file tools never reach the host's own files
         }
         fields = type(config).model_fields
         if self.settings.env:

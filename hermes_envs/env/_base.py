@@ -108,6 +108,7 @@ class HermesAgentBaseEnv(BaseEnv):
             timeout=getattr(config, "terminal_timeout", 120),
             lifetime=getattr(config, "terminal_lifetime", 3600),
             env_passthrough=tuple(getattr(config, "terminal_env_passthrough", None) or ()),
+            host_paths=bool(getattr(config, "terminal_host_paths", True)),
         )
         from hermes_envs.tools.sandbox import sandbox_config
 

@@ -46,6 +46,12 @@ class HermesAgentEnvConfig(BaseEnvConfig):
         description="Names (shell patterns) of this process's environment variables that tool commands may see, "
         "besides PATH, HOME, LANG, LC_*, TERM, TZ.",
     )
+    terminal_host_paths: bool = Field(
+        default=True,
+        description="On the 'local' backend, the model's file tools may read and write absolute host paths "
+        "outside the task's folder (as upstream's local tools do); False keeps them in the task's folder. "
+        "The conformance kit always runs with False.",
+    )
     tool_call_timeout: float | None = Field(
         default=DEFAULT_TOOL_TIMEOUT,
         gt=0,

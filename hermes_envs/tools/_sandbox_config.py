@@ -111,7 +111,10 @@ class SandboxConfig:
     warning says so once where none can). ``env_passthrough``: names (shell patterns) of trainer variables
     commands may see besides the default allow-list; ``env``: variables set for every command. ``prestart``:
     how many shells are kept started ahead of new tasks (each is used by one task only). ``image``: the Docker
-    image of the ``docker`` backend.
+    image of the ``docker`` backend. ``host_paths``: on ``local`` only, the model's file tools reach an absolute
+    host path outside the task's folder (e.g. a ``/tmp/.../SOUL.md`` the prompt names), as upstream's local file
+    tools do and as the task's shell can anyway; False keeps every file-tool path in the task's folder (the
+    conformance kit sets False).
     """
 
     backend: str = "local"
@@ -131,6 +134,7 @@ class SandboxConfig:
     env: Mapping[str, str] = field(default_factory=dict)
     prestart: int = 2
     image: str = "python:3.11-slim"
+    host_paths: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.backend, str) or not self.backend:
@@ -165,6 +169,8 @@ class SandboxConfig:
         ):
             raise ConfigError(f"sandbox env should map variable names to str values; got {self.env!r}.")
         object.__setattr__(self, "env", dict(self.env))
+        if not isinstance(self.host_paths, bool):
+            raise ConfigError(f"sandbox host_paths should be True or False; got {self.host_paths!r}.")
 
     @property
     def max_file_bytes(self) -> int | None:

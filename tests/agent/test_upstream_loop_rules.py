@@ -28,6 +28,17 @@ async def test_every_result_carries_the_servers_state() -> None:
     assert plain.managed_state is None  # an OpenAI-type server has no state
 
 
+async def test_a_get_state_set_on_the_server_instance_is_read_too() -> None:
+    """A wrapper or test double that attaches ``get_state`` to its instance (not its class) still gives its state,
+    as upstream's loop reads any ``get_state`` the server has; a non-dict answer (a mock's) is not a state."""
+    server = StubServer(completion("done"))
+    server.get_state = lambda: {"nodes": [{"tokens": [4]}]}  # type: ignore[attr-defined]
+    assert (await HermesAgentLoop(server, [], set()).run([])).managed_state == {"nodes": [{"tokens": [4]}]}
+    odd = StubServer(completion("done"))
+    odd.get_state = lambda: "not a state"  # type: ignore[attr-defined]
+    assert (await HermesAgentLoop(odd, [], set()).run([])).managed_state is None
+
+
 def test_memory_and_session_search_are_refused_without_running_them() -> None:
     import asyncio
 

@@ -101,3 +101,15 @@ def test_tools_council_personas_serves_the_councils_data_classes() -> None:
 
     assert CouncilVerdict is council.CouncilVerdict and PersonaResponse is council.PersonaResponse
     assert "arbiter" in DEFAULT_PERSONAS
+
+
+def test_the_default_judge_model_is_upstreams_and_is_not_sent_to_the_envs_own_server() -> None:
+    """``model`` reads as upstream's default judge model; through the env's own server no model name is forced."""
+    import asyncio
+
+    server = JudgeServer(ANSWERS)
+    council = CouncilEvaluator(server=server)
+    assert council.model == "nousresearch/hermes-3-llama-3.1-70b"
+    assert CouncilEvaluator(model="custom/judge").model == "custom/judge"
+    asyncio.run(council.evaluate("Water boils at 100 C at sea level."))
+    assert server.calls and all("model" not in call for call in server.calls)

@@ -146,3 +146,32 @@ def test_no_training_items_names_what_setup_logged() -> None:
     assert "returned none" in first.message
     assert "setup() logged" in first.message and "Prompt bank not found" in first.message
     assert "prompt_bank_missing.yaml" in first.message
+
+
+@pytest.mark.slow
+async def test_a_persona_file_at_the_absolute_host_path_the_prompt_names_is_written_and_scored(
+    tmp_path: Path,
+) -> None:
+    # upstream's roleplay benchmark (local backend): the model writes SOUL.md at the absolute host path its prompt
+    # names and the reward cats it. Before, write_file there was refused (PathEscapeError): that half scored 0.
+    mod = load_env_module("host_file_persona_env")
+    soul = tmp_path / "workspaces" / "keeper" / "SOUL.md"
+    script = {
+        "turns": [
+            {
+                "tool_calls": [
+                    {"name": "write_file", "arguments": {"path": str(soul), "content": "Terse. Salt.\n"}}
+                ]
+            },
+            {"content": "Light's lit. Go home."},
+        ]
+    }
+    with FakeOpenAIServer(script=script, strict=True) as server:
+        env = build(mod.HostFilePersonaEnv, server.base_url, tmp_path, workspace_root=str(soul.parent.parent))
+        await env.setup()
+        group, _ = await env.collect_trajectories(await env.get_next_item())
+        server.assert_no_failures()
+    assert soul.read_text() == "Terse. Salt.\n"
+    assert env.scores == [1.0]
+    tool_result = json.loads(next(m["content"] for m in group["messages"][0] if m["role"] == "tool"))
+    assert tool_result == {"path": str(soul), "bytes_written": 13}

@@ -439,3 +439,21 @@ def test_an_env_that_hangs_is_stopped_and_the_check_that_ran_names_the_hang(
     (finding,) = outcome.findings
     assert "made no progress for 10 s" in finding.message and "hang_seconds" in finding.fix
     assert not _running(marker)  # the namespace ended with the run: the reward's sleep too
+
+
+def test_a_clean_env_reads_no_credential_by_the_kit_and_its_libraries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # TOKENIZERS_PARALLELISM (read by the tokenizer libraries while the env is built) was taken for a credential:
+    # "TOKEN" matched inside "TOKENIZERS", and every env got an HC903 warning for a read it never made
+    from hermes_envs.conformance.runner import run_conformance
+    from hermes_envs.conformance.settings import Settings
+
+    checkout, env_file = _env(tmp_path, reward="        os.environ.get('HF_TOKEN')\n", module="\nimport os\n")
+    monkeypatch.chdir(checkout)
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
+    monkeypatch.setenv("HF_TOKEN", "hf_not_a_real_token")
+    report = run_conformance([str(env_file)], Settings(select=["HC401", "HC903"]))
+    (outcome,) = [o for o in report.envs[0].outcomes if o.check_id == "HC903"]
+    subjects = {f.subject for f in outcome.findings}
+    assert "TOKENIZERS_PARALLELISM" not in subjects and "HF_TOKEN" in subjects, outcome.findings

@@ -40,3 +40,18 @@ def test_prompt_logprobs_zero_gives_the_prompt_token_alone(char_tokenizer) -> No
             srv.url + "/generate", json={"prompt": {"prompt_token_ids": ids}, "prompt_logprobs": 0}
         ).json()["prompt_logprobs"]
     assert entries[0] is None and [list(map(int, e)) for e in entries[1:]] == [[i] for i in ids[1:]]
+
+
+def test_more_prompt_logprobs_than_vllms_default_cap_is_refused_with_the_cause(char_tokenizer) -> None:
+    # upstream's agentic OPD env asks top_k = distill_topk = 50 by default; vLLM caps at --max-logprobs (20)
+    with FakeOpenAIServer([{"content": "x"}], tokenizer=char_tokenizer, strict=False) as srv:
+        reply = httpx.post(
+            srv.url + "/generate", json={"prompt": {"prompt_token_ids": [1, 2, 3]}, "prompt_logprobs": 50}
+        )
+    assert reply.status_code == 400
+    message = reply.json()["error"]["message"]
+    assert (
+        "`prompt_logprobs` should be an integer from 0 to 20 (vLLM's default `--max-logprobs`); got 50"
+        in message
+    )
+    assert "distill_topk: 20" in message and "--max-logprobs" in message.split("Fix:", 1)[1]

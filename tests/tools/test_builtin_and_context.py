@@ -59,6 +59,7 @@ def test_read_file_truncates_huge_files(backend):
 
 
 def test_file_tools_refuse_escapes(backend):
+    configure_sandboxes(backend=backend, host_paths=False)  # on local, host paths are otherwise the host's
     get_sandbox("t").run("ln -s /etc etc_link")
     for name, args in [
         ("read_file", {"path": "../x"}),
@@ -70,6 +71,57 @@ def test_file_tools_refuse_escapes(backend):
     ]:
         with pytest.raises(PathEscapeError):
             registry.dispatch(name, args, "t")
+
+
+def test_local_file_tools_reach_absolute_host_paths_as_upstreams_do(scratch):
+    """On ``local`` (host_paths on, the default) an absolute path outside the task's folder is the host's own file,
+    as upstream's local file tools reach it (roleplay_persona writes the SOUL.md its prompt names); relative paths
+    and ``..`` stay in the task's folder, and host_paths=False refuses the same calls."""
+    soul = scratch / "workspaces" / "p1" / "SOUL.md"
+    configure_sandboxes(backend="local")
+    assert call("write_file", path=str(soul), content="I am calm.\n") == {
+        "path": str(soul),
+        "bytes_written": 11,
+    }
+    assert soul.read_text() == "I am calm.\n"
+    assert call("read_file", path=str(soul)) == {
+        "path": str(soul),
+        "content": "I am calm.\n",
+        "truncated": False,
+    }
+    assert call("patch", path=str(soul), old="calm", new="bold") == {"path": str(soul), "replacements": 1}
+    found = call("search_files", pattern="bold", path=str(scratch))
+    assert found == {"matches": [{"path": str(soul), "line": 1, "text": "I am bold."}], "truncated": False}
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        call("read_file", path=str(scratch))
+    with pytest.raises(FileNotFoundError, match="no file .*nope.md' on this host"):
+        call("read_file", path=str(scratch / "nope.md"))
+    with pytest.raises(PathEscapeError):
+        call("write_file", path="../../escape.txt", content="x")
+    assert call("write_file", path=str(get_sandbox("t").workdir / "in.txt"), content="x")["path"] == "in.txt"
+    other = (
+        get_sandbox("other-rollout").workdir / "secret.txt"
+    )  # another rollout's sandbox is never a host path
+    with pytest.raises(PathEscapeError):
+        call("write_file", path=str(other), content="x")
+    assert not other.exists()
+    configure_sandboxes(backend="local", host_paths=False)
+    for name, args in [
+        ("read_file", {"path": str(soul)}),
+        ("write_file", {"path": str(scratch / "new.txt"), "content": "x"}),
+        ("patch", {"path": str(soul), "old": "bold", "new": "x"}),
+        ("search_files", {"pattern": "bold", "path": str(scratch)}),
+    ]:
+        with pytest.raises(PathEscapeError):
+            registry.dispatch(name, args, "t2")
+    assert soul.read_text() == "I am bold.\n" and not (scratch / "new.txt").exists()
+
+
+def test_host_paths_is_a_checked_sandbox_setting():
+    from hermes_envs.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="host_paths should be True or False"):
+        configure_sandboxes(host_paths="yes")
 
 
 def test_search_files(backend):

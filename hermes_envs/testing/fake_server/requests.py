@@ -295,6 +295,7 @@ _EXPECT = {
     "tools[]": "a tool object such as {'type': 'function', 'function': {'name': ...}}",
     "logprobs": "a boolean",
     "top_logprobs": "an integer from 0 to 20",
+    "prompt_logprobs": "an integer from 0 to 20 (vLLM's default `--max-logprobs`)",
     "stream": "a boolean",
     "temperature": "a finite number",
     "top_p": "a finite number",
@@ -311,6 +312,8 @@ _FIX = {
     "n": f"send n as an integer from 1 to {MAX_N} (one choice per sample; the cap is the fake server's, "
     "documented in docs/fake-server.md)",
     "messages": "pass messages=[{'role': 'user', 'content': ...}]",
+    "prompt_logprobs": "ask for at most 20 per position (e.g. an on-policy distillation env's `distill_topk: 20`); "
+    "a real vLLM started without a larger `--max-logprobs` refuses more too",
 }
 
 
