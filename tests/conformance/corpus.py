@@ -93,6 +93,7 @@ _VOLATILE = [
     (re.compile(r"probe-[\w-]+-[0-9a-f]{8}"), "probe-<id>"),
     (re.compile(r"eval-\d+-\d+"), "eval-<id>"),
     (re.compile(r"\.py:\d+"), ".py:<line>"),
+    (re.compile(r"\b(atroposlib|transformers) \d+(?:\.\d+)+(?:[a-z]+\d*)?"), r"\1 <version>"),
     (re.compile(r"\(\w+\.py:\d+\)"), "(<file>:<line>)"),
 ]
 
