@@ -1,5 +1,7 @@
-"""HC501: a raw BaseEnv that tokenizes with atroposlib's tokenize_for_trainer, the usual way. Under transformers >= 5
-apply_chat_template returns a BatchEncoding, so "tokens" is a dict and every rollout is untrainable."""
+"""HC501 (a warning): a raw BaseEnv that tokenizes with atroposlib's tokenize_for_trainer, the usual way. Under
+transformers >= 5 apply_chat_template returns a BatchEncoding, so "tokens" is a dict and every rollout is
+untrainable; the env's code is correct, the installed pair is not, so HC501 names the versions and the pin as a
+warning (an error here was a false alarm, issue #29). Under transformers < 5 it has nothing to report."""
 
 import sys
 from pathlib import Path

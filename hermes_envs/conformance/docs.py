@@ -72,9 +72,22 @@ kit's *guess* about the task is a **warning**, unless the env itself confirms th
   perturbed one) lower. Findings built on an unconfirmed gold (HC410, HC411, HC412's "credits") are warnings.
 - *"Every probe scored 0"* (HC407) is evidence about the probes: a task whose answer is a file, a saved script or a
   judgement scores "Answer: 42" 0, rightly. A warning; only the env's own known-good transcript failing is an error.
-- *Letter case* is the kit's guess (case-sensitive tasks exist): a case rendering scored lower is a warning.
+- *Letter case and markup* are the kit's guess (case-sensitive tasks exist; a prompt that fixes the answer format,
+  "Answer: <number>", may rightly refuse "**42**"): such a rendering scored lower is a warning (HC410). Numeric
+  renderings of the same value (5000 for 5000.0, 1,234) on a confirmed gold stay errors.
 - *A judge.* When compute_reward asks a model, that model is the kit's fake: a score through it (a control credited
-  by the reward's fallback for a judge without a verdict) is a warning.
+  by the reward's fallback for a judge without a verdict) is a warning, and so is a raise after the reward's own
+  model call that a reply can cause (a ValueError on a reply that is no verdict, HC402); a TypeError,
+  AttributeError or NameError stays an error whatever the judge said.
+- *Near-duplicates.* Only identity is an error for the train/eval split (HC202): the same prompt, or the same text
+  under another leading number ("Problem 7:" vs "Problem 101:"). A match once case and punctuation are ignored is a
+  warning; numbers inside the text are the problem's own ("atomic number 3" and "atomic number 12" differ).
+- *Legitimate shapes.* An env whose own get_next_item raises NotImplementedError declares itself eval-only (a
+  benchmark): a warning naming the shape, and evaluate() is still judged (HC202, HC7xx).
+- *The installation.* Evidence every env would show with the installed libraries is no evidence against the env:
+  tokens that are a BatchEncoding because atroposlib's own tokenize_for_trainer returns one under transformers >= 5
+  (re-verified on a two-message chat) are a warning naming the versions and the pin (HC501), and the mask check
+  built on them skips.
 - *Timing.* One wall-clock stall can be a loaded machine. HC408 errs only when the stall is re-verified: the same
   line stalled the loop again, or the loop thread spent the threshold ON a CPU (Linux schedstat), which load does
   not inflate. One finding per line of the env's code, whichever hooks it stalled; ToolContext calls made by the

@@ -103,6 +103,7 @@ _VOLATILE = [
     (re.compile(r"\d+ of the \d+ training prompts"), "<n> of the <m> training prompts"),
     (re.compile(r"PYTHONHASHSEED=\d+"), "PYTHONHASHSEED=<seed>"),
     (re.compile(r"\(first: .*?\)\. After a restart"), "(first: <prompt>). After a restart"),
+    (re.compile(r"\b(atroposlib|transformers) \d+(?:\.\d+)+(?:[a-z]+\d*)?"), r"\1 <version>"),
     (re.compile(r"\(\w+\.py:\d+\)"), "(<file>:<line>)"),
 ]
 

@@ -42,8 +42,9 @@ _YEAR_FIELD = re.compile(r"(^|_)(year|yr)s?($|_)|date", re.I)
 def renderings(value: str, field: str = "") -> list[tuple[str, str, bool]]:
     """``(what, text, strict)`` for the other usual renderings of the gold ``value`` (of item field ``field``).
 
-    ``strict`` renderings are the same value by any reading (5000 for 5000.0, a thousands separator, case of a word,
-    bold markup): scoring them as wrong is an error. The others (a fraction as a decimal) are a warning."""
+    ``strict`` renderings are the same value by any reading (5000 for 5000.0, a thousands separator, case of a word):
+    scoring them as wrong is an error. The others (a fraction as a decimal, bold markup around the value, which an
+    answer format fixed by the prompt may rightly refuse) are a warning."""
     out: list[tuple[str, str, bool]] = []
     if _INT.match(value):
         # An integer gold written "42.0" is left out: models rarely write counts that way, and a reward taking
@@ -68,7 +69,9 @@ def renderings(value: str, field: str = "") -> list[tuple[str, str, bool]]:
         for what, text in (("in lower case", value.lower()), ("in upper case", value.upper())):
             if text != value:
                 out.append((what, text, True))
-    out.append(("in bold markup", f"**{value}**", True))
+    # Markup is not the value: whether "**42**" must score like "42" depends on the answer format the env's prompt
+    # fixes ("Answer: <number>"), which is the kit's guess, so a markup rendering scored lower is a warning.
+    out.append(("in bold markup", f"**{value}**", False))
     return out
 
 

@@ -72,10 +72,23 @@ def setup_offline(s: EnvSession) -> list[Finding]:
 )
 def train_eval_split(s: EnvSession) -> list[Finding]:
     """No train/eval split: an empty eval set, no training items, or eval prompts that are also training prompts."""
-    env = s.env()
+    s.env()  # constructs the env (its construction errors belong here, not to a later check)
     training = s.observe(TrainingScan)
     findings = []
-    if not training.items:
+    declared = _declared_eval_only(s, training) if not training.items else None
+    if declared:
+        findings.append(
+            Finding(
+                "HC202",
+                f"get_next_item() raised {declared} in the env's own code: the env declares itself evaluation-only "
+                "(a benchmark), a legitimate shape, so the checks that need training items are skipped and "
+                "evaluate() is judged on its own.",
+                "nothing, if the env is meant only for `evaluate`; if it should train too, return items from "
+                "get_next_item().",
+                Severity.WARNING,
+            )
+        )
+    elif not training.items:
         # the env's own warnings (ours, such as a backend stand-in notice, are not the cause)
         logged = [r for r in s.observe(SetupRun).log if not r.split(" ", 2)[1].startswith("hermes_envs")]
         findings.append(
@@ -142,44 +155,105 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
         )
     if training.items and asked and not _eval_only(s):
         # An eval-only env (upstream's benchmarks) never trains: get_next_item serves the eval items by design.
-        eval_prompts = set(observed.prompts)
-        raw_prompts = observed.raw_prompts or []
-        shared: list[str] = []
-        # The same problem under another label or spelling ("Problem 12: ..." vs "problem 7 - ..."): a copy too.
-        near = {same_problem(p): p for p in eval_prompts if same_problem(p)}
-        renumbered: list[tuple[str, str]] = []
-        for item in training.items:
-            try:
-                prompt = format_prompt_of(env, item)
-            except Exception:
-                continue  # HC301 reports prompts that cannot be built
-            if not isinstance(prompt, str) or not prompt.strip() or prompt in shared:
-                continue
-            # A /v1/completions prompt is the item's prompt wrapped in the env's own text ("...\nAnswer:").
-            if prompt in eval_prompts or any(prompt in raw for raw in raw_prompts):
-                shared.append(prompt)
-            elif same_problem(prompt) in near:
-                shared.append(prompt)
-                renumbered.append((prompt, near[same_problem(prompt)]))
-        if shared:
-            n_train = len(training.items)
-            eval_prompts |= set(raw_prompts)
-            example = (
-                f"e.g. training {renumbered[0][0][:100]!r} and eval {renumbered[0][1][:100]!r} (the same problem, "
-                "renumbered or respelled)"
-                if renumbered and len(renumbered) == len(shared)
-                else f"e.g. {shared[0][:120]!r}"
-            )
-            findings.append(
-                Finding(
-                    "HC202",
-                    f"eval items should not also be training items; {len(shared)} of {len(eval_prompts)} eval prompts "
-                    f"are prompts of training items (of {n_train} seen), {example}.",
-                    "split once in setup(): `self._eval_items = items[:k]; self._items = items[k:]`, and draw training "
-                    "items only from self._items.",
-                )
-            )
+        findings += _overlap(s, training, observed)
     return findings
+
+
+def _overlap(s: EnvSession, training: TrainingScan, observed: EvalObservation) -> list[Finding]:
+    """Eval prompts that are training prompts. Identity is an error: the same text, or the same text under another
+    leading number ("Problem 7: ..." vs "Problem 101: ..."; the label is not the problem). A prompt that only
+    matches once case and punctuation are ignored is the kit's guess, so it is a warning. Numbers inside the text
+    are the problem's own ("atomic number 3" and "atomic number 12" are two questions), never a label."""
+    env = s.env()
+    eval_prompts = list(dict.fromkeys(observed.prompts))
+    raw_prompts = list(dict.fromkeys(observed.raw_prompts or []))
+    train_prompts: list[str] = []
+    for item in training.items:
+        try:
+            prompt = format_prompt_of(env, item)
+        except Exception:
+            continue  # HC301 reports prompts that cannot be built
+        if isinstance(prompt, str) and prompt.strip():
+            train_prompts.append(prompt)
+    exact = set(train_prompts)
+    bodies = {_body(p): p for p in train_prompts if _body(p)}
+    near = {same_problem(p): p for p in train_prompts if same_problem(p)}
+    copies: dict[str, str] = {}  # eval prompt -> the training prompt it is (identity or relabelled)
+    respelled: dict[str, str] = {}
+    for prompt in eval_prompts:
+        if prompt in exact:
+            copies[prompt] = prompt
+        elif _body(prompt) in bodies:
+            copies[prompt] = bodies[_body(prompt)]
+        elif same_problem(prompt) in near:
+            respelled[prompt] = near[same_problem(prompt)]
+    for raw in raw_prompts:
+        # A /v1/completions prompt is the item's prompt wrapped in the env's own text ("...\nAnswer:").
+        inside = next((p for p in train_prompts if p in raw), None)
+        if inside is not None:
+            copies[raw] = inside
+    total = len(eval_prompts) + len(raw_prompts)
+    findings = []
+    if copies:
+        ev, tr = next(((e, t) for e, t in copies.items() if e == t or t in e), next(iter(copies.items())))
+        example = (
+            f"e.g. {tr[:120]!r}"
+            if ev == tr or tr in ev
+            else f"e.g. training {tr[:100]!r} and eval {ev[:100]!r} (the same problem under another number)"
+        )
+        findings.append(
+            Finding(
+                "HC202",
+                f"eval items should not also be training items; {len(copies)} of {total} eval prompts are prompts "
+                f"of training items (of {len(training.items)} seen), {example}.",
+                "split once in setup(): `self._eval_items = items[:k]; self._items = items[k:]`, and draw training "
+                "items only from self._items.",
+            )
+        )
+    if respelled:
+        ev, tr = next(iter(respelled.items()))
+        findings.append(
+            Finding(
+                "HC202",
+                f"eval items may repeat training items; {len(respelled)} of {total} eval prompts equal a training "
+                f"prompt once case, punctuation and a leading number are ignored, e.g. training {tr[:100]!r} and "
+                f"eval {ev[:100]!r}. Whether that is the same problem is the kit's guess (a case-sensitive task "
+                "exists).",
+                "if they are the same problem, split the data before rewording it; if not, ignore this warning.",
+                Severity.WARNING,
+            )
+        )
+    return findings
+
+
+#: A numbering label opening the prompt or one of its lines: "Problem 12: ", "#7 - ", "Q3. ", "No. 4) ".
+_LEADING_LABEL = re.compile(
+    r"^[ \t]*(?:(?:problem|question|task|item|exercise|example|q|no\.?)[ \t]*#?[ \t]*\d+|#[ \t]*\d+)[ \t]*[:.)\-]",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _body(prompt: str) -> str:
+    """``prompt`` without the numbering labels that open a line, spacing normalised: the problem as written."""
+    return " ".join(_LEADING_LABEL.sub(" ", prompt).split())
+
+
+def _declared_eval_only(s: EnvSession, training: TrainingScan) -> str | None:
+    """The NotImplementedError the env's OWN get_next_item raised before giving any item (an eval-only benchmark
+    saying so), or None. The base class's unimplemented default is not a declaration: that is a missing method."""
+    import inspect
+    from pathlib import Path
+
+    if not training.error or not training.error.startswith("NotImplementedError"):
+        return None
+    method = getattr(type(s.env()), "get_next_item", None)
+    try:
+        source = inspect.getsourcefile(method) if method is not None else None
+    except TypeError:
+        return None
+    if source is None or Path(source).resolve() != Path(s.path).resolve():
+        return None
+    return training.error
 
 
 def _keys_hint(s: EnvSession) -> str:
@@ -206,17 +280,13 @@ def _import_cause(s: EnvSession, error: str) -> str | None:
     return None
 
 
-_LABEL = re.compile(
-    r"\b(?:problem|question|task|item|exercise|example|id|no\.?|number)\s*#?\s*\d+\b|#\s*\d+\b"
-)
-
-
 def same_problem(prompt: str) -> str:
-    """``prompt`` reduced to its problem: numbering labels ("Problem 12:", "#7", "id 3") dropped, case, punctuation
-    and spacing ignored. Digits in the problem itself are kept, so "3+4" and "5+6" stay different problems."""
-    text = _LABEL.sub(" ", prompt.lower())
+    """``prompt`` reduced to its problem: the numbering labels that open a line ("Problem 12:", "#7 -") dropped,
+    case, punctuation and spacing ignored. Numbers inside the text are kept: "3+4" and "5+6", or "atomic number 3"
+    and "atomic number 12", stay different problems."""
+    text = _body(prompt).lower()
     text = re.sub(r"[^\w+\-*/=<>^%]+", " ", text)
-    return " ".join(text.split()).lstrip("+-*/=<>^% ")  # a separator left by a dropped label ("12 - ...")
+    return " ".join(text.split())
 
 
 def _eval_only(s: EnvSession) -> bool:

@@ -112,6 +112,24 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
                 " Tool calls in result.messages are dicts: use tc['function']['name'], not tc.function.name."
             )
         site = _reward_site(exc)
+        if judged_raise(entry):
+            findings.append(
+                Finding(
+                    "HC402",
+                    f"compute_reward raised {entry.error}"
+                    + (f" at {site}" if site else "")
+                    + f" on probe {entry.probe!r} ({about}) after asking the model {entry.model_requests} time(s) "
+                    "itself (a judge). Under the kit the judge's reply is the fake server's scripted text, not a "
+                    "verdict, so the raise may come from the kit's reply rather than from the transcript: not "
+                    "evidence of a bug.",
+                    "nothing, if raising on a judge reply that is not a verdict is deliberate (the base then counts "
+                    "a reward error instead of training on a made-up score). To have it judged, give the env "
+                    "conformance_transcripts(item) or run the check with a cassette of real judge replies.",
+                    Severity.WARNING,
+                    subject=f"probe {entry.probe}",
+                )
+            )
+            continue
         findings.append(
             Finding(
                 "HC402",
@@ -127,6 +145,18 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
         )
     findings += _swallowed_everywhere(s, seen)
     return findings
+
+
+#: Exceptions that are bugs whatever a judge replied: the reward's own code misuses a value or a name.
+_BUG_TYPES = (TypeError, AttributeError, NameError, ImportError)
+
+
+def judged_raise(entry: ScoredRollout) -> bool:
+    """True when the reward raised after asking the model itself (a judge) and the exception is one a reply could
+    cause (a ValueError/RuntimeError on an unparsable verdict): the kit scripted that reply, so the raise says
+    nothing about the env. A TypeError/AttributeError/NameError stays a bug whatever the judge said."""
+    exc = entry.exc
+    return bool(entry.model_requests) and exc is not None and not isinstance(exc, _BUG_TYPES)
 
 
 def _swallowed_everywhere(s: EnvSession, seen: set[str]) -> list[Finding]:
@@ -147,14 +177,23 @@ def _swallowed_everywhere(s: EnvSession, seen: set[str]) -> list[Finding]:
             continue
         seen.add(key)
         where = key.split("@", 1)[1]
+        # After a judge call, a KeyError/IndexError may come from parsing the kit's scripted judge reply.
+        judged = all(e.model_requests for e in entries) and not isinstance(exc, _BUG_TYPES)
         findings.append(
             Finding(
                 "HC402",
                 f"compute_reward should score transcripts without raising; on every one of the {len(entries)} "
                 f"probe transcripts it raised {type(exc).__name__}: {exc} at {where}, and caught it itself (a "
-                "try/except returning a fallback score), so it never scores anything but the fallback.",
+                "try/except returning a fallback score), so it never scores anything but the fallback."
+                + (
+                    " It asked the model itself (a judge) each time, and the kit's fake server answered with "
+                    "scripted text, not a verdict, so the error may come from that reply: a warning."
+                    if judged
+                    else ""
+                ),
                 "fix the line that raises; catch only what a bad model reply can cause (ValueError when parsing "
                 "its text), never `except Exception` around the whole reward.",
+                Severity.WARNING if judged else Severity.ERROR,
                 subject=where,
             )
         )

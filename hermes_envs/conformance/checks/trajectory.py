@@ -7,7 +7,7 @@ import math
 import subprocess
 
 from hermes_envs._chat import offered_tool_names
-from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
+from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance.observations.group import CollectedGroup
 from hermes_envs.conformance.probes import call_each_tool_then
 from hermes_envs.conformance.registry import check
@@ -95,6 +95,22 @@ def smoke_group(s: EnvSession) -> list[Finding]:
                 if hasattr(tok, "keys")
                 else repr(tok)[:80]
             )
+            installed = _library_tokenizer_broken(s) if hasattr(tok, "keys") else None
+            if installed:
+                findings.append(
+                    Finding(
+                        "HC501",
+                        f"rollout {i} tokens should be a list of integer token ids; got {shown}. The env builds "
+                        f"them with atroposlib's own tokenize_for_trainer, which returns such tokens for ANY chat "
+                        f"with these installed versions ({installed}): an installation problem, not the env's code.",
+                        "install versions that work together: pin `transformers<5` next to atroposlib 0.4 (its "
+                        "tokenize_for_trainer passes apply_chat_template's BatchEncoding on as the tokens), or a "
+                        "newer atroposlib that handles transformers 5.",
+                        Severity.WARNING,
+                        subject=f"rollout {i}",
+                    )
+                )
+                break
             findings.append(
                 Finding(
                     "HC501",
@@ -131,6 +147,45 @@ def smoke_group(s: EnvSession) -> list[Finding]:
             )
             break
     return findings
+
+
+def _token_ids(tokens: object) -> bool:
+    """True for one rollout's tokens as the trainer needs them: a list of ints."""
+    return isinstance(tokens, list) and all(isinstance(t, int) for t in tokens)
+
+
+def _library_tokenizer_broken(s: EnvSession) -> str | None:
+    """The installed versions ("atroposlib 0.4.0, transformers 5.2.0") when the env's module calls atroposlib's own
+    tokenize_for_trainer AND that function, given a two-message chat and the env's tokenizer, returns tokens that
+    are not a list of ints: re-verified here, so the fault is the installed library pair, never the env's code."""
+    import inspect
+    from importlib import metadata
+
+    try:
+        from atroposlib.utils.tokenize_for_trainer import tokenize_for_trainer
+    except Exception:
+        return None
+    env = s.env()
+    module = inspect.getmodule(type(env))
+    if module is None or getattr(module, "tokenize_for_trainer", None) is not tokenize_for_trainer:
+        return None
+    tokenizer = getattr(env, "tokenizer", None)
+    if tokenizer is None:
+        return None
+    chat = [{"role": "user", "content": "Say ok."}, {"role": "assistant", "content": "ok"}]
+    try:
+        tokens = tokenize_for_trainer(tokenizer, chat).get("tokens")
+    except Exception:
+        return None
+    if isinstance(tokens, list) and all(isinstance(t, int) for t in tokens):
+        return None
+    versions = []
+    for name in ("atroposlib", "transformers"):
+        try:
+            versions.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            continue
+    return ", ".join(versions) or "the installed atroposlib and transformers"
 
 
 def _prompt_span(
@@ -170,6 +225,10 @@ def trainable_group(s: EnvSession) -> list[Finding]:
     if note:
         raise NotApplicable(note)
     group = observed.group or {}
+    if not all(_token_ids(tok) for tok in group.get("tokens") or []):
+        # HC501 reported tokens that are not token ids (a warning when the installed atroposlib/transformers pair
+        # makes them): their masks say nothing about the env.
+        raise Skip("the group's tokens are not lists of token ids (see HC501)")
     findings = []
     conversations = group.get("messages") or []
     tools = next((c.body.get("tools") for c in observed.requests if c.body.get("tools")), None)

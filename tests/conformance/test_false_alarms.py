@@ -1,0 +1,103 @@
+"""False alarms the calibrated-severity rule removes (issue #29): evidence a correct env of some shape can produce
+is a warning, never an error. The corpus envs of conformance/good (rubric_judge_env, eval_only_refusing_env,
+templated_quiz_env) guard the session-level cases; these tests guard the rules themselves and the raw-env case
+whose outcome depends on the installed atroposlib/transformers pair."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_envs.conformance import EnvSession, Settings, Status
+from hermes_envs.conformance.checks.answers import renderings
+from hermes_envs.conformance.checks.data import _body, same_problem
+from hermes_envs.conformance.checks.reward_contract import judged_raise
+from hermes_envs.conformance.observations.scoring import ScoredRollout
+
+from .corpus import CORPUS, CORPUS_SETTINGS
+
+
+def test_templated_questions_with_different_numbers_are_different_problems() -> None:
+    """ "atomic number 3" vs "atomic number 12" once collapsed into one problem (HC202 error on a correct quiz)."""
+    assert same_problem("Which element has atomic number 3?") != same_problem(
+        "Which element has atomic number 12?"
+    )
+    assert same_problem("Is issue #4 open?") != same_problem("Is issue #9 open?")
+
+
+def test_a_leading_number_label_is_not_part_of_the_problem() -> None:
+    assert _body("Problem 101: How many e's in 'letter'?") == _body("Problem 1: How many e's in 'letter'?")
+    assert _body("Q3. What is 3+4?") == "What is 3+4?"
+    assert same_problem("problem 7 - What is 3+4?") == same_problem("Problem 101: what is 3+4")
+
+
+def test_bold_markup_is_a_guess_and_case_of_a_number_is_not() -> None:
+    """Markup around the value may be refused by an answer format the prompt fixes: never strict (an error)."""
+    by_what = {what: strict for what, _text, strict in renderings("-390.43")}
+    assert by_what["in bold markup"] is False
+    assert by_what["with a trailing zero"] is True
+
+
+def test_a_raise_after_the_rewards_own_judge_call_is_no_evidence_unless_it_is_a_bug_type() -> None:
+    """The kit scripts the judge's reply: a ValueError parsing it says nothing about the env (HC402 warning); a
+    TypeError is a bug whatever the reply; with no model call the raise came from the transcript (an error)."""
+
+    def raised(exc: BaseException, requests: int) -> ScoredRollout:
+        return ScoredRollout(item={}, result=None, task_id="t", exc=exc, model_requests=requests)
+
+    assert judged_raise(raised(ValueError("not a score: 'I don't know.'"), 1))
+    assert judged_raise(raised(RuntimeError("judge reply is not a 0-10 score"), 1))
+    assert not judged_raise(raised(TypeError("'NoneType' object is not subscriptable"), 1))
+    assert not judged_raise(raised(AttributeError("'dict' object has no attribute 'content'"), 1))
+    assert not judged_raise(raised(ValueError("could not convert"), 0))
+
+
+def _library_tokenizer_broken() -> bool:
+    """Whether the installed atroposlib's tokenize_for_trainer returns non-list tokens (transformers >= 5)."""
+    from atroposlib.utils.tokenize_for_trainer import tokenize_for_trainer
+    from transformers import AutoTokenizer
+
+    from hermes_envs.testing.offline import offline_tokenizer_path
+
+    tokenizer = AutoTokenizer.from_pretrained(offline_tokenizer_path())
+    chat = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"}]
+    tokens = tokenize_for_trainer(tokenizer, chat)["tokens"]
+    return not (isinstance(tokens, list) and all(isinstance(t, int) for t in tokens))
+
+
+@pytest.mark.slow
+def test_a_raw_env_using_atroposlibs_own_tokenizer_is_never_blamed(tmp_path: Path) -> None:
+    """A raw BaseEnv building tokens with atroposlib's tokenize_for_trainer is correct; under transformers >= 5
+    that function returns a BatchEncoding, an installation problem: HC501 says so as a warning with the versions
+    (it was an error on the env), and the mask check built on the group skips instead of failing."""
+    source = (CORPUS / "good" / "raw_qa_env.py").read_text()
+    start = source.index("    def encode(self, messages):")
+    end = source.index("    async def collect_trajectory(")
+    source = (
+        source[:start]
+        + (
+            "    def encode(self, messages):\n"
+            "        out = tokenize_for_trainer(self.tokenizer, messages)\n"
+            "        return out['tokens'], out['masks']\n\n"
+        )
+        + source[end:]
+    )
+    source = source.replace(
+        "from atroposlib.envs.base import",
+        "from atroposlib.utils.tokenize_for_trainer import tokenize_for_trainer\nfrom atroposlib.envs.base import",
+    )
+    path = tmp_path / "raw_library_tokens_env.py"
+    path.write_text(source)
+    with EnvSession(path, settings=Settings(**CORPUS_SETTINGS)) as session:
+        outcomes = {o.check_id: o for o in session.run_all()}
+    errors = {k: [f.render() for f in o.findings] for k, o in outcomes.items() if o.status is Status.FAILED}
+    assert not errors, errors
+    if _library_tokenizer_broken():
+        hc501 = outcomes["HC501"]
+        assert hc501.status is Status.WARNED
+        text = hc501.findings[0].message + hc501.findings[0].fix
+        assert "transformers" in text and "transformers<5" in text and "installation" in text
+        assert outcomes["HC502"].status is Status.SKIPPED
+    else:
+        assert outcomes["HC501"].status is Status.PASSED
