@@ -53,7 +53,15 @@ KNOWN: dict[str, list[tuple[str, int, str]]] = {
     # Model-facing: raised inside a tool while the model calls it; the agent loop shows the model
     # "Tool execution failed: <Type>: <message>", so the builtin name is part of recorded transcripts.
     "tools/registry.py": [("TypeError", 2, "model-facing: bad tool arguments")],
-    "tools/builtin.py": [("ValueError", 3, "model-facing: patch tool text not found / ambiguous")],
+    "tools/builtin.py": [
+        ("ValueError", 3, "model-facing: patch tool text not found / ambiguous"),
+        (
+            "FileNotFoundError",
+            1,
+            "model-facing: no such host file (an absolute path outside the task, as upstream)",
+        ),
+        ("IsADirectoryError", 1, "model-facing: a host folder where a file was asked"),
+    ],
     # Runs in the sandbox's own python3 (copied there as hermes_tools.py), where hermes_envs is not importable;
     # the script's author sees the builtin in the script's traceback, as with upstream's module.
     "tools/toolsets/_script_api.py": [
@@ -79,6 +87,11 @@ KNOWN: dict[str, list[tuple[str, int, str]]] = {
         ("TypeError", 1, "conformance area"),
         ("AttributeError", 5, "conformance area: probe objects that break an env's contract on purpose"),
         ("TimeoutError", 1, "conformance area"),
+        (
+            "RuntimeError",
+            1,
+            "HC206's fresh-interpreter worker failed: caught by the check, which skips naming why",
+        ),
         ("KeyError", 1, "the Mapping protocol of the read-only CHECKS view (CHECKS[unknown id])"),
     ],
     "parsers/": [

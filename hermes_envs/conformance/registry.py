@@ -31,6 +31,8 @@ class CheckInfo:
     severity: Severity
     requires: tuple[str, ...]
     fn: CheckFn
+    #: Run only under ``--thorough`` / ``--hermes-thorough`` (a costly oracle); skipped otherwise.
+    thorough: bool = False
 
     @property
     def area(self) -> str:
@@ -86,6 +88,7 @@ def check(
     *,
     severity: Severity = Severity.ERROR,
     requires: tuple[str, ...] = (),
+    thorough: bool = False,
 ) -> Callable[[CheckFn], CheckFn]:
     """Register ``fn`` as check ``check_id``; its docstring says which bug it catches."""
 
@@ -98,6 +101,7 @@ def check(
             severity=severity,
             requires=requires,
             fn=fn,
+            thorough=thorough,
         )
         CHECK_REGISTRY.register(
             check_id,

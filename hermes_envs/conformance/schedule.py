@@ -52,6 +52,12 @@ class CheckScheduler:
             )
             self.outcomes[check_id] = outcome
             return outcome
+        if info.thorough and not self.settings.thorough:
+            outcome = Outcome(
+                check_id, Status.SKIPPED, note="a costly oracle: it runs with --thorough (--hermes-thorough)"
+            )
+            self.outcomes[check_id] = outcome
+            return outcome
         if info.requires and check_id != "HC102" and self._load_failed():
             # The module does not import (or has no env class): judge what the source alone can show.
             static = STATIC.get(check_id)

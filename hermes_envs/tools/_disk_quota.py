@@ -125,13 +125,15 @@ class DiskQuota:
                 self._fs_at_measure, self._measured_at = fs, now
             return self.usage
 
-    def enforce(self, since_ns: int) -> tuple[int, list[tuple[list[str], int]]] | None:
+    def enforce(self, since_ns: int, measure: bool = False) -> tuple[int, list[tuple[list[str], int]]] | None:
         """After a command that started at ``since_ns`` (``time.time_ns()``): None when the folder fits its quota,
         else (the usage found, [(parts below the root, bytes) of each file removed]): the regular files created or
-        changed since then, largest first, until the folder fits (the command's own writes: older files stay)."""
+        changed since then, largest first, until the folder fits (the command's own writes: older files stay).
+        ``measure`` walks the tree whatever the file system says (the reward's verification commands: few, and a
+        quota they miss would let a verdict stand on files that should be gone)."""
         with self._lock:
             fs = self._fs_used()
-            grown = abs(fs - self._fs_at_measure) >= self.step or self.usage > self.limit
+            grown = measure or abs(fs - self._fs_at_measure) >= self.step or self.usage > self.limit
         usage = self.measure(force=grown)
         if usage <= self.limit:
             return None

@@ -190,18 +190,18 @@ class Sandbox:
                 since = time.time_ns()
                 result = backend.run_fresh(command, seconds) if fresh else backend.run(command, seconds)
                 if self.quota is not None:
-                    self._enforce_quota(result, since)
+                    self._enforce_quota(result, since, measure=bool(fresh))
                 return result
             finally:
                 self.last_used = time.monotonic()
                 self._first_done()
 
-    def _enforce_quota(self, result: CommandResult, since: int) -> None:
+    def _enforce_quota(self, result: CommandResult, since: int, measure: bool = False) -> None:
         """Whatever the command's length: when it left the folder over ``max_disk_mb``, remove what it wrote (see
         :meth:`DiskQuota.enforce`) and say so in ``result`` (exit code 137, as for a command the watch killed)."""
         assert self.quota is not None
         try:
-            over = self.quota.enforce(since)
+            over = self.quota.enforce(since, measure=measure)
         except OSError:  # the folder is being removed (cleanup while the command ran)
             return
         if over is None:

@@ -12,6 +12,9 @@ import hermes_envs.conformance.checks
 import hermes_envs.env  # noqa: F401
 from hermes_envs.conformance import all_checks
 
+#: Checks that run only under --hermes-thorough (skipped in a default run).
+THOROUGH = sum(c.thorough for c in all_checks())
+
 pytest_plugins = ["pytester"]
 
 EXAMPLE = (Path(__file__).parents[2] / "environments" / "arithmetic_env.py").read_text()
@@ -38,8 +41,9 @@ def run(pytester: pytest.Pytester):
 def test_correct_env_passes_every_check(pytester: pytest.Pytester, run) -> None:
     pytester.makepyfile(good_env=EXAMPLE)
     result = run("--hermes-conformance", "good_env.py", "-v")
-    # every check of the catalogue is an item and passes; HC503 (slow) is skipped unless --hermes-slow
-    result.assert_outcomes(passed=len(all_checks()) - 1, skipped=1)
+    # every check of the catalogue is an item and passes; HC503 (slow) is skipped unless --hermes-slow, and the
+    # costly oracles unless --hermes-thorough
+    result.assert_outcomes(passed=len(all_checks()) - 1 - THOROUGH, skipped=1 + THOROUGH)
     result.stdout.fnmatch_lines(
         [
             "*good_env.py::ArithmeticTerminalEnv::HC101-imports-offline PASSED*",
@@ -58,7 +62,8 @@ def test_alone_it_does_not_run_the_projects_own_tests(pytester: pytest.Pytester,
 def test_with_explicit_paths_both_run(pytester: pytest.Pytester, run) -> None:
     pytester.makepyfile(good_env=EXAMPLE, test_project="def test_ok():\n    assert True\n")
     result = run("test_project.py", "--hermes-conformance", "good_env.py")
-    result.assert_outcomes(passed=len(all_checks()), skipped=1)  # the checks but HC503, and test_ok
+    # the checks but HC503 and the --hermes-thorough ones, and test_ok
+    result.assert_outcomes(passed=len(all_checks()) - THOROUGH, skipped=1 + THOROUGH)
 
 
 REGISTERS_AT_IMPORT = """
@@ -109,7 +114,8 @@ def test_env_registering_things_imported_by_a_project_test_too(
         ),
     )
     result = run("test_project.py", "--hermes-conformance", "good_env.py")
-    result.assert_outcomes(passed=len(all_checks()), skipped=1)  # the checks but HC503, and test_tool
+    # the checks but HC503 and the --hermes-thorough ones, and test_tool
+    result.assert_outcomes(passed=len(all_checks()) - THOROUGH, skipped=1 + THOROUGH)
 
 
 def test_dict_access_on_agent_result_is_explained(pytester: pytest.Pytester, run) -> None:

@@ -215,6 +215,7 @@ def _eval_run(s: EnvSession, responder: Callable[[dict[str, Any]], dict[str, Any
     "HC708",
     "eval-faults-reported",
     "evaluate() counts or raises model-server errors (--thorough)",
+    thorough=True,
     requires=("HC703",),
 )
 def eval_faults_reported(s: EnvSession) -> list[Finding]:

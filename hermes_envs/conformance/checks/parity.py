@@ -221,6 +221,7 @@ def _clip(value: Any, limit: int = 120) -> str:
     "HC711",
     "eval-same-items",
     "evaluate() run again scores the same items (--thorough)",
+    thorough=True,
     severity=Severity.WARNING,
     requires=("HC707",),
 )

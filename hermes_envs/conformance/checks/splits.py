@@ -18,6 +18,7 @@ from hermes_envs.conformance.session import EnvSession
     "HC206",
     "split-stable-across-processes",
     "another process draws the same train/eval split (--thorough)",
+    thorough=True,
     requires=("HC202",),
 )
 def split_stable_across_processes(s: EnvSession) -> list[Finding]:
