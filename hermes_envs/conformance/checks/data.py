@@ -333,33 +333,38 @@ def next_item_cycles(s: EnvSession) -> list[Finding]:
     return []
 
 
-def _unserialisable(value: Any, path: str = "item") -> str | None:
-    """The path and type of the first part of ``value`` json cannot write, or None."""
+def unserialisable(value: Any, path: str = "item", *, qualified: bool = False) -> str | None:
+    """The path and type of the first part of ``value`` json cannot write, or None (HC204's items, HC207's groups;
+    ``qualified`` names the type with its module, for objects from a library such as the SDK's messages)."""
     try:
         json.dumps(value)
         return None
     except (TypeError, ValueError):
         pass
+    except RecursionError:
+        return f"{path} (nested too deep, or refers to itself)"
     if isinstance(value, dict):
         for key, inner in value.items():
             if not isinstance(key, (str, int, float, bool)) and key is not None:
                 return f"{path} key {key!r} ({type(key).__name__})"
-            found = _unserialisable(inner, f"{path}[{key!r}]")
+            found = unserialisable(inner, f"{path}[{key!r}]", qualified=qualified)
             if found:
                 return found
     elif isinstance(value, (list, tuple)):
         for index, inner in enumerate(value):
-            found = _unserialisable(inner, f"{path}[{index}]")
+            found = unserialisable(inner, f"{path}[{index}]", qualified=qualified)
             if found:
                 return found
-    return f"{path} = {repr(value)[:80]} ({type(value).__name__})"
+    kind = type(value)
+    name = f"{kind.__module__}.{kind.__qualname__}" if qualified else kind.__name__
+    return f"{path} = {repr(value)[:80]} ({name})"
 
 
 @check("HC204", "items-json", "training items are JSON-serialisable", requires=("HC201",))
 def items_json(s: EnvSession) -> list[Finding]:
     """Items holding sets, datetimes, numpy values or objects: saving groups, eval samples or a resumed run fails."""
     for index, item in enumerate(s.observe(TrainingScan).items):
-        where = _unserialisable(item)
+        where = unserialisable(item)
         if where:
             return [
                 Finding(

@@ -223,8 +223,6 @@ def eval_faults_reported(s: EnvSession) -> list[Finding]:
     without counting it anywhere: a server outage during eval reads as a policy that got worse (or, dropped, as
     a mean over fewer items that nobody knows is smaller). Seen as two evaluate() runs whose reports are identical:
     one where every model request failed (HTTP 500) and one where the model answered every item wrongly."""
-    if not s.settings.thorough:
-        raise Skip("costly oracle (two more evaluate() runs); enable it with --thorough or --hermes-thorough")
     baseline = _eval_run(s, _answering, "evaluate-baseline")
     if baseline.error is not None:
         raise Skip(f"evaluate() raised with a model that answers ({baseline.error}); HC202/HC707 report it")

@@ -232,8 +232,6 @@ def eval_same_items(s: EnvSession) -> list[Finding]:
     from hermes_envs.conformance.observations.evaluation import EVAL_ANSWER, EvalObservation
     from hermes_envs.conformance.probes import call_each_tool_then
 
-    if not s.settings.thorough:
-        raise Skip("costly oracle (another evaluate() run); enable it with --thorough or --hermes-thorough")
     first = s.observe(EvalObservation)
     if first.error or not first.requests:
         raise Skip("evaluate() did not run its items the first time (see HC202)")

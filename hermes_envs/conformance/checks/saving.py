@@ -7,36 +7,10 @@ set, a numpy integer, a tensor) never reaches the trainer.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
+from hermes_envs.conformance.checks.data import unserialisable
 from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
-
-
-def _unsendable(value: Any, path: str) -> str | None:
-    """The path and type of the first part of ``value`` that ``json.dumps`` refuses, or None."""
-    try:
-        json.dumps(value)
-        return None
-    except (TypeError, ValueError):
-        pass
-    except RecursionError:
-        return f"{path} (nested too deep, or refers to itself)"
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            if not isinstance(key, (str, int, float, bool)) and key is not None:
-                return f"{path} key {key!r} ({type(key).__name__})"
-            found = _unsendable(inner, f"{path}[{key!r}]")
-            if found:
-                return found
-    elif isinstance(value, (list, tuple)):
-        for index, inner in enumerate(value):
-            found = _unsendable(inner, f"{path}[{index}]")
-            if found:
-                return found
-    return f"{path} = {repr(value)[:80]} ({type(value).__module__}.{type(value).__qualname__})"
 
 
 @check("HC207", "group-json", "the scored group can be sent to the trainer as JSON", requires=("HC501",))
@@ -58,7 +32,7 @@ def group_json(s: EnvSession) -> list[Finding]:
         # tokens and masks that are not lists of ints are HC501's finding (with its cause: an installation whose
         # tokenize_for_trainer returns a BatchEncoding is a warning there, not an error here)
         sent = {k: v for k, v in sent.items() if k not in ("tokens", "masks")}
-    where = _unsendable(sent, "group")
+    where = unserialisable(sent, "group", qualified=True)
     if where is None:
         return []
     return [

@@ -29,8 +29,6 @@ def split_stable_across_processes(s: EnvSession) -> list[Finding]:
     from hermes_envs.conformance.observations.evaluation import EvalObservation
     from hermes_envs.conformance.observations.training import TrainingScan
 
-    if not s.settings.thorough:
-        raise Skip("costly oracle (the env built again in a fresh interpreter); enable it with --thorough")
     if s.stand_in_note() is not None:
         raise Skip("needs the env's own split, which setup() did not load offline (see HC201)")
     here = s.observe(TrainingScan)
