@@ -145,6 +145,16 @@ class EnvSession(CheckScheduler):
                 coro = asyncio.wait_for(coro, timeout)
             return self._loop.run_until_complete(coro)
 
+    def settle(self, timeout: float = 30.0) -> None:
+        """Let tasks earlier runs left on the loop (a rollout a failed gather orphaned, say) finish, for at most
+        ``timeout`` seconds; none is cancelled, so an env's own background work keeps running."""
+        if self._loop is None:
+            return
+        pending = [t for t in asyncio.all_tasks(self._loop) if not t.done()]
+        if pending:
+            with self.offline():
+                self._loop.run_until_complete(asyncio.wait(pending, timeout=timeout))
+
     def close(self) -> None:
         """Stop the fake server, close the loop, remove temp files; safe to call twice."""
         if self._server is not None:

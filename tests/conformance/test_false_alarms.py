@@ -101,3 +101,39 @@ def test_a_raw_env_using_atroposlibs_own_tokenizer_is_never_blamed(tmp_path: Pat
         assert outcomes["HC502"].status is Status.SKIPPED
     else:
         assert outcomes["HC501"].status is Status.PASSED
+
+
+_ONE_TIME_TRAIN_WRITE = '''
+import sys
+sys.path.insert(0, {bad!r})
+from _good import LetterCountEnv
+
+
+class LateRolloutEnv(LetterCountEnv):
+    """Correct; the first evaluate() coincides with one training rollout finishing (a rollout an earlier probe left
+    running lands in the train buffer then, and only then)."""
+
+    name = "late-rollout"
+    _late = True
+    _logged = False
+
+    async def wandb_log(self, wandb_metrics=None):
+        self._logged = True
+        await super().wandb_log(wandb_metrics)
+
+    async def evaluate(self, *args, **kwargs):
+        if self._logged and self._late:  # the first evaluate() measured between two logs
+            self._late = False
+            self.tool_error_buffer.append(0)
+        return await super().evaluate(*args, **kwargs)
+'''
+
+
+def test_a_train_metric_that_moves_during_one_evaluate_only_is_not_blamed_on_evaluate(tmp_path: Path) -> None:
+    """HC705 once warned on a correct env in CI: a rollout finishing during the measured evaluate() added
+    train/tool_errors_count. A finding must replay: a second evaluate() has to move the same metrics."""
+    env = tmp_path / "late_rollout_env.py"
+    env.write_text(_ONE_TIME_TRAIN_WRITE.format(bad=str(CORPUS / "bad")))
+    with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC705"])) as session:
+        outcome = session.run("HC705")
+    assert outcome.status is Status.PASSED, outcome.findings
