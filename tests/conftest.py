@@ -28,18 +28,23 @@ settings.load_profile("hermes-envs-explore" if os.environ.get("HYPOTHESIS_RANDOM
 # plugin itself sets this only around tests that use its fixtures or markers).
 os.environ.setdefault("HERMES_TOOL_BACKENDS", "fake")
 
-#: The longest end-to-end tests (several pytest / python sessions each: 12-37 s of CPU in a full run), by node id
-#: prefix, longest first: they start before the other slow tests. xdist gives each worker two tests to start with
-#: (the first two to one worker, the next two to the other), so the longest and the third-longest do not share one.
-#: A hint for ordering only: a renamed or removed test just loses its place at the front, and a new long test marked
-#: ``slow`` still runs early.
+#: The longest end-to-end tests (several pytest / python sessions each: 18-86 s of CPU in a full run, measured per
+#: test as the CPU of the test's process and its children), by node id prefix: they start before the other slow
+#: tests, the longest first. xdist gives each worker two tests to start with (the first two to one worker, the
+#: next two to the other), so the first four are paired to balance (85 + 43 s, 62 + 50 s of CPU), and the two
+#: newcomer tests start on one worker, which then builds their module's fresh venv once, not once per worker.
+#: A hint for ordering only: a renamed or removed test just loses its place at the front, and a new long test
+#: marked ``slow`` still runs early.
 LONGEST_FIRST = (
     "tests/docs/test_ci.py::test_workflow_step_and_parallel_command_pass_and_report_alike",
-    "tests/docs/test_snippets.py::test_python_snippets_run[docs/testing-your-env.md]",
     "tests/cli/test_demo.py::test_demo_prints_a_short_summary_and_keeps_the_details",
+    "tests/packaging/test_newcomer_pass.py::test_ci_python_m_pytest_commands_pass_on_an_upstream_layout",
+    "tests/packaging/test_newcomer_pass.py::test_readme_quickstart_process_run_and_hook_command",
     "tests/docs/test_ci.py::test_hook_passes_on_good_envs_and_blocks_a_broken_one",
     "tests/packaging/",
+    "tests/docs/test_snippets.py::test_python_snippets_run[docs/testing-your-env.md]",
     "tests/examples/test_quickstart.py",
+    "tests/conformance/test_config.py::test_plugin_hermes_set",
     "tests/docs/",
     "tests/examples/",
 )
