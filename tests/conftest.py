@@ -13,6 +13,7 @@ it runs; without xdist the order change is harmless (each test sets up what it n
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
@@ -66,3 +67,16 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A stable sort by rank, after other plugins' reordering."""
     items.sort(key=_rank)
+
+
+@pytest.fixture(scope="session")
+def shared_corpus_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Corpus runs shared by every xdist worker of the session (tests/conformance/corpus.py SHARED_CACHE_VARIABLE):
+    used by every test of tests/conformance, and by any other test reading the corpus outcomes."""
+    # Under xdist each worker's basetemp is <session basetemp>/popen-gwN: its parent is the session's own folder,
+    # fresh for every run (so nothing is reused from an earlier session).
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if base.name.startswith("popen-gw") else base
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HERMES_TESTS_CORPUS_CACHE", str(shared / "hermes-corpus-cache"))
+        yield

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 import re
 from pathlib import Path
 
@@ -47,9 +48,11 @@ def expected_warnings(path: Path) -> set[str]:
     return set()
 
 
-#: Set by conftest.py to a folder every xdist worker of the session shares: each env then runs once per session,
-#: not once per worker that happens to get one of its tests (test_corpus, test_messages, test_detection ...).
-SHARED_CACHE: Path | None = None
+#: The environment variable tests/conftest.py sets (fixture ``shared_corpus_cache``) to a folder every xdist worker
+#: of the session shares: each env then runs once per session, not once per worker that happens to get one of its
+#: tests (test_corpus, test_messages, test_detection ...). A variable, not a module attribute: pytest may import
+#: this file under two module names (``conformance.corpus`` here, ``tests.conformance.corpus`` from elsewhere).
+SHARED_CACHE_VARIABLE = "HERMES_TESTS_CORPUS_CACHE"
 
 
 def _run(path: Path) -> tuple[Outcome, ...]:
@@ -61,8 +64,10 @@ def _run(path: Path) -> tuple[Outcome, ...]:
 @functools.cache
 def outcomes(path: Path) -> tuple[Outcome, ...]:
     """Every check's outcome on ``path``: run once per test session (across xdist workers), then cached."""
-    if SHARED_CACHE is None:
+    shared = os.environ.get(SHARED_CACHE_VARIABLE)
+    if not shared:
         return _run(path)
+    cache = Path(shared)
     import fcntl
     import hashlib
     import pickle
@@ -72,9 +77,9 @@ def outcomes(path: Path) -> tuple[Outcome, ...]:
         + repr(sorted(CORPUS_SETTINGS.items())).encode()
         + repr(path.name in THOROUGH).encode()
     ).hexdigest()[:16]
-    stored = SHARED_CACHE / f"{path.stem}-{key}.pickle"
-    SHARED_CACHE.mkdir(parents=True, exist_ok=True)
-    with open(SHARED_CACHE / f"{path.stem}.lock", "w") as lock:
+    stored = cache / f"{path.stem}-{key}.pickle"
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / f"{path.stem}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker waits for the first run instead of repeating it
         if stored.exists():
             return pickle.loads(stored.read_bytes())

@@ -10,8 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from hermes_envs.env import distributions, sample_toolsets
 from hermes_envs.tools import ToolContext, registry
 
@@ -82,13 +80,11 @@ def test_every_upstream_toolset_name_resolves() -> None:
     assert "web_search" not in names  # disabled toolsets are subtracted last, as upstream
 
 
-@pytest.mark.slow  # two corpus envs through every check: about 10 s
-def test_the_web_research_env_passes_and_its_cite_any_url_mutant_is_caught() -> None:
-    from hermes_envs.conformance import EnvSession, Status
+def test_the_web_research_env_passes_and_its_cite_any_url_mutant_is_caught(shared_corpus_cache: None) -> None:
+    """Read from the corpus run every corpus test shares (tests/conformance/corpus.py: each env through every
+    check once per session, with thresholds tighter than the defaults, so a timing finding absent there is absent
+    at the defaults too); run alone, this test makes that run itself (about 10 s)."""
+    from tests.conformance.corpus import fired
 
-    def fired(path: Path) -> set[str]:
-        with EnvSession(path) as session:
-            return {o.check_id for o in session.run_all() if o.status in (Status.FAILED, Status.WARNED)}
-
-    assert fired(ROOT / "conformance/good/web_research_env.py") == set()
-    assert fired(ROOT / "conformance/bad/web_research_cites_url.py") == {"HC406"}
+    assert set(fired(ROOT / "conformance/good/web_research_env.py")) == set()
+    assert set(fired(ROOT / "conformance/bad/web_research_cites_url.py")) == {"HC406"}
