@@ -21,3 +21,15 @@ def ctx() -> Iterator[Any]:
     context = ToolContext(f"blind3-{uuid.uuid4()}")
     yield context
     context.cleanup()
+
+
+@pytest.fixture(autouse=True)
+def _restore_tool_registry() -> Iterator[None]:
+    """Corpus envs register their own toolsets in setup(); take them off the default registry after each test,
+    so the rest of the suite sees the registry it expects."""
+    from hermes_envs.tools import registry
+
+    before = set(registry.names())
+    yield
+    for name in set(registry.names()) - before:
+        registry.unregister(name)
