@@ -5,7 +5,7 @@ Implement a small function in ``solution.py``; the reward runs hidden tests agai
 The agent gets a specification and a sandbox with a terminal and file tools. It must leave ``solution.py`` in its
 working directory. The hidden cases never appear in the prompt: after the rollout, ``compute_reward`` writes a
 checker next to the agent's file (in the rollout's own sandbox), runs it, and credits the share of cases that
-printed ``PASS``. A file that does not import, hangs or crashes passes nothing.
+passed (each reported with a per-run nonce the agent's code cannot know). A file that does not import, hangs or crashes passes nothing.
 
 Families of tasks come in several parameter variants; the eval split holds out whole families, so eval measures
 a task the policy has not trained on rather than a new constant in a familiar one.
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import secrets
 import time
 
 from atroposlib.envs.server_handling.server_manager import APIServerConfig
@@ -29,19 +30,30 @@ SYSTEM_PROMPT = (
 )
 CHECKER = "_hidden_check_7f3a.py"
 
-# The checker: one PASS/FAIL line per case, exceptions inside a case are a FAIL for that case.
+# The checker: one line per case, "<nonce> PASS <i>" or "<nonce> FAIL <i>"; an exception inside a case is a FAIL
+# for that case. The nonce comes on stdin and is read into a local before the agent's module is imported, so code
+# in solution.py cannot print passing lines of its own.
 _CHECKER_SOURCE = """
 import json, sys
-cases = json.loads(sys.argv[1])
-from solution import solve
-for i, (args, want) in enumerate(cases):
-    try:
-        got = solve(*args)
-        ok = got == want
-    except Exception:
-        ok = False
-    print(("PASS" if ok else "FAIL") + f" case {i}")
+
+
+def main():
+    nonce = sys.stdin.readline().strip()
+    with open(sys.argv[1]) as fh:
+        cases = json.load(fh)
+    from solution import solve
+
+    for i, (args, want) in enumerate(cases):
+        try:
+            ok = solve(*args) == want
+        except Exception:
+            ok = False
+        print(nonce, "PASS" if ok else "FAIL", i, flush=True)
+
+
+main()
 """
+CASES_FILE = "_hidden_cases_7f3a.json"
 
 
 def _caesar(text: str, k: int) -> str:
@@ -188,12 +200,15 @@ class HiddenTestsEnv(HermesAgentBaseEnv):
         if present["exit_code"] != 0:
             return 0.0
         await ctx.awrite_file(CHECKER, _CHECKER_SOURCE)
-        cases = json.dumps(item["cases"])
-        quoted = "'" + cases.replace("'", "'\\''") + "'"
-        run = await ctx.aterminal(f"python3 {CHECKER} {quoted}", timeout=20)
-        lines = run["output"].splitlines()
-        failed = sum(1 for line in lines if line.startswith("FAIL case "))
-        return round(1.0 - failed / len(item["cases"]), 6)
+        await ctx.awrite_file(CASES_FILE, json.dumps(item["cases"]))
+        nonce = secrets.token_hex(8)
+        run = await ctx.aterminal(f"echo {nonce} | python3 {CHECKER} {CASES_FILE}", timeout=20)
+        failed = {
+            int(parts[2])
+            for parts in (line.split() for line in run["output"].splitlines())
+            if len(parts) == 3 and parts[0] == nonce and parts[1] == "FAIL" and parts[2].isdigit()
+        }
+        return round(1.0 - len(failed) / len(item["cases"]), 6)
 
     async def evaluate(self, *args, **kwargs) -> None:
         start = time.time()

@@ -248,7 +248,7 @@ class SupportDeskEnv(HermesAgentBaseEnv):
         score = W_REFUND if refunds == expected else 0.0
         reply = self._final_reply(result).lower()
         if expected:
-            told = t["damaged"].lower() in reply or "refund" in reply
+            told = t["damaged"].lower() in reply
         else:
             told = str(REFUND_WINDOW_DAYS) in reply
         if told:

@@ -131,3 +131,15 @@ async def test_good_group_scores_as_expected(name: str) -> None:
     assert group is not None
     assert group["scores"] == [pytest.approx(expected)] * 2
     assert all(len(t) > 0 for t in group["tokens"])
+
+
+async def test_hidden_tests_env_ignores_pass_lines_printed_by_the_solution(ctx: Any) -> None:
+    """A solution.py that prints passing lines itself (without the checker's nonce) and solves nothing scores 0."""
+    from blind3_helpers import answer, transcript
+
+    env = build("hidden_tests_env")
+    await env.setup()
+    item = next(i for i in env._items if i["id"] == "clamp-0-10")
+    forged = "".join(f"print('PASS case {i}'); print('x PASS {i}')\n" for i in range(5))
+    ctx.write_file("solution.py", forged + "def solve(values):\n    return None\n")
+    assert await env.compute_reward(item, transcript(env.format_prompt(item), answer("done")), ctx) == 0.0
