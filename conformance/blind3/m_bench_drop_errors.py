@@ -90,7 +90,7 @@ class ShortAnswerBenchEnv(HermesAgentBaseEnv):
         config = HermesAgentEnvConfig(
             enabled_toolsets=["terminal"],
             max_agent_turns=4,
-            agent_temperature=0.0,
+            agent_temperature=1.0,
             system_prompt=SYSTEM_PROMPT,
             group_size=2,
             total_steps=1,

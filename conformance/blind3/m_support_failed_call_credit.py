@@ -179,6 +179,9 @@ def _install_tools() -> None:
         registry.tool(fn, toolset=toolset)
 
 
+_install_tools()  # at import, as upstream tool modules do; setup() installs them again
+
+
 class SupportDeskEnv(HermesAgentBaseEnv):
     """Multi-turn support with a simulated customer and a billing state machine per rollout."""
 

@@ -154,6 +154,9 @@ def _install_tools() -> None:
         registry.tool(fn, toolset="wiki")
 
 
+_install_tools()  # at import, as upstream tool modules do; setup() installs them again
+
+
 class WikiRetrievalEnv(HermesAgentBaseEnv):
     """Retrieval over a built-in corpus with a cited answer."""
 
