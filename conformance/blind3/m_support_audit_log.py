@@ -78,14 +78,21 @@ def _make_tickets() -> dict[str, dict]:
 
 TICKETS = _make_tickets()
 
-# Billing state per rollout (task id): verified flag and refunds issued.
-_STATE: dict[str, dict] = {}
+# Billing state lives in the rollout's own sandbox (task id), so the reward reads exactly what this rollout did,
+# reading it changes nothing, and the sandbox's cleanup removes it. The agent has no file or terminal tool to touch it.
+LEDGER = ".billing/ledger.json"
 _LOCK = threading.RLock()
 
 
-def _state(task_id: str) -> dict:
-    with _LOCK:
-        return _STATE.setdefault(task_id, {"verified": False, "refunds": {}})
+def _load(task_id: str) -> dict:
+    try:
+        return json.loads(ToolContext(task_id).read_file(LEDGER))
+    except FileNotFoundError:
+        return {"verified": False, "refunds": {}}
+
+
+def _save(task_id: str, state: dict) -> None:
+    ToolContext(task_id).write_file(LEDGER, json.dumps(state))
 
 
 def lookup_customer(ticket_id: str) -> str:
@@ -134,7 +141,9 @@ def verify_customer(ticket_id: str, email: str, task_id: str) -> str:
     if email.strip().lower() != t["email"]:
         return json.dumps({"verified": False, "error": "email does not match our records"})
     with _LOCK:
-        _state(task_id)["verified"] = True
+        state = _load(task_id)
+        state["verified"] = True
+        _save(task_id, state)
     return json.dumps({"verified": True})
 
 
@@ -151,7 +160,7 @@ def issue_refund(ticket_id: str, order_id: str, amount: float, task_id: str) -> 
         return json.dumps({"error": f"no ticket {ticket_id}"})
     order = next((o for o in t["orders"] if o["order_id"] == order_id), None)
     with _LOCK:
-        state = _state(task_id)
+        state = _load(task_id)
         if not state["verified"]:
             return json.dumps({"error": "customer not verified: call verify_customer first"})
         if order is None:
@@ -163,6 +172,7 @@ def issue_refund(ticket_id: str, order_id: str, amount: float, task_id: str) -> 
         if order_id in state["refunds"]:
             return json.dumps({"error": f"order {order_id} was already refunded"})
         state["refunds"][order_id] = float(amount)
+        _save(task_id, state)
     with open("refund_audit.jsonl", "a") as audit:
         audit.write(json.dumps({"ticket": ticket_id, "order": order_id, "amount": float(amount)}) + "\n")
     return json.dumps({"refunded": order_id, "amount": float(amount)})
@@ -247,8 +257,7 @@ class SupportDeskEnv(HermesAgentBaseEnv):
     async def compute_reward(self, item: dict, result: AgentResult, ctx: ToolContext) -> float:
         t = TICKETS[item["ticket_id"]]
         with _LOCK:
-            state = _STATE.pop(ctx.task_id, {"verified": False, "refunds": {}})
-        refunds = state["refunds"]
+            refunds = _load(ctx.task_id)["refunds"]
         expected = t["expected_refunds"]
         if any(order_id not in expected for order_id in refunds):
             return 0.0  # money went to the wrong order

@@ -143,3 +143,21 @@ async def test_hidden_tests_env_ignores_pass_lines_printed_by_the_solution(ctx: 
     forged = "".join(f"print('PASS case {i}'); print('x PASS {i}')\n" for i in range(5))
     ctx.write_file("solution.py", forged + "def solve(values):\n    return None\n")
     assert await env.compute_reward(item, transcript(env.format_prompt(item), answer("done")), ctx) == 0.0
+
+
+async def test_support_desk_reward_reads_the_rollouts_ledger_without_changing_it(ctx: Any) -> None:
+    """The billing ledger lives in the rollout's sandbox: scoring twice gives the same score (reading is pure)."""
+    from blind3_helpers import answer, transcript
+
+    env = build("support_desk_env")
+    await env.setup()
+    item = env._items[0]
+    ticket = load("support_desk_env").TICKETS[item["ticket_id"]]
+    order = next(o for o in ticket["orders"] if o["order_id"] == ticket["damaged"])
+    ctx.call_tool("verify_customer", {"ticket_id": ticket["ticket_id"], "email": ticket["email"]})
+    ctx.call_tool(
+        "issue_refund",
+        {"ticket_id": ticket["ticket_id"], "order_id": order["order_id"], "amount": order["total"]},
+    )
+    result = transcript(env.format_prompt(item), answer(f"Refunded order {order['order_id']}."))
+    assert [await env.compute_reward(item, result, ctx) for _ in range(2)] == [1.0, 1.0]

@@ -6,7 +6,7 @@ import uuid
 
 from blind3_helpers import answer, build, load, transcript
 
-from hermes_envs.tools import ToolContext
+from hermes_envs.tools import ToolContext, cleanup_sandbox
 
 
 async def _score_idle_rollout(name: str) -> float:
@@ -29,6 +29,7 @@ async def _score_idle_rollout(name: str) -> float:
     finally:
         busy.cleanup()
         idle.cleanup()
+        cleanup_sandbox(ticket["ticket_id"])  # where the mutant keeps its ledger
 
 
 async def test_correct_env_keeps_rollouts_apart() -> None:
