@@ -131,6 +131,19 @@ class FileTreeEnv(HermesAgentBaseEnv):
         score -= EXTRA_FILE_PENALTY * len(extras)
         return max(0.0, min(1.0, round(score, 6)))
 
+    def conformance_transcripts(self, item: dict) -> dict:
+        """Known-good and known-bad model turns for this item (every file written at its path; a claim)."""
+        writes = [
+            {
+                "name": "write_file",
+                "arguments": {"path": f["path"], "content": "\n".join(f["contains"]) + "\n"},
+            }
+            for f in item["files"]
+        ]
+        good = [{"tool_calls": writes}, {"content": "done"}]
+        bad = [{"content": "done"}]
+        return {"good": [good], "bad": [bad]}
+
     async def evaluate(self, *args, **kwargs) -> None:
         start = time.time()
         tools, valid_names = self._resolve_tools_for_group()

@@ -77,6 +77,7 @@ def _make_items() -> list[dict]:
             {
                 "id": f"caesar-{k}",
                 "family": "caesar",
+                "solution": f"def solve(text):\n    out = []\n    for ch in text:\n        if ch.islower():\n            out.append(chr((ord(ch) - 97 + {k}) % 26 + 97))\n        elif ch.isupper():\n            out.append(chr((ord(ch) - 65 + {k}) % 26 + 65))\n        else:\n            out.append(ch)\n    return ''.join(out)\n",
                 "spec": f"`solve(text)` returns text with every ASCII letter shifted {k} places forward in "
                 "the alphabet (wrapping z to a, keeping case); other characters are unchanged.",
                 "cases": cases,
@@ -89,6 +90,7 @@ def _make_items() -> list[dict]:
             {
                 "id": f"chunk-{size}",
                 "family": "chunk",
+                "solution": f"def solve(values):\n    return [values[i : i + {size}] for i in range(0, len(values), {size})]\n",
                 "spec": f"`solve(values)` splits the list into consecutive chunks of {size} elements and "
                 "returns the list of chunks; the last chunk may be shorter; an empty list gives [].",
                 "cases": cases,
@@ -101,6 +103,7 @@ def _make_items() -> list[dict]:
             {
                 "id": f"clamp-{lo}-{hi}",
                 "family": "clamp",
+                "solution": f"def solve(values):\n    return [min(max(x, {lo}), {hi}) for x in values]\n",
                 "spec": f"`solve(values)` returns a new list where every number is clamped to [{lo}, {hi}].",
                 "cases": cases,
             }
@@ -112,6 +115,7 @@ def _make_items() -> list[dict]:
             {
                 "id": f"split-{ord(sep)}",
                 "family": "split",
+                "solution": f"def solve(text):\n    return [p for p in text.split({sep!r}) if p]\n",
                 "spec": f"`solve(text)` splits text on {sep!r} and returns the non-empty parts in order.",
                 "cases": cases,
             }
@@ -132,6 +136,7 @@ def _make_items() -> list[dict]:
             {
                 "id": f"base-{base}",
                 "family": "to_base",
+                "solution": f"def solve(n):\n    digits = ''\n    while True:\n        digits = '0123456789abcdef'[n % {base}] + digits\n        n //= {base}\n        if n == 0:\n            return digits\n",
                 "spec": f"`solve(n)` returns the base-{base} representation of the non-negative integer n as a "
                 "lowercase string without prefix (0 gives '0').",
                 "cases": cases,
@@ -209,6 +214,20 @@ class HiddenTestsEnv(HermesAgentBaseEnv):
             if len(parts) == 3 and parts[0] == nonce and parts[1] == "FAIL" and parts[2].isdigit()
         }
         return round(1.0 - len(failed) / len(item["cases"]), 6)
+
+    def conformance_transcripts(self, item: dict) -> dict:
+        """Known-good and known-bad model turns for this item (a reference solution saved and run; a claim)."""
+        good = [
+            {
+                "tool_calls": [
+                    {"name": "write_file", "arguments": {"path": "solution.py", "content": item["solution"]}}
+                ]
+            },
+            {"tool_calls": [{"name": "terminal", "arguments": {"command": "python3 -c 'import solution'"}}]},
+            {"content": "solution.py implements solve as specified."},
+        ]
+        bad = [{"content": "Done, solve is implemented."}]
+        return {"good": [good], "bad": [bad]}
 
     async def evaluate(self, *args, **kwargs) -> None:
         start = time.time()

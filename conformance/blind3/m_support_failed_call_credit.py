@@ -277,6 +277,43 @@ class SupportDeskEnv(HermesAgentBaseEnv):
             score += W_REPLY
         return round(score, 6)
 
+    def conformance_transcripts(self, item: dict) -> dict:
+        """Known-good and known-bad model turns for this ticket (the policy followed; a refund claimed, not made)."""
+        t = TICKETS[item["ticket_id"]]
+        tid, damaged = t["ticket_id"], next(o for o in t["orders"] if o["order_id"] == t["damaged"])
+        good = [
+            {"tool_calls": [{"name": "lookup_customer", "arguments": {"ticket_id": tid}}]},
+            {
+                "tool_calls": [
+                    {"name": "ask_customer", "arguments": {"ticket_id": tid, "question": "Which item?"}}
+                ]
+            },
+        ]
+        if t["expected_refunds"]:
+            refund = {"ticket_id": tid, "order_id": damaged["order_id"], "amount": damaged["total"]}
+            good += [
+                {
+                    "tool_calls": [
+                        {"name": "ask_customer", "arguments": {"ticket_id": tid, "question": "Your email?"}}
+                    ]
+                },
+                {
+                    "tool_calls": [
+                        {"name": "verify_customer", "arguments": {"ticket_id": tid, "email": t["email"]}}
+                    ]
+                },
+                {"tool_calls": [{"name": "issue_refund", "arguments": refund}]},
+                {"content": f"I refunded order {damaged['order_id']} in full."},
+            ]
+        else:
+            good.append(
+                {
+                    "content": f"Order {damaged['order_id']} is past our {REFUND_WINDOW_DAYS}-day refund window, sorry."
+                }
+            )
+        bad = [{"content": f"I refunded order {damaged['order_id']}."}]
+        return {"good": [good], "bad": [bad]}
+
     async def evaluate(self, *args, **kwargs) -> None:
         start = time.time()
         tools, valid_names = self._resolve_tools_for_group()

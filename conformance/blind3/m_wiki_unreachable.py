@@ -224,6 +224,16 @@ class WikiRetrievalEnv(HermesAgentBaseEnv):
             score += W_CITE
         return round(score, 6)
 
+    def conformance_transcripts(self, item: dict) -> dict:
+        """Known-good and known-bad model turns for this question (searched, opened, cited; a guess)."""
+        good = [
+            {"tool_calls": [{"name": "wiki_search", "arguments": {"query": item["q"]}}]},
+            {"tool_calls": [{"name": "wiki_open", "arguments": {"page_id": item["doc"]}}]},
+            {"content": f"Answer: {item['a']} [doc:{item['doc']}]"},
+        ]
+        bad = [{"content": "Answer: I could not find it [doc:none]"}]
+        return {"good": [good], "bad": [bad]}
+
     async def evaluate(self, *args, **kwargs) -> None:
         start = time.time()
         tools, valid_names = self._resolve_tools_for_group()

@@ -161,3 +161,34 @@ async def test_support_desk_reward_reads_the_rollouts_ledger_without_changing_it
     )
     result = transcript(env.format_prompt(item), answer(f"Refunded order {order['order_id']}."))
     assert [await env.compute_reward(item, result, ctx) for _ in range(2)] == [1.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    "name", ["filetree_env", "hidden_tests_env", "support_desk_env", "wiki_retrieval_env"]
+)
+async def test_conformance_transcripts_good_beats_bad(name: str) -> None:
+    """The known-good transcripts an env gives score 1.0 through the agent loop; its known-bad ones score less."""
+    probe = build(name)
+    await probe.setup()
+    items = probe._items[:1] + probe._eval_items[:1]
+    for item in items:
+        scores = {}
+        for kind in ("good", "bad"):
+            [turns] = probe.conformance_transcripts(item)[kind]
+            with FakeOpenAIServer(script=turns) as srv:
+                env = build(name, srv.base_url)
+                await env.setup()
+                group, _ = await env.collect_trajectories(item)
+                srv.assert_no_failures()
+            scores[kind] = group["scores"][0]
+        assert scores["good"] == 1.0, (item, scores)
+        assert scores["bad"] < scores["good"], (item, scores)
+
+
+def test_hidden_tests_reference_solutions_pass_their_cases() -> None:
+    """Every item's reference solution (used by the good transcript) passes its own hidden cases."""
+    for item in load("hidden_tests_env")._make_items():
+        namespace: dict[str, Any] = {}
+        exec(item["solution"], namespace)
+        for args, want in item["cases"]:
+            assert namespace["solve"](*args) == want, (item["id"], args)
