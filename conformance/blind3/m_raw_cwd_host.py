@@ -21,7 +21,6 @@ import tempfile
 import time
 
 from atroposlib.envs.base import APIServerConfig, BaseEnv, BaseEnvConfig, ScoredDataGroup
-from atroposlib.utils.tokenize_for_trainer import tokenize_for_trainer
 
 SYSTEM_PROMPT = "Reply with one ```python code block defining the requested function, and nothing else."
 _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
@@ -183,6 +182,18 @@ class RawSnippetExecEnv(BaseEnv):
             return 0.0
         return await asyncio.to_thread(run_candidate, blocks[-1], item["tests"])
 
+    def _tokenize(self, prompt: list[dict], chat: list[dict]) -> tuple[list[int], list[int]]:
+        """Token ids of the whole chat and its training mask (-100 on the prompt, the ids on the completion).
+
+        Plain lists of ints, built from the rendered text: with recent transformers, ``apply_chat_template`` with
+        ``tokenize=True`` returns a BatchEncoding, which the trainer's JSON cannot carry."""
+        head = self.tokenizer.apply_chat_template(prompt, tokenize=False, add_generation_prompt=True)
+        full = self.tokenizer.apply_chat_template(chat, tokenize=False)
+        prompt_ids = list(self.tokenizer.encode(head, add_special_tokens=False))
+        ids = list(self.tokenizer.encode(full, add_special_tokens=False))
+        n = len(prompt_ids) if ids[: len(prompt_ids)] == prompt_ids else 0
+        return ids, [-100] * n + ids[n:]
+
     async def collect_trajectories(self, item: dict) -> tuple[ScoredDataGroup | None, list]:
         messages = self._messages(item)
         completion = await self.server.chat_completion(
@@ -192,9 +203,9 @@ class RawSnippetExecEnv(BaseEnv):
         for choice in completion.choices:
             text = choice.message.content or ""
             chat = [*messages, {"role": "assistant", "content": text}]
-            out = tokenize_for_trainer(self.tokenizer, chat, finish_reason=choice.finish_reason or "")
-            group["tokens"].append(out["tokens"])
-            group["masks"].append(out["masks"])
+            tokens, masks = self._tokenize(messages, chat)
+            group["tokens"].append(tokens)
+            group["masks"].append(masks)
             group["messages"].append(chat)
             group["scores"].append(await self._score(item, text, choice.finish_reason))
         return group, []

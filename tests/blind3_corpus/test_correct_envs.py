@@ -130,7 +130,11 @@ async def test_good_group_scores_as_expected(name: str) -> None:
         srv.assert_no_failures()
     assert group is not None
     assert group["scores"] == [pytest.approx(expected)] * 2
-    assert all(len(t) > 0 for t in group["tokens"])
+    # What the trainer's JSON carries: plain lists of ints, one mask entry per token, something trained.
+    for tokens, masks in zip(group["tokens"], group["masks"]):
+        assert isinstance(tokens, list) and tokens and all(isinstance(t, int) for t in tokens)
+        assert isinstance(masks, list) and len(masks) == len(tokens)
+        assert any(m != -100 for m in masks)
 
 
 async def test_hidden_tests_env_ignores_pass_lines_printed_by_the_solution(ctx: Any) -> None:
