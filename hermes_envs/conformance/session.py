@@ -505,4 +505,3 @@ def _contained_file_tools() -> Iterator[None]:
         return
     with using_config(dataclasses.replace(current, host_paths=False)):
         yield
-

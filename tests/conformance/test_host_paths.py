@@ -33,7 +33,9 @@ def test_the_kit_keeps_host_paths_contained_for_an_env_that_is_not_a_hermes_env(
     from hermes_envs.tools import configure_sandboxes
     from hermes_envs.tools.sandbox import sandbox_config
 
-    configure_sandboxes(backend="local")  # the process default (an env built earlier in this process changed it)
+    configure_sandboxes(
+        backend="local"
+    )  # the process default (an env built earlier in this process changed it)
 
     async def settings_in_a_run(env: object) -> bool:
         return sandbox_config().host_paths
