@@ -31,9 +31,11 @@ dist: $(STAMP)
 	rm -rf dist
 	$(BIN)/python -m build --no-isolation --outdir dist .
 
+## lint: ruff (lint and format) over the code, then mypy over the package (settings in pyproject's [tool.mypy])
 lint: $(STAMP)
 	$(BIN)/ruff check hermes_envs environments tests bench conformance scripts
 	$(BIN)/ruff format --check hermes_envs environments tests bench conformance scripts
+	$(BIN)/mypy hermes_envs
 
 bench: $(STAMP)
 	for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
