@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -178,7 +179,7 @@ class _OrderedSet(set):
 
     reverse = False
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(sorted(set.__iter__(self), key=repr, reverse=self.reverse))
 
 
@@ -189,7 +190,7 @@ class _ReversedSet(_OrderedSet):
 class _OrderedFrozenSet(frozenset):
     reverse = False
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(sorted(frozenset.__iter__(self), key=repr, reverse=self.reverse))
 
 
