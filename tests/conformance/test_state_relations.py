@@ -80,6 +80,18 @@ def test_fetch_item_calls_get_next_item_until_the_item_comes_and_gives_up_on_a_s
     assert not fetch_item(_session(_Cycle([{"n": 1}])), {"n": 9})
 
 
+def test_a_get_next_item_that_raises_leaves_the_case_to_score_instead_of_crashing_the_check() -> None:
+    """Before: a raise from get_next_item (an env judged on stand-in items after setup failed) escaped run_case,
+    and HC413 reported the kit's own crash as an error on the env."""
+
+    class Broken(_Cycle):
+        async def get_next_item(self) -> Any:
+            raise RuntimeError("setup() did not run")
+
+    assert advance_past(_session(Broken([])), {"n": 1}) is None
+    assert fetch_item(_session(Broken([])), {"n": 1}) is False
+
+
 def test_a_scalar_gold_is_hedged_with_the_wrong_value_in_both_orders() -> None:
     gold = _gold("Answer: 444", "444", "Answer: {v}")
     hedges = _hedges(gold, _gold("Answer: 451", "451", "Answer: {v}"))

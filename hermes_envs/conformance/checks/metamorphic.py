@@ -40,6 +40,7 @@ from hermes_envs.conformance.observations.scoring import (
     numeric,
     score_rollout,
 )
+from hermes_envs.conformance.observations.training import TrainingScan
 from hermes_envs.conformance.probes import say
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
@@ -139,7 +140,8 @@ def _next_item_relation(s: EnvSession, entry: ScoredRollout) -> Finding | None:
         scripts={"transcript": script, "transcript after get_next_item": script},
         order=("transcript", "transcript after get_next_item"),
         holds=(("transcript after get_next_item", "!=", "transcript"),),
-        fetch=("transcript",),
+        # Fetched again first only from a dataset that cycles (a generated one may never hand it out again).
+        fetch=("transcript",) if s.observe(TrainingScan).cycled else (),
         advance=("transcript after get_next_item",),
     )
     run = run_case(s, case)
