@@ -92,13 +92,12 @@ def test_a_get_next_item_that_raises_leaves_the_case_to_score_instead_of_crashin
     assert fetch_item(_session(Broken([])), {"n": 1}) is False
 
 
-def test_a_scalar_gold_is_hedged_with_the_wrong_value_in_both_orders() -> None:
-    gold = _gold("Answer: 444", "444", "Answer: {v}")
-    hedges = _hedges(gold, _gold("Answer: 451", "451", "Answer: {v}"))
-    assert [(right, wrong) for _kind, right, wrong in hedges] == [
-        ("Answer: 444\nAnswer: 451", "Answer: 451\nAnswer: 444"),
-        ("Answer: 444 or 451", "Answer: 451 or 444"),
-    ]
+def test_a_scalar_gold_is_not_hedged() -> None:
+    """A grader that finds the answer's words anywhere in the reply credits "Paris or Rome" by design (the kit's own
+    trivia envs do), so a scalar hedge is no evidence of a mistake: no hedge is built for it."""
+    assert (
+        _hedges(_gold("Answer: 444", "444", "Answer: {v}"), _gold("Answer: 451", "451", "Answer: {v}")) == []
+    )
 
 
 def test_a_list_gold_is_hedged_with_another_items_entries_written_as_the_gold_was() -> None:
@@ -117,7 +116,7 @@ def test_a_list_gold_is_hedged_with_another_items_entries_written_as_the_gold_wa
     [
         ("reward_current_item.py", "relation: get_next_item between rollout and reward"),
         ("judge_cache_by_text.py", "relation: a judge verdict reused for another item"),
-        ("reward_hedge_any.py", "relation: a hedged answer"),
+        ("reward_list_superset.py", "relation: a hedged answer"),
         ("reward_partial_list.py", "relation: a partial list"),
     ],
 )

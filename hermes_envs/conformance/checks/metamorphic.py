@@ -9,8 +9,8 @@ env's own good transcript), it is transformed in ways whose effect on the score 
   (``reasoning_content``) around its answer; for a reward that asks a judge, whether a reply new to this item is
   judged must not depend on another item having been judged on the same text (a verdict cache keyed on the text).
 - must lower (or not raise): a wrong answer does not become right because the right one was only thought of; the
-  right answer hedged with a wrong candidate (both answers, in either order; a list with another item's entries
-  added) does not keep exactly the full score in both orders; an ordered list with entries omitted scores below
+  right list hedged with another item's entries (a superset, in either order) does not keep exactly the full
+  score in both orders; an ordered list with entries omitted scores below
   the complete one when the reversed list does.
 - doubts (warnings): the item's answer and another item's answer score the same (the reward may not read the item).
 - cost: hostile replies (long runs of digits, nested markup) must not make compute_reward spin on the CPU.
@@ -254,42 +254,29 @@ def _render_like(gold: ScoredRollout, value: list[Any]) -> str:
 
 
 def _hedges(gold: ScoredRollout, twin: ScoredRollout) -> list[tuple[str, str, str]]:
-    """(kind, right-first reply, wrong-first reply): the right answer together with the twin's wrong one."""
+    """(kind, right-first reply, wrong-first reply) for a list gold: the right list with another item's entries
+    added, in both orders. A scalar answer hedged with a wrong one is left out: a grader that finds the answer's
+    words anywhere in the reply (common, and counted correct) credits it by design, so it is no evidence."""
     import json
 
-    template, right, wrong = str(gold.template), _final_text(gold), str(twin.value)
-    out = [
+    if gold.kind != "list":
+        return []
+    try:
+        mine, theirs = json.loads(str(gold.value)), json.loads(str(twin.value))
+    except ValueError:
+        return []
+    if not (isinstance(mine, list) and isinstance(theirs, list)):
+        return []
+    extra = [x for x in theirs if x not in mine]
+    if not extra:
+        return []
+    return [
         (
-            "both answers, one after the other",
-            f"{right}\n{template.format(v=wrong)}",
-            f"{template.format(v=wrong)}\n{right}",
+            "the right list with another item's entries added",
+            _render_like(gold, [*mine, *extra]),
+            _render_like(gold, [*extra, *mine]),
         )
     ]
-    if gold.kind == "list":
-        try:
-            mine, theirs = json.loads(str(gold.value)), json.loads(wrong)
-        except ValueError:
-            return out
-        if isinstance(mine, list) and isinstance(theirs, list):
-            extra = [x for x in theirs if x not in mine]
-            if extra:
-                out.append(
-                    (
-                        "the right list with another item's entries added",
-                        _render_like(gold, [*mine, *extra]),
-                        _render_like(gold, [*extra, *mine]),
-                    )
-                )
-    elif gold.kind is None:
-        value = str(gold.value)
-        out.append(
-            (
-                "the right answer and a wrong candidate in one answer",
-                template.format(v=f"{value} or {wrong}"),
-                template.format(v=f"{wrong} or {value}"),
-            )
-        )
-    return out
 
 
 def _hedge_relation(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -> Finding | None:
