@@ -31,9 +31,13 @@ dist: $(STAMP)
 	rm -rf dist
 	$(BIN)/python -m build --no-isolation --outdir dist .
 
+## lint: ruff (lint and format) over the code, then mypy over the package (settings in pyproject's [tool.mypy]).
+# mypy runs in one process: its parallel workers (-n, MYPY_NUM_WORKERS) must start within 3 s, and on a loaded
+# 2-core machine they do not ("INTERNAL ERROR ... OSError: Cannot connect to build worker(s)", mypy 2.4.1).
 lint: $(STAMP)
 	$(BIN)/ruff check hermes_envs environments tests bench conformance scripts
 	$(BIN)/ruff format --check hermes_envs environments tests bench conformance scripts
+	MYPY_NUM_WORKERS=0 $(BIN)/mypy hermes_envs
 
 bench: $(STAMP)
 	for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     )
     from hermes_envs.env import HermesAgentBaseEnv, HermesAgentEnvConfig
     from hermes_envs.parsers import ToolCallParser, get_parser, list_parsers, register_parser
-    from hermes_envs.tools import ToolContext, ToolRegistry, registry, tool
+    from hermes_envs.tools import ToolContext, ToolRegistry, tool
+    from hermes_envs.tools.registry import registry
 
 __version__ = "0.1.0"
 

@@ -28,9 +28,11 @@ def captured(log: TextIO, verbose: bool) -> Iterator[None]:
     try:
         with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log), warnings.catch_warnings():
             warnings.simplefilter("default")
-            warnings.showwarning = lambda message, category, filename, lineno, file=None, line=None: (
+
+            def show(message, category, filename, lineno, file=None, line=None) -> None:
                 log.write(warnings.formatwarning(message, category, filename, lineno, line))
-            )
+
+            warnings.showwarning = show
             yield
     finally:
         root.handlers = saved

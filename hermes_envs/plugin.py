@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -136,7 +137,7 @@ def _uses_hermes(item: pytest.Item) -> bool:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     """For the span of a test that uses the plugin, tool families default to their fakes (an author's own
     HERMES_TOOL_BACKENDS or HERMES_<FAMILY>_BACKEND still wins); restored after it, so nothing leaks into other
     tests or child processes started outside it."""
@@ -248,7 +249,7 @@ class _OutcomeCollector:
     (the xdist controller, or the only process) sees every worker's outcomes."""
 
     def __init__(self) -> None:
-        self.records: list[dict] = []
+        self.records: list[Any] = []  # (the user_properties the conformance items add: dicts)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":

@@ -32,7 +32,9 @@ class Case:
     """A counterexample: ``scripts`` (name -> model turns in the fake server's format) scored in ``order`` against
     ``item`` (or ``items[name]`` for a script scored on another item; a script of whole messages, with roles, is scored as it
     is); it violates the rule when every comparison
-    in ``holds`` is true. ``rule`` says, in a sentence, which rule every correct env obeys."""
+    in ``holds`` is true. ``rule`` says, in a sentence, which rule every correct env obeys. ``advance``: scripts
+    before whose rollout the trainer's ``get_next_item()`` is called (until it returns another item than the one
+    scored), as it is between groups in flight."""
 
     rule: str
     item: Any
@@ -40,6 +42,9 @@ class Case:
     order: tuple[str, ...]
     holds: tuple[tuple[str, str, Any], ...]
     items: Mapping[str, Any] = field(default_factory=dict)
+    advance: tuple[str, ...] = ()
+    judge: str | None = None
+    fetch: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -49,6 +54,9 @@ class Case:
             "scripts": {k: list(v) for k, v in self.scripts.items()},
             "order": list(self.order),
             "holds": [list(h) for h in self.holds],
+            "advance": list(self.advance),
+            "judge": self.judge,
+            "fetch": list(self.fetch),
         }
 
     @classmethod
@@ -60,6 +68,9 @@ class Case:
             order=tuple(data["order"]),
             holds=tuple((str(a), str(op), b) for a, op, b in data["holds"]),
             items=dict(data.get("items") or {}),
+            advance=tuple(str(a) for a in data.get("advance") or ()),
+            judge=data.get("judge"),
+            fetch=tuple(str(a) for a in data.get("fetch") or ()),
         )
 
 
@@ -120,10 +131,12 @@ class CaseRun:
     scores: Mapping[str, Any]
     errors: Mapping[str, str]
     violated: bool
+    requests: Mapping[str, int] = field(default_factory=dict)
 
     def describe(self) -> str:
         parts = [f"{name}={_fmt(score)}" for name, score in self.scores.items()]
         parts += [f"{name} raised {error}" for name, error in self.errors.items()]
+        parts += [f"judge requests for {name}={count}" for name, count in self.requests.items()]
         return ", ".join(parts)
 
 
@@ -136,25 +149,38 @@ def run_case(s: Any, case: Case) -> CaseRun:
     comparison does (a script whose reward raised, or scored no number, makes its comparisons false)."""
     from hermes_envs.conformance.observations.rollouts import run_probe
     from hermes_envs.conformance.observations.scoring import numeric, score_rollout
-    from hermes_envs.conformance.probes import play
+    from hermes_envs.conformance.probes import play, say
 
     scores: dict[str, Any] = {}
     errors: dict[str, str] = {}
+    requests: dict[str, int] = {}
     for index, name in enumerate(case.order):
         script = case.scripts[name]
         item = case.items.get(name, case.item)
+        if name in case.fetch:
+            fetch_item(s, item)
+        if name in case.advance:
+            advance_past(s, item)
         if is_transcript(script):  # whole messages: scored as they are, no model or tools run
             result, task_id = transcript_result(script), f"case-{index}-{uuid.uuid4().hex[:8]}"
         else:
             # A script ending on tool calls ran out of turns: give it exactly its turns again.
             turns = len(script) if script[-1].get("tool_calls") else max(len(script) + 1, 2)
             result, task_id = run_probe(s, item, play(script), turns, "case", "cases")
-        scored = score_rollout(s, item, result, task_id, "cases")
+        if case.judge is None:
+            scored = score_rollout(s, item, result, task_id, "cases")
+        else:
+            with s.responding(say(case.judge)):
+                scored = score_rollout(s, item, result, task_id, "cases")
         scores[name] = scored.score
+        requests[name] = scored.model_requests
         if scored.error:
             errors[name] = scored.error
 
     def value(side: Any) -> float | None:
+        if isinstance(side, str) and side.startswith("requests:"):
+            count = requests.get(side[len("requests:") :])
+            return float(count) if count is not None else None
         if isinstance(side, str):
             got = scores.get(side)
             return float(got) if numeric(got) else None
@@ -166,7 +192,43 @@ def run_case(s: Any, case: Case) -> CaseRun:
         if a is None or b is None or not _OPS[op](a, b):
             violated = False
             break
-    return CaseRun(scores=scores, errors=errors, violated=violated)
+    shown = {k: v for k, v in requests.items() if any(f"requests:{k}" in (a, b) for a, _op, b in case.holds)}
+    return CaseRun(scores=scores, errors=errors, violated=violated, requests=shown)
+
+
+#: get_next_item calls made at most to move the env past the item a case scores.
+ADVANCE_CALLS = 8
+
+
+def advance_past(s: Any, item: Any) -> Any:
+    """Call the env's ``get_next_item()`` as the trainer does between groups, until it returns an item other than
+    ``item`` (at most :data:`ADVANCE_CALLS` calls); returns the last item it gave."""
+    got: Any = None
+    for _ in range(ADVANCE_CALLS):
+        try:
+            got = s.run_env(lambda env: env.get_next_item(), phase="cases")
+        except Exception:  # get_next_item's own failures are HC202/HC203's findings, not this case's
+            return None
+        if got is None or repr(got) != repr(item):
+            break
+    return got
+
+
+#: get_next_item calls made at most to reach the item a case scores (a dataset's cycle is rarely longer).
+FETCH_CALLS = 2000
+
+
+def fetch_item(s: Any, item: Any) -> bool:
+    """Call the env's ``get_next_item()`` until it returns ``item`` (at most :data:`FETCH_CALLS` calls), as the
+    trainer fetched the item it then rolls out; whether it came."""
+    for _ in range(FETCH_CALLS):
+        try:
+            got = s.run_env(lambda env: env.get_next_item(), phase="cases")
+        except Exception:  # get_next_item's own failures are HC202/HC203's findings, not this case's
+            return False
+        if got is None or repr(got) == repr(item):
+            return got is not None
+    return False
 
 
 def case_json(case: Case) -> dict[str, Any] | None:

@@ -480,7 +480,7 @@ def run_contained(
     base = tempfile.mkdtemp(prefix="hermes-contain-")
     result = ContainerResult(unavailable=containable(), base=base)
     kit_tmp = os.path.join(base, "tmp")
-    spec = {
+    spec: dict[str, Any] = {
         "target": target, "args": args, "base": base, "kit_tmp": kit_tmp, "cwd": os.getcwd(),
         "fault_path": os.path.join(kit_tmp, "fault.txt"), "unavailable": result.unavailable,
     }  # fmt: skip

@@ -270,7 +270,7 @@ def result_is_object(s: Any) -> list[Finding]:
             ):
                 text = ast.get_source_segment(source, node) or ast.unparse(node)
                 problem = f"`{text}` reads a name AgentResult does not have"
-            if problem:
+            if problem and isinstance(node, ast.expr):  # (a Subscript or an Attribute: it has a line)
                 findings.append(
                     Finding(
                         "HC401",

@@ -15,6 +15,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 from hermes_envs.conformance.sites import is_author_file
@@ -65,7 +66,7 @@ def author_frame_site(depth: int = 1) -> str:
     kit starts for ``ctx.terminal``, a file its tools write, are the kit's doing, not the env's)."""
     import linecache
 
-    frame = sys._getframe(depth)
+    frame: FrameType | None = sys._getframe(depth)
     while frame is not None and frame.f_code.co_filename == __file__:
         frame = frame.f_back  # the tracer's own frames
     first = True
@@ -164,7 +165,7 @@ class Tracer:
         if isinstance(raw, int):
             return None
         if isinstance(raw, (bytes, os.PathLike)):
-            raw = os.fsdecode(raw)  # type: ignore[arg-type]
+            raw = os.fsdecode(raw)
         if not isinstance(raw, str) or not raw:
             return None
         path = os.path.abspath(raw)

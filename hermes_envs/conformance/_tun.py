@@ -19,6 +19,7 @@ import struct
 import sys
 import threading
 from collections.abc import Callable
+from types import FrameType
 
 __all__ = ["start"]
 
@@ -132,9 +133,10 @@ def _site_of_threads(reader: int) -> str:
     """The env's frame in any thread of this process but the reader (the one blocked in the native call)."""
     from hermes_envs.conformance.sites import is_author_file
 
-    for ident, frame in sys._current_frames().items():
+    for ident, top in sys._current_frames().items():
         if ident == reader:
             continue
+        frame: FrameType | None = top
         while frame is not None:
             if is_author_file(frame.f_code.co_filename):
                 import linecache

@@ -154,9 +154,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "HC413": (
         "A reward is a function of the item and the answer the model gave: a score that moves with what was scored "
-        "before, with the model's unspoken thoughts, or that spins on a hostile reply trains on noise or stalls "
-        "the run; one that scores another item's answer as well does not read the item.",
-        "Grade only the final answer against this item's own answer, keep no state between calls, bound parsing.",
+        "before (a verdict cache keyed on the text alone), with the item get_next_item handed out last, with the "
+        "model's unspoken thoughts, or that spins on a hostile reply trains on noise or stalls the run; one that "
+        "keeps full credit for a hedged answer (several candidates, a superset) or a partial list teaches the "
+        "policy to hedge; one that scores another item's answer as well does not read the item.",
+        "Grade one committed final answer against this item's own answer (the `item` argument), keep no state "
+        "between calls, score precision as well as recall, bound parsing.",
     ),
     "HC501": (
         "atroposlib needs group_size aligned tokens/masks/scores; misalignment crashes or corrupts batches.",

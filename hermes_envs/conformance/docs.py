@@ -100,11 +100,14 @@ The checks are instances of four general oracles, not a list of known mistakes:
 - **The reward as a function** (HC402-HC407, HC410-HC413). From the best transcript the kit knows for an item (the
   env's `conformance_transcripts()`, a confirmed gold), transformations whose effect every correct reward agrees
   on: *must not matter* — the same transcript again (HC404), in another process (HC404, hash order), after other
-  items were scored and with fresh task / tool-call ids (HC413), thoughts not given as the answer (HC413), another
-  rendering of the same value (HC410); *must lower* — no answer or no work (the controls, HC406), a wrong value
-  only thought of (HC413), the answer only in a tool result (HC411), a search for transcripts without the answer
-  (HC412); *cost* — finite scores (HC403) and bounded CPU on hostile replies (HC413, re-measured). Doubts are
-  warnings: another item's answer scoring as well as the item's own (HC413), every probe scoring 0 (HC407).
+  items were scored and with fresh task / tool-call ids (HC413), after the trainer's get_next_item() moved on
+  (HC413), a judge asked about a reply new to the item whatever another item was judged on (HC413), thoughts not
+  given as the answer (HC413), another rendering of the same value (HC410); *must lower* — no answer or no work
+  (the controls, HC406), a wrong value only thought of (HC413), a list answer hedged with another item's entries in
+  both orders, or an ordered list with entries omitted (HC413, when the env confirms the gold), the answer only in a
+  tool result (HC411), a search for transcripts without the answer (HC412); *cost* — finite scores (HC403) and
+  bounded CPU on hostile replies (HC413, re-measured). Doubts are warnings: another item's answer scoring as well
+  as the item's own (HC413), every probe scoring 0 (HC407).
 - **Parity** (HC601, HC701, HC702, HC706, HC709-HC711). The same task seen two ways: concurrent vs one at a time
   (HC601), a training rollout vs evaluate() compared by the requests the fake model received (the agent loop and
   tools, HC701/HC709; temperature, HC702; judge calls, HC706), `format_prompt` called again for one item (HC710),

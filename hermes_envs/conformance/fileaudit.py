@@ -20,6 +20,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _CODE_SUFFIXES = (".py", ".pyc", ".so", ".pth", ".pyi")
@@ -96,7 +97,7 @@ def _from_framework() -> bool:
     The first frame outside the standard library decides: ``tempfile.mkdtemp`` called by our sandbox is ours, an
     ``open`` or ``shutil.copy`` called by the env's reward is the env's.
     """
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         filename = frame.f_code.co_filename
         if filename.startswith(_FRAMEWORK):

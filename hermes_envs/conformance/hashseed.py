@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -48,7 +49,7 @@ def _set_use(node: ast.AST) -> str | None:
     return None
 
 
-def reward_set_use(module: ModuleType, env_cls: type) -> str | None:
+def reward_set_use(module: ModuleType, env_cls: type[Any]) -> str | None:
     """Where the reward's code builds a set (``"set(...) in grade()"``), following names it uses, or None."""
     try:
         tree = ast.parse(Path(inspect.getsourcefile(module) or "").read_text(encoding="utf-8"))
@@ -178,7 +179,7 @@ class _OrderedSet(set):
 
     reverse = False
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Any]:
         return iter(sorted(set.__iter__(self), key=repr, reverse=self.reverse))
 
 
@@ -189,7 +190,7 @@ class _ReversedSet(_OrderedSet):
 class _OrderedFrozenSet(frozenset):
     reverse = False
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Any]:
         return iter(sorted(frozenset.__iter__(self), key=repr, reverse=self.reverse))
 
 
@@ -208,7 +209,7 @@ class set_order:
         self._saved: dict[str, Any] = {}
 
     def __enter__(self) -> set_order:
-        names = {"set": (_ReversedSet if self.reverse else _OrderedSet)}
+        names: dict[str, type] = {"set": (_ReversedSet if self.reverse else _OrderedSet)}
         names["frozenset"] = _ReversedFrozenSet if self.reverse else _OrderedFrozenSet
         for name, value in names.items():
             self._saved[name] = self.module.__dict__.get(name, _MISSING)

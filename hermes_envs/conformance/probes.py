@@ -17,7 +17,8 @@ from hermes_envs.testing.fake_server import policies
 from hermes_envs.testing.fake_server.policies import args_from_schema
 from hermes_envs.testing.fake_server.scripts import RequestView
 
-Responder = Callable[[dict[str, Any]], dict[str, Any]]
+#: what answers each request of a probe (a fake-server policy: a Turn, a message dict or a plain text)
+Responder = policies.Policy
 
 REFUSAL = "I'm sorry, but I can't help with that."
 UNICODE_TEXT = "Résumé: 答案是 42 🤖 — naïve café, Ωmega; \u200b zero-width, עברית, русский."
@@ -35,7 +36,7 @@ def _assistant_turns(body: dict[str, Any]) -> int:
 # conversation can drop (those would call the tools again on every turn).
 def say(text: str) -> Responder:
     """Always answer ``text`` with no tool calls."""
-    return policies.answer(text)  # type: ignore[return-value]
+    return policies.answer(text)
 
 
 def call_each_tool_then(answer: str) -> Responder:

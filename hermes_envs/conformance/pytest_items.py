@@ -129,7 +129,7 @@ class ConformanceItem(pytest.Item):
         if isinstance(excinfo.value, ConformanceFailed):
             findings = excinfo.value.outcome.findings
             return f"{self.env_session.label}\n" + "\n".join(f.render() for f in findings)
-        return super().repr_failure(excinfo, style=style)
+        return super().repr_failure(excinfo, style=style)  # type: ignore[return-value]
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, None, f"{self.check_id} {CHECKS[self.check_id].title}"

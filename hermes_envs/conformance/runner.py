@@ -7,6 +7,7 @@ report the same findings.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,10 +21,10 @@ from hermes_envs.conformance.settings import Settings
 from hermes_envs.env import defines_env_class, looks_like_env_file
 from hermes_envs.errors import ConfigError
 
-try:  # Python 3.11+
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 
 def split_target(target: str) -> tuple[Path, str | None]:

@@ -10,7 +10,7 @@ import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_envs.conformance._standins import NEEDS_OWN_DATA
 from hermes_envs.conformance._static import STATIC, STATIC_NOTE
@@ -25,12 +25,16 @@ class CheckScheduler:
 
     settings: Any
     outcomes: dict[str, Outcome]
-    label: str
+    if TYPE_CHECKING:  # (EnvSession's property)
+
+        @property
+        def label(self) -> str: ...
+
     env_cls: type | None
     module: Any
     path: Path
 
-    load: Callable[[], type]  # EnvSession.load: import the module, pick the class
+    load: Callable[[], type[Any]]  # EnvSession.load: import the module, pick the class
     stand_in_note: Callable[[], str | None]  # EnvSession.stand_in_note: setup() failed, stand-in items serve
 
     def selected(self) -> list[str]:

@@ -50,7 +50,7 @@ class RoutingPolicy:
     def __init__(self) -> None:
         self.current: Responder | None = None
 
-    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
+    def __call__(self, body: dict[str, Any]) -> Any:  # (what a Responder returns)
         if self.current is None:
             return {"content": "I don't know."}
         return self.current(body)
@@ -263,7 +263,7 @@ class EnvSession(CheckScheduler):
             self._policy.current = previous
 
     # ------------------------------------------------------------------------------------------ the env
-    def load(self) -> type:
+    def load(self) -> type[Any]:
         """Import the module and pick the env class (raising EnvLoadError with the author-facing message)."""
         if self.env_cls is not None:
             return self.env_cls
@@ -405,7 +405,11 @@ class EnvSession(CheckScheduler):
         return self._env
 
     def run_env(
-        self, make: Callable[[Any], Awaitable[T]], timeout: float = 120.0, phase: str | None = None
+        # (``Callable[..., ...]``: callers bind their values as lambda defaults and pass only the env)
+        self,
+        make: Callable[..., Awaitable[T]],
+        timeout: float = 120.0,
+        phase: str | None = None,
     ) -> T:
         """Run ``make(env)`` on the loop with atroposlib's retries made fast, timed under ``phase``.
 

@@ -107,7 +107,7 @@ def recording_imports(namespace: dict[str, Any], path: Path) -> Iterator[list[Fa
             record(line, where, where, wanted, f"ImportError: cannot import name {wanted!r} from {where!r}")
         return module
 
-    builtins.__import__ = importing
+    builtins.__import__ = importing  # type: ignore[assignment]  # same call contract, looser parameter types
     try:
         yield failed
     finally:

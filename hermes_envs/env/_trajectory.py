@@ -8,6 +8,7 @@ assistant span's tokens are exactly the tokens the model is trained to produce; 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -77,5 +78,5 @@ def managed_tokens(managed_state: dict[str, Any] | None) -> tuple[list[int], lis
     if not nodes:
         return None
     node = nodes[-1]
-    get = node.get if isinstance(node, dict) else lambda k: getattr(node, k)
+    get: Callable[[str], Any] = node.get if isinstance(node, dict) else lambda k: getattr(node, k)
     return list(get("tokens")), list(get("masked_tokens")), list(get("logprobs"))

@@ -52,7 +52,7 @@ def _validated_call(name: str, arguments: str, call_id: str) -> ChatCompletionMe
     )
 
 
-_FUNCTION = ChatCompletionMessageToolCall.model_fields["function"].annotation
+_FUNCTION: Any = ChatCompletionMessageToolCall.model_fields["function"].annotation
 _new = object.__new__
 # the slots pydantic keeps beside ``__dict__``, set through their descriptors (object.__setattr__ looks each up)
 try:
@@ -63,7 +63,7 @@ except (
     KeyError,
     AttributeError,
 ):  # a pydantic release without these slots: _same fails, every call validated
-    _set_fields = _set_extra = _set_private = None  # type: ignore[assignment]
+    _set_fields = _set_extra = _set_private = None
 
 
 def _built_call(name: str, arguments: str, call_id: str) -> ChatCompletionMessageToolCall:
@@ -127,7 +127,7 @@ def call_parts(call: Any) -> tuple[str | None, str, dict[str, Any]]:
     if isinstance(call, tuple) and len(call) == 2:
         name, args = call
     elif isinstance(call, dict):
-        fn = call.get("function") if isinstance(call.get("function"), dict) else call
+        fn: Any = call.get("function") if isinstance(call.get("function"), dict) else call
         call_id = call.get("id")
         name = fn.get("name")
         args = fn["arguments"] if "arguments" in fn else fn.get("parameters")

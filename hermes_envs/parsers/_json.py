@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from json.encoder import c_make_encoder as _c_make_encoder
+from json.encoder import c_make_encoder as _c_make_encoder  # type: ignore[attr-defined]  # C accelerator, not in typeshed
 from json.encoder import encode_basestring as _encode_basestring
 from typing import Any
 
@@ -33,11 +33,11 @@ def _reject_constant(name: str) -> Any:
 
 _DECODER = json.JSONDecoder(strict=False, parse_constant=_reject_constant)
 _JSONDecodeError = json.JSONDecodeError
-_SCAN = _DECODER.scan_once
+_SCAN = _DECODER.scan_once  # type: ignore[attr-defined]  # set by JSONDecoder.__init__, not in typeshed
 #: the standard decoder's scanner (raw control characters in strings rejected): a value it reads at ``pos`` is
 #: spelled as valid JSON in the text, so that text can be kept as is. Raises on failure (StopIteration,
 #: ValueError, RecursionError); its error positions cost O(pos), so callers give up after one failure.
-scan_standard = json.JSONDecoder(parse_constant=_reject_constant).scan_once
+scan_standard = json.JSONDecoder(parse_constant=_reject_constant).scan_once  # type: ignore[attr-defined]
 _WS = re.compile(r"\s*")
 
 
@@ -51,7 +51,7 @@ def skip_ws(text: str, pos: int) -> int:
     pos += 1  # usually a single newline: checked without the regex
     if pos >= n or not text[pos].isspace():
         return pos
-    return _WS.match(text, pos).end()
+    return _WS.match(text, pos).end()  # type: ignore[union-attr]  # \s* always matches
 
 
 _FIRST_WINDOW = 512
@@ -173,11 +173,11 @@ class JsonMemo:
                 self.reach = end + 9
             size = end - pos + 9
             if size <= _MEMO_KEY_MAX and pos + size <= len(text):
-                failures = seen.get(size)
-                if failures is None and len(seen) < _MEMO_LENGTHS:
-                    failures = seen[size] = {}
-                if failures is not None and len(failures) < _MEMO_SIZE:
-                    failures[text[pos : pos + size]] = reason
+                memo = seen.get(size)
+                if memo is None and len(seen) < _MEMO_LENGTHS:
+                    memo = seen[size] = {}
+                if memo is not None and len(memo) < _MEMO_SIZE:
+                    memo[text[pos : pos + size]] = reason
         return value, end, reason
 
 

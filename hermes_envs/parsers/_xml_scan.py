@@ -33,12 +33,19 @@ TOOL_CALL_END = "</tool_call>"
 class XmlTags(Protocol):
     """What :class:`XmlScan` needs of the reader: its tags, and how it tells a real call start from a mention."""
 
-    value_close: str
-    call_close: str
-    open_needle: str
-    call_needle: str
-    bare_start: str | None
-    name_ends: str | None
+    # read-only: the readers declare them as class variables
+    @property
+    def value_close(self) -> str: ...
+    @property
+    def call_close(self) -> str: ...
+    @property
+    def open_needle(self) -> str: ...
+    @property
+    def call_needle(self) -> str: ...
+    @property
+    def bare_start(self) -> str | None: ...
+    @property
+    def name_ends(self) -> str | None: ...
 
     def _real_call_at(self, text: str, at: int, scan: XmlScan | None = None) -> bool: ...
 
@@ -66,7 +73,8 @@ class BrokenCall(Exception):
     thousands of broken calls, and building each message (with its excerpt) would cost more than reading them.
     """
 
-    def __init__(self, reason: Callable[[], str], resume: int, local: bool = False, seen: int = -1) -> None:
+    # (``Callable[..., str]``: the reasons are lambdas binding their values as defaults, called with no argument)
+    def __init__(self, reason: Callable[..., str], resume: int, local: bool = False, seen: int = -1) -> None:
         super().__init__()
         self.reason = reason
         self.resume = resume

@@ -22,7 +22,7 @@ import json
 import re
 import types
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Any
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
@@ -90,7 +90,7 @@ class XmlLayout:
 class CustomXmlParser(ToolCallParser):
     """Calls in a user-declared XML layout (see :class:`XmlLayout`; the default is upstream's)."""
 
-    layout: ClassVar[XmlLayout] = XmlLayout()
+    layout: XmlLayout = XmlLayout()  # (an instance given its own layout keeps it: see __init__)
 
     def __init__(self, layout: XmlLayout | None = None) -> None:
         if layout is not None:
@@ -159,7 +159,7 @@ class CustomXmlParser(ToolCallParser):
                     # a looping model's copies of the call just read: each reads the same way one period on, so
                     # each is built (its own call object and id), not read again
                     for _ in range(copies):
-                        calls.append(make_tool_call(*made))
+                        calls.append(make_tool_call(*made))  # type: ignore[misc]  # set with mark
                     index += copies
                     at += copies * period
                 mark = -1

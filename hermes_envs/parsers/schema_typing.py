@@ -21,7 +21,7 @@ import ast
 import dataclasses
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from hermes_envs.parsers.base import loads_strict
 
@@ -55,7 +55,7 @@ def normal_type(name: str) -> str:
     return lowered
 
 
-def _is_mapping(value: Any) -> bool:
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     return type(value) is dict or isinstance(value, Mapping)
 
 

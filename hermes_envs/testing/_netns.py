@@ -194,7 +194,7 @@ def _loopback_listeners() -> list[tuple[int, int]]:
         return _listeners_from_proc()
 
 
-_LOOPBACK_ADDRESSES = {
+_LOOPBACK_ADDRESSES: dict[int, tuple[bytes, bytes]] = {
     socket.AF_INET: (bytes([127, 0, 0, 1]), bytes(4)),
     socket.AF_INET6: (bytes(15) + b"\x01", bytes(16)),
 }

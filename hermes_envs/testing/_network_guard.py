@@ -237,10 +237,10 @@ class NetworkGuard:
             guard._check(hostname, None, "gethostbyname_ex")
             return prev_gethostbyname_ex(hostname)
 
-        sock_cls.connect = connect  # type: ignore[method-assign]
-        sock_cls.connect_ex = connect_ex  # type: ignore[method-assign]
+        sock_cls.connect = connect  # type: ignore[method-assign,assignment]
+        sock_cls.connect_ex = connect_ex  # type: ignore[method-assign,assignment]
         sock_cls.sendto = sendto  # type: ignore[method-assign,assignment]
-        socket.create_connection = create_connection  # type: ignore[assignment]
+        socket.create_connection = create_connection
         socket.getaddrinfo = getaddrinfo
         socket.gethostbyname = gethostbyname
         socket.gethostbyname_ex = gethostbyname_ex

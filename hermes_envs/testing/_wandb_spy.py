@@ -24,8 +24,8 @@ def spy_base_wandb_log(
         calls.append(keep(dict(wandb_metrics or {})))
         return await original(env_self, wandb_metrics, *args, **kwargs)
 
-    BaseEnv.wandb_log = spy  # type: ignore[method-assign]
+    BaseEnv.wandb_log = spy
     try:
         yield calls
     finally:
-        BaseEnv.wandb_log = original  # type: ignore[method-assign]
+        BaseEnv.wandb_log = original

@@ -72,7 +72,8 @@ def load_offline_tokenizer() -> PreTrainedTokenizerFast:
     """Load the shipped tokenizer (cached: every call returns the same object, so do not mutate it)."""
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(offline_tokenizer_path(), local_files_only=True)
+    # (the shipped tokenizer.json loads as a fast tokenizer)
+    return AutoTokenizer.from_pretrained(offline_tokenizer_path(), local_files_only=True)  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------------------------------------------

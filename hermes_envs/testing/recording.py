@@ -223,7 +223,7 @@ def _load_env_class(env_path: Path, class_name: str | None) -> type:
     return classes[0]
 
 
-def _default_group_size(env_cls: type) -> int | None:
+def _default_group_size(env_cls: type[Any]) -> int | None:
     """The group size the env's own ``config_init()`` sets (what runs when none is given), or None."""
     try:
         size = getattr(env_cls.config_init()[0], "group_size", None)
@@ -232,7 +232,7 @@ def _default_group_size(env_cls: type) -> int | None:
     return size if isinstance(size, int) else None
 
 
-def _build_env(env_cls: type, provider: Provider, group_size: int | None, max_turns: int | None) -> Any:
+def _build_env(env_cls: type[Any], provider: Provider, group_size: int | None, max_turns: int | None) -> Any:
     from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
     from hermes_envs.testing.offline import offline_tokenizer_path

@@ -127,7 +127,7 @@ class RewardSnapshotExtension(SingleFileSnapshotExtension):
         """A subclass whose new snapshots are written with ``tolerance``."""
         return type(f"RewardSnapshotExtension_{tolerance:g}", (cls,), {"tolerance": float(tolerance)})
 
-    def serialize(self, data: Any, **kwargs: Any) -> str:  # type: ignore[override]
+    def serialize(self, data: Any, **kwargs: Any) -> str:
         if isinstance(data, str):  # already serialized (syrupy passes snapshot text back in for diffs)
             return data
         return format_rewards(data, self.tolerance)
@@ -206,7 +206,7 @@ class TranscriptSnapshotExtension(JSONSnapshotExtension):
 
     file_extension = "transcript.json"
 
-    def serialize(self, data: Any, **kwargs: Any) -> str:  # type: ignore[override]
+    def serialize(self, data: Any, **kwargs: Any) -> str:
         if isinstance(data, str):
             return data
         return json.dumps(normalize_transcript(data), indent=2, ensure_ascii=False, sort_keys=True) + "\n"

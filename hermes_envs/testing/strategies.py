@@ -16,7 +16,7 @@ with the expected content, calls and matching tool schemas attached, for round-t
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from hypothesis import strategies as st
 
@@ -187,7 +187,8 @@ class RenderedOutput(NamedTuple):
 
 
 _XML_FORMATS = frozenset({"qwen3_coder", "glm45", "glm47"})
-_PROSE_ALPHABET = st.characters(blacklist_characters="`<>[]{}|｜▁\\", blacklist_categories=("Cs",))
+_SURROGATES: tuple[Literal["Cs"]] = ("Cs",)
+_PROSE_ALPHABET = st.characters(blacklist_characters="`<>[]{}|｜▁\\", blacklist_categories=_SURROGATES)
 
 
 @st.composite

@@ -335,6 +335,11 @@ class SandboxManager:
         with self._lock:
             return sorted(task for task, box in self._sandboxes.items() if not box.closed)
 
+    def stop_refills(self) -> None:
+        """Make refills in progress stop after their current spare; no lock taken (called from a signal handler,
+        which may interrupt a thread holding it)."""
+        self._generation += 1
+
     def cleanup_all(self) -> None:
         """Clean up every sandbox (and the pre-started ones) and remove the root folder."""
         with self._lock:

@@ -20,6 +20,7 @@ import os
 import shutil
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -126,7 +127,14 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     die with this process (their PID namespaces have a parent-death signal)."""
     root = default_manager.root
     if root is not None:
-        shutil.rmtree(root, ignore_errors=True)
+        default_manager.stop_refills()
+        # A spare sandbox being prepared on another thread may add a folder while the tree is removed (the root
+        # then stays, "not empty"): try again a few times, briefly; the process dies right after.
+        for _ in range(20):
+            shutil.rmtree(root, ignore_errors=True)
+            if not root.exists():
+                break
+            time.sleep(0.02)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     os.kill(os.getpid(), signal.SIGTERM)
 

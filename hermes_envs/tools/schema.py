@@ -129,7 +129,7 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
 
 def schema_from_function(fn: Callable[..., Any], *, name: str | None = None) -> tuple[str, dict]:
     """(description, parameters JSON schema) derived from ``fn``'s signature, type hints and docstring."""
-    label = name or getattr(fn, "__name__", repr(fn))
+    label = str(name or getattr(fn, "__name__", repr(fn)))
     sig = signature_of(fn)
     if sig is None:
         raise ToolRegistryError(f"tool {label!r}: cannot read the signature of {fn!r}.")

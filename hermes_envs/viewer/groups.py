@@ -107,7 +107,7 @@ def load_groups(path: str | Path) -> list[Group]:
             f"the groups file should exist; got {str(path)!r}. Fix: run the env's `process` command with "
             "--env.data_path_to_save_groups, then view that file."
         )
-    groups = []
+    groups: list[Group] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue

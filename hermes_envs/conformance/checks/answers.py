@@ -50,7 +50,7 @@ def renderings(value: str, field: str = "") -> list[tuple[str, str, bool]]:
         # An integer gold written "42.0" is left out: models rarely write counts that way, and a reward taking
         # the last run of digits is right to read it as 0. Thousands separators they do write, but never in a
         # year ("1,989"): none for a field named like a year, and only a warning for a number that could be one.
-        number = int(value)
+        number: float = int(value)
         if abs(number) >= 1000 and not _YEAR_FIELD.search(field):
             out.append(("with thousands separators", f"{number:,}", not 1000 <= number <= 2100))
     elif _FLOAT.match(value):
@@ -134,7 +134,7 @@ def answer_renderings(s: EnvSession) -> list[Finding]:
             if rendered.strict and as_control and confirmed and "case" not in rendered.what
             else Severity.WARNING
         )
-        canonical = gold.template.format(v=gold.value)
+        canonical = gold.template.format(v=gold.value)  # type: ignore[union-attr]  # a gold has a template
         findings.append(
             Finding(
                 "HC410",

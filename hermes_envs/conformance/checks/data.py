@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import traceback
+from collections.abc import Sequence
 from typing import Any
 
 from hermes_envs.conformance.findings import Finding, Severity
@@ -127,8 +128,8 @@ def train_eval_split(s: EnvSession) -> list[Finding]:
             )
         )
     elif not asked and (observed.swallowed or observed.log_records):
-        caught = observed.swallowed or []
-        logs = observed.log_records or []
+        caught: Sequence[str] = observed.swallowed or []
+        logs: Sequence[str] = observed.log_records or []
         cause = (
             f"it caught {caught[0]}" + (f" (and {len(caught) - 1} more)" if len(caught) > 1 else "")
             if caught

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from hermes_envs._chat import offered_tool_names
@@ -282,7 +283,7 @@ def eval_not_in_train_metrics(s: EnvSession) -> list[Finding]:
     ]
 
 
-def _judge_requests(requests: list[Any]) -> tuple[int, int]:
+def _judge_requests(requests: Sequence[Any]) -> tuple[int, int]:
     """(judge requests, rollouts) seen in evaluate(): a judge request is a fresh conversation (no assistant or
     tool message) whose user text quotes the model's answer; every other conversation is a rollout."""
     judged, rollouts = 0, set()

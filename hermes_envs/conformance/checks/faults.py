@@ -164,11 +164,11 @@ def _spy_base_evaluate_log(metrics: list[Any], samples: list[int]) -> Iterator[N
         samples.append(len(rows) if isinstance(rows, (list, tuple)) else -1)
         return await original(env_self, *args, **kwargs)
 
-    BaseEnv.evaluate_log = spy  # type: ignore[method-assign]
+    BaseEnv.evaluate_log = spy
     try:
         yield
     finally:
-        BaseEnv.evaluate_log = original  # type: ignore[method-assign]
+        BaseEnv.evaluate_log = original
 
 
 def _eval_run(s: EnvSession, responder: Callable[[dict[str, Any]], dict[str, Any]], phase: str) -> _EvalRun:

@@ -18,7 +18,7 @@ from hermes_envs._chat import assistant_turns
 from hermes_envs.conformance._cases import Case, case_json
 from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
-from hermes_envs.conformance.observations.scoring import GoldProbes, _short
+from hermes_envs.conformance.observations.scoring import GoldProbes, ScoredRollout, _short
 from hermes_envs.conformance.observations.scoring import numeric as _numeric
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
@@ -169,7 +169,7 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
     for gold in golds:
         item, best = gold.item, float(gold.score)
         prompt = [m for m in gold.result.messages if m.get("role") in ("system", "user")][:2]
-        answer = gold.template.format(v=gold.value)
+        answer = gold.template.format(v=gold.value)  # type: ignore[union-attr]  # a gold has a template
         forbidden = [gold.value, *(v for _k, v in _scalar_fields(item) if len(v) >= 2)]
         numeric = any(c.isdigit() for c in gold.value)
         calibration, _seconds, _error = score(item, [dict(m) for m in gold.result.messages])
@@ -311,7 +311,7 @@ def _without_local_constants() -> Iterator[None]:
         cache.clear()
 
 
-def _finding(s: EnvSession, found: Any, item: Any, gold: dict[str, Any], best: float, mode: str) -> Finding:
+def _finding(s: EnvSession, found: Any, item: Any, gold: ScoredRollout, best: float, mode: str) -> Finding:
     (kind, detail), messages = found
     shown = [
         {k: v for k, v in m.items() if k in ("role", "content") or (k == "tool_calls" and v)}
@@ -323,7 +323,7 @@ def _finding(s: EnvSession, found: Any, item: Any, gold: dict[str, Any], best: f
     where = f"on item {_short(item, 90)} (hypothesis seed {seed}; smallest example found)"
     if kind == "credits":
         correct = [m for m in gold.result.messages if m.get("role") in ("system", "user")] + [
-            {"role": "assistant", "content": gold.template.format(v=gold.value)}
+            {"role": "assistant", "content": gold.template.format(v=gold.value)}  # type: ignore[union-attr]
         ]
         case = Case(
             rule="a transcript without the correct answer scores below the correct answer",
@@ -346,9 +346,9 @@ def _finding(s: EnvSession, found: Any, item: Any, gold: dict[str, Any], best: f
             counterexample=case_json(case),
         )
     if kind == "refuses":
-        correct = gold.template.format(v=gold.value)
+        rendered = gold.template.format(v=gold.value)  # type: ignore[union-attr]  # a gold has a template
         about = (
-            f"a transcript ending on the correct answer {correct!r} should score as the correct answer does "
+            f"a transcript ending on the correct answer {rendered!r} should score as the correct answer does "
             f"({best:g}); this one scored {detail:g}"
         )
     elif kind == "raises":

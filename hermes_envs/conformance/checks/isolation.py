@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
@@ -35,7 +36,7 @@ def _by_prompt(s: EnvSession, proven: tuple[ScoredRollout, ...]) -> dict[str, An
         if prompt in out:
             continue
         if entry.source == "env":
-            index = int(entry.name.rsplit("#", 1)[1])
+            index = int(entry.name.rsplit("#", 1)[1])  # type: ignore[union-attr]  # the env's transcripts are named
             from hermes_envs.conformance.probes import env_transcripts
 
             out[prompt] = play(env_transcripts(env, item)["good"][index])
@@ -170,7 +171,9 @@ def sandbox_cleanup(s: EnvSession) -> list[Finding]:
     """Sandboxes left behind after a rollout (a ToolContext whose cleanup() never runs): files pile up for the
     length of a run, processes keep running, and a later rollout with a reused id is credited for old work."""
     findings = []
-    observed = [("collect_trajectories", s.observe(CollectedGroup).leaked_sandboxes or [])]
+    observed: list[tuple[str, Sequence[Any]]] = [
+        ("collect_trajectories", s.observe(CollectedGroup).leaked_sandboxes or [])
+    ]
     if s.stand_in_note() is None:  # else setup() failed and evaluate() cannot run: only training is judged
         observed.append(("evaluate()", s.observe(EvalObservation).leaked_sandboxes or []))
     for where, leaked in observed:

@@ -4,8 +4,14 @@ No list of known mistakes: starting from a transcript that scores above the cont
 env's own good transcript), it is transformed in ways whose effect on the score every correct reward agrees on:
 
 - must not matter: the same transcript played again (fresh task id and tool-call ids) after another item was
-  scored; thoughts the model did not present as its answer (``reasoning_content``) around its answer.
-- must lower (or not raise): a wrong answer does not become right because the right one was only thought of.
+  scored; the same transcript scored again after the trainer called ``get_next_item()`` (the reward reads its
+  ``item`` argument, not "the current item"); thoughts the model did not present as its answer
+  (``reasoning_content``) around its answer; for a reward that asks a judge, whether a reply new to this item is
+  judged must not depend on another item having been judged on the same text (a verdict cache keyed on the text).
+- must lower (or not raise): a wrong answer does not become right because the right one was only thought of; the
+  right list hedged with another item's entries (a superset, in either order) does not keep exactly the full
+  score in both orders; an ordered list with entries omitted scores below
+  the complete one when the reversed list does.
 - doubts (warnings): the item's answer and another item's answer score the same (the reward may not read the item).
 - cost: hostile replies (long runs of digits, nested markup) must not make compute_reward spin on the CPU.
 
@@ -27,15 +33,18 @@ from hermes_envs.conformance.observations.scoring import (
     Controls,
     EnvTranscripts,
     GoldProbes,
+    ScoredProbes,
     ScoredRollout,
     _short,
     item_key,
     numeric,
     score_rollout,
 )
+from hermes_envs.conformance.observations.training import TrainingScan
 from hermes_envs.conformance.probes import say
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
+from hermes_envs.env._prompt import format_prompt_of
 
 #: CPU seconds (the loop thread's own, which a loaded machine does not inflate) one compute_reward call may spend
 #: on a hostile reply before it is re-measured; twice over it is an error.
@@ -121,6 +130,45 @@ def _order_relation(
     )
 
 
+def _next_item_relation(s: EnvSession, entry: ScoredRollout) -> Finding | None:
+    """The same transcript scored again after the trainer called get_next_item() must score the same: the reward
+    grades against its ``item`` argument, not the item the env handed out last."""
+    script = script_of(entry.result.messages)
+    case = Case(
+        rule="a transcript scores the same after the trainer fetched the next item (get_next_item)",
+        item=entry.item,
+        scripts={"transcript": script, "transcript after get_next_item": script},
+        order=("transcript", "transcript after get_next_item"),
+        holds=(("transcript after get_next_item", "!=", "transcript"),),
+        # Fetched again first only from a dataset that cycles (a generated one may never hand it out again).
+        fetch=("transcript",) if s.observe(TrainingScan).cycled else (),
+        advance=("transcript after get_next_item",),
+    )
+    run = run_case(s, case)
+    if not run.violated:
+        return None
+    text_only = _text_only(script)
+    caveat = (
+        ""
+        if text_only
+        else " (a warning: its tools ran again, and a tool whose output varies can change a correct score)"
+    )
+    return _finding(
+        case,
+        run,
+        f"compute_reward should grade against its `item` argument; {entry.label} on item "
+        f"{_short(entry.item, 90)} scored {_fmt(run.scores.get('transcript'))}, then, once the trainer had called "
+        f"get_next_item() (which returned another item), the same transcript for the same item scored "
+        f"{_fmt(run.scores.get('transcript after get_next_item'))}: the reward reads the current item, the one "
+        f"get_next_item returned last (kept on self, e.g. self._current), not the item it is given, so with groups "
+        f"in flight every rollout is scored against the wrong item{caveat}.",
+        "read the question, the answer and anything else about the task from compute_reward's `item` argument; "
+        "never keep 'the current item' on self in get_next_item for the reward to use.",
+        Severity.ERROR if text_only else Severity.WARNING,
+        "relation: get_next_item between rollout and reward",
+    )
+
+
 def _answer_relations(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -> list[Finding]:
     """Around a confirmed gold: thoughts the model did not give as its answer are not the answer (both ways)."""
     template, value, wrong = str(gold.template), str(gold.value), str(twin.value)
@@ -182,6 +230,150 @@ def _answer_relations(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -
     return findings
 
 
+def _final_text(entry: ScoredRollout) -> str:
+    """The content of the last assistant message of ``entry``'s transcript (the answer the gold probe gave)."""
+    for message in reversed(entry.result.messages):
+        if message.get("role") == "assistant" and message.get("content"):
+            return str(message["content"])
+    return ""
+
+
+def _render_like(gold: ScoredRollout, value: list[Any]) -> str:
+    """``value`` (a list) written the way the proven gold wrote its own list (compact or spaced JSON, or "a, b")."""
+    import json
+
+    from hermes_envs.conformance.golds import structured_renderings
+
+    proven_text = _final_text(gold)
+    ours = structured_renderings("list", json.loads(str(gold.value)))
+    theirs = structured_renderings("list", value)
+    for index, text in enumerate(ours):
+        if index < len(theirs) and str(gold.template).format(v=text) == proven_text:
+            return str(gold.template).format(v=theirs[index])
+    return str(gold.template).format(v=json.dumps(value))
+
+
+def _hedges(gold: ScoredRollout, twin: ScoredRollout) -> list[tuple[str, str, str]]:
+    """(kind, right-first reply, wrong-first reply) for a list gold: the right list with another item's entries
+    added, in both orders. A scalar answer hedged with a wrong one is left out: a grader that finds the answer's
+    words anywhere in the reply (common, and counted correct) credits it by design, so it is no evidence."""
+    import json
+
+    if gold.kind != "list":
+        return []
+    try:
+        mine, theirs = json.loads(str(gold.value)), json.loads(str(twin.value))
+    except ValueError:
+        return []
+    if not (isinstance(mine, list) and isinstance(theirs, list)):
+        return []
+    extra = [x for x in theirs if x not in mine]
+    if not extra:
+        return []
+    return [
+        (
+            "the right list with another item's entries added",
+            _render_like(gold, [*mine, *extra]),
+            _render_like(gold, [*extra, *mine]),
+        )
+    ]
+
+
+def _hedge_relation(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -> Finding | None:
+    """Around a confirmed gold (the wrong value alone scores lower): the right answer hedged with the wrong one must
+    not keep full credit in both orders. A reward that reads one committed answer (the first, the last, the only)
+    scores one of the orders like the wrong answer; one that credits both credits the hedge itself. Both orders must
+    score exactly the right answer's score: a reward that also pays for length scores the longer hedge higher, which
+    is not this mistake."""
+    for kind, right_first, wrong_first in _hedges(gold, twin):
+        case = Case(
+            rule="an answer that also names a wrong candidate scores below the right answer alone, in one order",
+            item=gold.item,
+            scripts={
+                "right answer": [{"content": _final_text(gold)}],
+                "wrong answer": [{"content": str(gold.template).format(v=twin.value)}],
+                "hedge, right first": [{"content": right_first}],
+                "hedge, wrong first": [{"content": wrong_first}],
+            },
+            order=("right answer", "wrong answer", "hedge, right first", "hedge, wrong first"),
+            holds=(
+                ("wrong answer", "<", "right answer"),
+                ("hedge, right first", "==", "right answer"),
+                ("hedge, wrong first", "==", "right answer"),
+            ),
+        )
+        run = run_case(s, case)
+        if not run.violated:
+            continue
+        listed = (
+            "a superset of the right list (extra entries, false positives) scores like the exact list: the reward "
+            "measures recall without precision"
+            if gold.kind == "list" and "added" in kind
+            else "the reward credits a reply that contains the right answer anywhere (a substring or 'any of' "
+            "test, the best of several answers or answer tags, recall without precision)"
+        )
+        return _finding(
+            case,
+            run,
+            f"a hedged answer should score below the right answer alone; on item {_short(gold.item, 90)} the right "
+            f"answer {_short(_final_text(gold), 60)} scored {_fmt(run.scores.get('right answer'))} and the wrong "
+            f"{_short(twin.value, 40)} alone {_fmt(run.scores.get('wrong answer'))}, yet {kind} (several answers, "
+            f"in either order: {_short(right_first, 80)} and {_short(wrong_first, 80)}) kept the full score: "
+            f"{listed}, so the policy learns to hedge (list several candidates or everything in sight) instead of "
+            "committing to one answer. Every correct reward reads one committed answer, or penalises the wrong "
+            "ones (precision), so at least one of the two orders scores lower.",
+            "grade one committed answer (the last <answer> tag or answer line, and only if there is exactly one), "
+            "compare it with the item's answer as a whole (equality after normalising, not `in`), and for set "
+            "answers score F1 (precision and recall), not recall alone.",
+            Severity.ERROR,
+            "relation: a hedged answer",
+        )
+    return None
+
+
+def _partial_relation(s: EnvSession, gold: ScoredRollout) -> Finding | None:
+    """Around a confirmed list gold whose order matters (the reversed list scores lower): the list with entries
+    omitted must score lower too."""
+    import json
+
+    if gold.kind != "list":
+        return None
+    try:
+        mine = json.loads(str(gold.value))
+    except ValueError:
+        return None
+    if not isinstance(mine, list) or len(mine) < 3 or len({json.dumps(x) for x in mine}) < len(mine):
+        return None
+    partial, reverse = mine[:2], mine[::-1]
+    case = Case(
+        rule="an ordered answer with entries omitted scores below the complete answer",
+        item=gold.item,
+        scripts={
+            "complete answer": [{"content": _final_text(gold)}],
+            "reversed": [{"content": _render_like(gold, reverse)}],
+            "partial": [{"content": _render_like(gold, partial)}],
+        },
+        order=("complete answer", "reversed", "partial"),
+        holds=(("reversed", "<", "complete answer"), ("partial", ">=", "complete answer")),
+    )
+    run = run_case(s, case)
+    if not run.violated:
+        return None
+    return _finding(
+        case,
+        run,
+        f"an answer that omits entries should score below the complete one; on item {_short(gold.item, 90)} the "
+        f"complete list scored {_fmt(run.scores.get('complete answer'))} and the same list reversed "
+        f"{_fmt(run.scores.get('reversed'))} (so order matters), yet a partial list of its first two entries, with "
+        f"{len(mine) - 2} missing entities, kept the full score: the reward scores only the entries the answer "
+        "names (a subset), so the policy learns to omit whatever it is unsure about.",
+        "check the answer names every expected entity exactly once (a permutation of the item's list) before "
+        "giving order credit, or count missing entities as wrong.",
+        Severity.ERROR,
+        "relation: a partial list",
+    )
+
+
 def _item_blind(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -> Finding:
     """The twin (another item's value, same shape) scored as well as the gold: the reward may ignore the item."""
     return Finding(
@@ -221,6 +413,68 @@ def _cost(s: EnvSession, item: Any) -> Finding | None:
     return None
 
 
+#: Verdicts the fake judge tries, in the shapes judges are usually told to answer in, until the reward accepts one.
+JUDGE_VERDICTS = ("7", "Score: 7/10", '{"score": 7}', "<score>7</score>", "YES", "Rating: 7")
+
+
+def _judge_memory_relation(s: EnvSession) -> Finding | None:
+    """A reward that asks a judge must ask it about a reply new to THIS item, whatever other items were scored
+    before: a reply judged for item B and then scored for item A must not reuse B's verdict (a cache keyed on the
+    reply text alone). Evidence: the judge is asked about a fresh reply of the same shape on A, and about the reply
+    on B, but not about the reply on A once B's verdict exists."""
+    if not any(r.model_requests for r in s.observe(ScoredProbes).rollouts):
+        return None
+    env = s.env()
+    items = probe_items(s)
+    first = items[0]
+    other = next(
+        (i for i in items[1:] if format_prompt_of(env, i) != format_prompt_of(env, first)),
+        None,
+    )
+    if other is None:
+        return None
+    for verdict, tag in zip(JUDGE_VERDICTS, ("amber", "birch", "cedar", "dune", "ember", "fjord")):
+        fresh = f"In short: it is mainly about the harbour {tag} and what follows from it."
+        shared = f"In short: it is mainly about the orchard {tag} and what follows from it."
+        case = Case(
+            rule="a reward asks its judge about a reply new to this item, whatever other items were judged before",
+            item=first,
+            scripts={
+                "new reply": [{"content": fresh}],
+                "reply, other item": [{"content": shared}],
+                "same reply, this item": [{"content": shared}],
+            },
+            items={"reply, other item": other},
+            order=("new reply", "reply, other item", "same reply, this item"),
+            holds=(
+                ("requests:new reply", ">=", 1),
+                ("requests:reply, other item", ">=", 1),
+                ("requests:same reply, this item", "==", 0),
+            ),
+            judge=verdict,
+        )
+        run = run_case(s, case)
+        if run.errors:
+            continue  # the reward did not accept this verdict (nothing could be cached): try the next shape
+        if not run.violated:
+            return None
+        return _finding(
+            case,
+            run,
+            f"compute_reward should judge a reply against the item it is given; with the judge answering "
+            f"{verdict!r}, it asked the judge about a new reply on item {_short(first, 70)} and about {shared!r} on "
+            f"item {_short(other, 70)}, but NOT about that same text on the first item afterwards: it reused the "
+            "verdict another item got for the same text. The reward caches verdicts by the reply text alone (the "
+            "cache key leaves out the item), so the same words written for another item get the first item's "
+            "stale score.",
+            "key any verdict cache on the item and the text together (e.g. (item['id'], text)), or memoize "
+            "nothing across compute_reward calls.",
+            Severity.ERROR,
+            "relation: a judge verdict reused for another item",
+        )
+    return None
+
+
 def _fmt(score: Any) -> str:
     return f"{score:g}" if numeric(score) else repr(score)
 
@@ -233,18 +487,24 @@ def _fmt(score: Any) -> str:
 )
 def reward_relations(s: EnvSession) -> list[Finding]:
     """Rewards whose score changes under transformations that cannot matter to any correct reward (the same
-    transcript after another item was scored, thoughts around the answer, hostile long replies), and (a warning)
-    rewards that score another item's answer as well as the item's own."""
+    transcript after another item was scored or after get_next_item, a judge verdict reused for another item,
+    thoughts around the answer, hostile long replies), rewards that keep full credit for a hedged answer or a
+    partial list, and (a warning) rewards that score another item's answer as well as the item's own."""
     if not s.is_hermes_env():
         raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
+    findings: list[Finding] = []
+    memory = _judge_memory_relation(s)
+    if memory is not None:
+        findings.append(memory)
     best = proven(s)
     if not best:
+        if any(r.model_requests for r in s.observe(ScoredProbes).rollouts):
+            return findings  # the judge relation ran; nothing else can without a proven transcript
         raise NotApplicable(
             "no transcript is known to score above the controls (see HC407), so there is nothing to transform"
         )
     found = s.observe(GoldProbes)
     items = probe_items(s)
-    findings: list[Finding] = []
     for entry in best if s.settings.thorough else best[:1]:
         others = [i for i in items if item_key(i) != item_key(entry.item)]
         if others:
@@ -252,10 +512,17 @@ def reward_relations(s: EnvSession) -> list[Finding]:
             finding = _order_relation(s, entry, others[0], other_best)
             if finding is not None:
                 findings.append(finding)
+        moved = _next_item_relation(s, entry)
+        if moved is not None:
+            findings.append(moved)
         twin = found.twins.get(item_key(entry.item))
         if entry.source == "field" and entry.template and twin is not None:
             if found.confirmed(entry):
                 findings += _answer_relations(s, entry, twin)
+                if not entry.model_requests:  # a verdict of the kit's fake judge is no evidence
+                    for relation in (_hedge_relation(s, entry, twin), _partial_relation(s, entry)):
+                        if relation is not None:
+                            findings.append(relation)
             elif numeric(twin.score) and numeric(entry.score) and twin.score >= entry.score - 1e-9:
                 findings.append(_item_blind(s, entry, twin))
         cost = _cost(s, entry.item)

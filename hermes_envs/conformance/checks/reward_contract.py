@@ -105,7 +105,7 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
         if key in seen:
             continue
         seen.add(key)
-        about = entry.about or PROBES[entry.probe][2]
+        about = entry.about or PROBES[entry.probe][2]  # type: ignore[index]  # a probe rollout names its probe
         hint = ""
         if isinstance(exc, AttributeError) and "'dict' object has no attribute" in str(exc):
             hint = (

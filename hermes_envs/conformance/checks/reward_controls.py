@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from hermes_envs.conformance._cases import Case, case_json, script_of
@@ -86,12 +87,13 @@ def controls_low(s: EnvSession) -> list[Finding]:
                 worst[entry.probe] = entry
     abouts: dict[str, str] = {}
     for entry in s.observe(EnvTranscripts).bad + s.observe(ItemControls).rollouts:
-        if numeric(entry.score):
-            per_control.setdefault(entry.name, []).append(float(entry.score))
-            examples.setdefault(entry.name, entry.item)
-            abouts[entry.name] = entry.about or "a transcript the env itself calls bad"
-            if entry.name not in worst or entry.score > worst[entry.name].score:
-                worst[entry.name] = entry
+        name = entry.name
+        if numeric(entry.score) and name is not None:  # (always named: the env's transcripts, the controls)
+            per_control.setdefault(name, []).append(float(entry.score))
+            examples.setdefault(name, entry.item)
+            abouts[name] = entry.about or "a transcript the env itself calls bad"
+            if name not in worst or entry.score > worst[name].score:
+                worst[name] = entry
     findings = []
     for name, scores in per_control.items():
         mean = sum(scores) / len(scores)
@@ -182,7 +184,7 @@ def reward_varies(s: EnvSession) -> list[Finding]:
                     f"{entry.name} should score above every control; got {entry.score!r} (control "
                     f"{best[0]!r} scored {best[1]:g}) on item {_short(entry.item, 120)}.",
                     "fix the reward (or the transcript): a known-good rollout must earn more than doing nothing.",
-                    subject=entry.name,
+                    subject=entry.label,
                 )
             )
     proved = {item_key(e.item) for e in found.gold} | {
@@ -198,7 +200,7 @@ def reward_varies(s: EnvSession) -> list[Finding]:
         {round(float(e.score), 6) for e in s.observe(ScoredProbes).rollouts if numeric(e.score)}
     )
     item = missing[0]
-    tried = found.tried.get(item_key(item), [])
+    tried: Sequence[str] = found.tried.get(item_key(item), [])
     answer_like = derivable(item)
     constant = f" every probe scored {all_scores[0]:g}," if len(all_scores) == 1 else ""
     message = (

@@ -3,6 +3,8 @@ their PYTHONHASHSEED (set iteration order)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.conformance.findings import Finding
 from hermes_envs.conformance.observations.rollouts import run_probe
@@ -122,7 +124,7 @@ def _differs_by_set_order(s: EnvSession, entries: list[ScoredRollout], where: st
 
     env = s.env()
     for entry in entries:
-        scores = []
+        scores: list[Any] = []
         for reverse in (False, True):
             ctx = ToolContext(f"set-order-{len(scores)}-{id(entry)}")
             try:

@@ -116,7 +116,7 @@ def cassette_files(s: EnvSession) -> list[Path]:
 
 
 #: A probe: (name, a factory of its responder, max turns, what it stands for).
-Probe = tuple[str, Callable[[], Responder], int, str]
+Probe = tuple[str, Callable[..., Responder], int, str]  # (a factory may bind its responder as a default)
 
 
 def cassette_probes(s: EnvSession) -> tuple[list[Probe], list[str]]:

@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeGuard
 
 from hermes_envs._text import short_repr
 from hermes_envs.conformance.ctxpaths import record_paths
@@ -40,7 +40,7 @@ def _short(value: Any, limit: int = 160) -> str:
     return short_repr(value, limit, marker="…")
 
 
-def numeric(score: Any) -> bool:
+def numeric(score: Any) -> TypeGuard[int | float]:
     """True for a finite int or float score (not a bool, None, a string, NaN or inf)."""
     return isinstance(score, (int, float)) and not isinstance(score, bool) and math.isfinite(score)
 

@@ -48,7 +48,7 @@ def chat_completion(model: Planner, call: Call, body: Any) -> Reply:
     cid = f"chatcmpl-fake{plan.seq}"
     name = get("model") or model.model
     if top_logprobs is None:
-        pairs = [(m, None) for m in messages]
+        pairs: list[tuple[Any, Any]] = [(m, None) for m in messages]
     else:
         tok = model.tokenizer
         pairs = [(m, content_logprobs(tok, m[0]["content"] or "", top_logprobs)) for m in messages]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .transport import transport_class
 
@@ -19,7 +19,10 @@ class ServerClients:
 
     _model: Any
     _process_settings: dict[str, bytes] | None
-    base_url: str
+    if TYPE_CHECKING:  # (the server's property)
+
+        @property
+        def base_url(self) -> str: ...
 
     def transport(self, module: Any = None) -> Any:
         """An in-process transport (sync and async) for ``httpx2`` or ``httpx`` clients (default: the one the

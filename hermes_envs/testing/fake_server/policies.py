@@ -123,10 +123,10 @@ def answer(text: str = "42") -> Policy:
 
 
 def _offered_tools(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    out = []
+    out: list[Mapping[str, Any]] = []
     for t in body.get("tools") or []:
         if isinstance(t, Mapping):
-            fn = t.get("function") if isinstance(t.get("function"), Mapping) else t
+            fn: Any = t.get("function") if isinstance(t.get("function"), Mapping) else t
             if isinstance(fn.get("name"), str):
                 out.append(fn)
     return out
@@ -160,7 +160,8 @@ def call_each_tool(answer: str = "Done.", parallel: bool = False) -> Policy:
         if not todo:
             return Turn(content=answer)
         pick = todo if parallel else todo[:1]
-        return Turn(tool_calls=[ToolCall(name=t["name"], arguments=_args(t)) for t in pick])
+        # (ToolCall encodes a dict of arguments as JSON itself)
+        return Turn(tool_calls=[ToolCall(name=t["name"], arguments=_args(t)) for t in pick])  # type: ignore[arg-type]
 
     return _named(policy, "call_each_tool")
 
@@ -172,7 +173,7 @@ def spam_tools(times: int = 5, answer: str = "Done.") -> Policy:
         if not tools or len(_called_names(body)) >= times:
             return Turn(content=answer)
         t = tools[0]
-        return Turn(tool_calls=[ToolCall(name=t["name"], arguments=_args(t))])
+        return Turn(tool_calls=[ToolCall(name=t["name"], arguments=_args(t))])  # type: ignore[arg-type]
 
     return _named(policy, "spam_tools")
 
@@ -257,7 +258,7 @@ def _value(schema: Mapping[str, Any], depth: int, budget: list[int], tool: str) 
             out[k] = _value(v if isinstance(v, Mapping) else {}, depth + 1, budget, tool)
         return out
     if typ == "array":
-        items = schema.get("items") if isinstance(schema.get("items"), Mapping) else {"type": "string"}
+        items: Any = schema.get("items") if isinstance(schema.get("items"), Mapping) else {"type": "string"}
         n = int(min(max(1, _number(schema, "minItems", 1, tool)), MAX_ARRAY_ITEMS))
         if depth > 4:
             return []

@@ -39,6 +39,10 @@ class Call:
         "stream",
         "turn_index",
     )
+    _body: Any
+    _body_json: bytes | None  # the JSON the parsed value was read from (set while the parsed value is _UNSET)
+    _response: Any
+    _response_json: bytes | None
 
     def __init__(
         self,
@@ -64,7 +68,7 @@ class Call:
     def body(self) -> Any:
         """The request body as parsed JSON (None for a GET or a body that was not JSON)."""
         if self._body is _UNSET:
-            self._body = json.loads(self._body_json)
+            self._body = json.loads(self._body_json)  # type: ignore[arg-type]  # set with _UNSET
         return self._body
 
     @body.setter
@@ -75,7 +79,7 @@ class Call:
     def response(self) -> Any:
         """The answer as JSON data (the whole completion for a streamed answer), or None."""
         if self._response is _UNSET:
-            self._response = json.loads(self._response_json)
+            self._response = json.loads(self._response_json)  # type: ignore[arg-type]  # set with _UNSET
         return self._response
 
     @response.setter

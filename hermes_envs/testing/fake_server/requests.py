@@ -373,9 +373,9 @@ def _words(err: ValidationError, where: str) -> str:
             problems.append(f"`{path}`: {expect}; got {got}")
         else:
             problems.append(f"`{path}` should be {expect}; got {got}")
-        fix = _FIX.get(short.split("[", 1)[0].split(".", 1)[0]) or _FIX.get(short.rsplit(".", 1)[-1])
-        if fix and fix not in fixes:
-            fixes.append(fix)
+        known = _FIX.get(short.split("[", 1)[0].split(".", 1)[0]) or _FIX.get(short.rsplit(".", 1)[-1])
+        if known and known not in fixes:
+            fixes.append(known)
     head = problems[0] if len(problems) == 1 else f"{len(problems)} problems:\n  - " + "\n  - ".join(problems)
     fix = "; ".join(fixes) or "correct the field (see the OpenAI API reference for its type)"
     return f"{where} {head}.\nFix: {fix}."

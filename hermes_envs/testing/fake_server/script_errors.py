@@ -6,6 +6,7 @@ found, and a fix. An unknown key that is a field of the level above or below (``
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -66,7 +67,7 @@ def script_error(err: ValidationError, data: Any, source: str, root: tuple[str, 
     return exc
 
 
-def _one(item: dict[str, Any], data: Any, source: str, root: tuple[str, ...]) -> str:
+def _one(item: Mapping[str, Any], data: Any, source: str, root: tuple[str, ...]) -> str:
     loc = [p for p in item["loc"] if p != "[key]" and not (isinstance(p, str) and p.startswith("function-"))]
     typ = item["type"]
     if typ == "extra_forbidden":

@@ -194,7 +194,7 @@ class TurnSpec(_Spec):
         if v is None:
             return None
         try:  # the fault parser comes in the validation context: faults are a layer below this schema
-            return info.context["fault_from_obj"](v)
+            return info.context["fault_from_obj"](v)  # type: ignore[index]  # (no context: the TypeError below)
         except (ValueError, TypeError) as e:
             raise _problem(
                 f"should be a valid fault; got {e}",

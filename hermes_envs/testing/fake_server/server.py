@@ -227,10 +227,10 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
             inj._seed = seed
         inj.reset()
         if self._process_settings is not None:
-            faults = self._process_settings["faults"] = encode_setting("faults", inj.faults)
+            encoded = self._process_settings["faults"] = encode_setting("faults", inj.faults)
             self._process_settings["fault_seed"] = encode_setting("fault_seed", inj._seed)
             if self._child is not None:
-                self._child.request("set_faults", faults, seed)
+                self._child.request("set_faults", encoded, seed)
 
     def reset(self) -> None:
         """Forget recorded calls, failures and fault counters (the script and policy stay)."""
@@ -336,7 +336,8 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
 
     def _start_process(self) -> FakeOpenAIServer:
         where = {"host": self.host, "port": self.port}
-        encoded = {**{k: encode_setting(k, v) for k, v in where.items()}, **self._process_settings}
+        # (called in process mode only, where the settings exist)
+        encoded = {**{k: encode_setting(k, v) for k, v in where.items()}, **self._process_settings}  # type: ignore[dict-item]
         self._model.reset()
         child = ServerProcess(encoded)
         try:
@@ -353,7 +354,7 @@ class FakeOpenAIServer(RecordedCalls, ServerClients):
             calls, misses = child.stop()
             for mine, theirs in ((self._model.calls, calls), (self._model.misses, misses)):
                 mine.clear()  # keep the records readable after the server stopped
-                mine.extend(theirs)  # type: ignore[arg-type]
+                mine.extend(theirs)
             return
         loop, thread = self._loop, self._thread
         if thread is None and not self._here:

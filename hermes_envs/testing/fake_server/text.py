@@ -175,7 +175,7 @@ def _render(content: str | None, calls: list[ToolCall], broken: bool, tool_parse
     """Content and tool calls as the model would write them (the configured parser's ``render``)."""
     if not calls:
         return content or ""
-    wire = [
+    wire: list[dict[str, Any]] = [
         {
             "id": c.id or f"call_{i}",
             "type": "function",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .records import Call
@@ -66,6 +67,7 @@ class TokenCounter:
         self._cache: dict[str, int] = {}
         self._cached_chars = 0
         backend = getattr(tokenizer, "backend_tokenizer", None)
+        self._encode: Callable[[str], Any] | None
         if backend is not None and callable(getattr(backend, "encode", None)):
             self._encode = lambda text: backend.encode(text, add_special_tokens=False).ids
         elif tokenizer is not None:

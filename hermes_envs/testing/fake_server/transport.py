@@ -34,7 +34,7 @@ def transport_class(module: Any) -> type:
             )
         return module.Response(reply.status, headers=headers, content=content, request=request)
 
-    class _CutStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc, name-defined]
+    class _CutStream(module.SyncByteStream, module.AsyncByteStream):
         def __init__(self, data: bytes) -> None:
             self.data = data
 
@@ -46,7 +46,7 @@ def transport_class(module: Any) -> type:
             yield self.data
             raise module.RemoteProtocolError("peer closed connection without sending complete message body")
 
-    class InProcessTransport(module.BaseTransport, module.AsyncBaseTransport):  # type: ignore[misc, name-defined]
+    class InProcessTransport(module.BaseTransport, module.AsyncBaseTransport):
         """Answers requests with the fake model directly, in the caller's thread / event loop."""
 
         def __init__(self, model: FakeModel) -> None:

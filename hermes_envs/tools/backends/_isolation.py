@@ -120,7 +120,7 @@ def pid_namespace_wrapper() -> list[str]:
                 else:
                     log.warning(NO_NAMESPACE_WARNING)
             _cache["wrapper"] = cached
-        return list(cached)  # type: ignore[arg-type]
+        return list(cached)  # type: ignore[call-overload]  # _cache["wrapper"] holds a list[str]
 
 
 def reset_probes() -> None:

@@ -44,7 +44,11 @@ class ShellProcesses:
             members = procfs.session_members(self.proc.pid)
             chain = sorted(members)
             shell = next(
-                (p for p in sorted(members, key=members.get, reverse=True) if procfs.comm(p) == "bash"),
+                (
+                    p
+                    for p in sorted(members, key=members.__getitem__, reverse=True)
+                    if procfs.comm(p) == "bash"
+                ),
                 self.proc.pid,
             )
             chain.append(shell)

@@ -108,7 +108,7 @@ def search_files(
 ):  # fmt: skip
     """Search file contents for a regex (``target="content"``) or find files by name glob (``target="files"``)."""
     if target in ("files", "find"):
-        found = []
+        found: list[str] = []
         for folder, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             found.extend(os.path.join(folder, f) for f in sorted(files) if fnmatch.fnmatch(f, pattern))
@@ -124,7 +124,7 @@ def search_files(
     if output_mode == "files_only":
         result = {"files": sorted({m["path"] for m in matches})}
     elif output_mode == "count":
-        counts = {}
+        counts: dict[str, int] = {}
         for m in matches:
             counts[m["path"]] = counts.get(m["path"], 0) + 1
         result = {"counts": counts}

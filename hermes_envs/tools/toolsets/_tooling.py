@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..registry import Tool, ToolRegistry
@@ -55,7 +55,7 @@ def register_family(
     target: ToolRegistry,
     toolset: str,
     family: str,
-    tools: list[tuple[str, str, dict, Impl]],
+    tools: Sequence[tuple[str, str, dict, Impl]],
 ) -> None:
     """Register ``(name, description, parameters, impl)`` tools in ``toolset`` on ``target`` (skipping any already
     registered by this module, so importing twice is harmless)."""

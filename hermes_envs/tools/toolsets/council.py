@@ -178,7 +178,7 @@ def council_gate(args: dict[str, Any], task_id: str) -> dict[str, Any]:
     action = str(args.get("action") or "").strip()
     if not action:
         return {"error": "action is required"}
-    risk = args.get("risk_level") if args.get("risk_level") in _THRESHOLDS else "medium"
+    risk: str = args["risk_level"] if args.get("risk_level") in _THRESHOLDS else "medium"
     question = f"SAFETY REVIEW (risk level: {risk})\nProposed action: {action}\n"
     if args.get("context"):
         question += f"Context: {args['context']}\n"

@@ -228,7 +228,7 @@ class Document:
         }
         for e in self.root.iter():
             if e.attrs.get("id") in labels:
-                e._label = labels[e.attrs["id"]]  # type: ignore[attr-defined]
+                e._label = labels[e.attrs["id"]]
         self.refs = {}
         lines: list[str] = []
 

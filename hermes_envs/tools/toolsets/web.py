@@ -85,7 +85,7 @@ class FakeWebBackend:
 
     def extract(self, urls: list[str]) -> dict[str, Any]:
         corpus = self.corpus
-        results = []
+        results: list[dict[str, Any]] = []
         for url in urls:
             page = corpus.get(url)
             if page is None:

@@ -26,7 +26,7 @@ __all__ = ["CorpusServer", "serve_web_corpus"]
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: CorpusServer  # type: ignore[assignment]
+    server: CorpusServer
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: the fake server logs its own requests
         pass
@@ -88,7 +88,7 @@ class CorpusServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        return f"http://{host}:{port}/web"
+        return f"http://{host}:{port}/web"  # type: ignore[str-bytes-safe]  # an AF_INET host is a str
 
     def start(self) -> CorpusServer:
         self._thread.start()

@@ -1,0 +1,35 @@
+"""Fixtures of the blind3 corpus proofs; puts blind3_helpers on the path (tests run with --import-mode=importlib)."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+@pytest.fixture
+def ctx() -> Iterator[Any]:
+    """A ToolContext on a fresh sandbox, cleaned up after the test."""
+    from hermes_envs.tools import ToolContext
+
+    context = ToolContext(f"blind3-{uuid.uuid4()}")
+    yield context
+    context.cleanup()
+
+
+@pytest.fixture(autouse=True)
+def _restore_tool_registry() -> Iterator[None]:
+    """Corpus envs register their own toolsets in setup(); take them off the default registry after each test,
+    so the rest of the suite sees the registry it expects."""
+    from hermes_envs.tools import registry
+
+    before = set(registry.names())
+    yield
+    for name in set(registry.names()) - before:
+        registry.unregister(name)
