@@ -32,7 +32,9 @@ class Case:
     """A counterexample: ``scripts`` (name -> model turns in the fake server's format) scored in ``order`` against
     ``item`` (or ``items[name]`` for a script scored on another item; a script of whole messages, with roles, is scored as it
     is); it violates the rule when every comparison
-    in ``holds`` is true. ``rule`` says, in a sentence, which rule every correct env obeys."""
+    in ``holds`` is true. ``rule`` says, in a sentence, which rule every correct env obeys. ``judge``: per script
+    name, the fake model's reply (``{"content": ...}``, or ``{"fault": 500}``) to every request made while that
+    script is SCORED (a judge's); scripts not named there are scored with the session's usual replies."""
 
     rule: str
     item: Any
@@ -40,9 +42,10 @@ class Case:
     order: tuple[str, ...]
     holds: tuple[tuple[str, str, Any], ...]
     items: Mapping[str, Any] = field(default_factory=dict)
+    judge: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "rule": self.rule,
             "item": self.item,
             "items": dict(self.items),
@@ -50,6 +53,9 @@ class Case:
             "order": list(self.order),
             "holds": [list(h) for h in self.holds],
         }
+        if self.judge:
+            out["judge"] = {k: dict(v) for k, v in self.judge.items()}
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Case:
@@ -60,6 +66,7 @@ class Case:
             order=tuple(data["order"]),
             holds=tuple((str(a), str(op), b) for a, op, b in data["holds"]),
             items=dict(data.get("items") or {}),
+            judge={str(k): dict(v) for k, v in (data.get("judge") or {}).items()},
         )
 
 
@@ -149,7 +156,12 @@ def run_case(s: Any, case: Case) -> CaseRun:
             # A script ending on tool calls ran out of turns: give it exactly its turns again.
             turns = len(script) if script[-1].get("tool_calls") else max(len(script) + 1, 2)
             result, task_id = run_probe(s, item, play(script), turns, "case", "cases")
-        scored = score_rollout(s, item, result, task_id, "cases")
+        reply = case.judge.get(name)
+        if reply is None:
+            scored = score_rollout(s, item, result, task_id, "cases")
+        else:
+            with s.responding(lambda _body, reply=reply: dict(reply)):
+                scored = score_rollout(s, item, result, task_id, "cases")
         scores[name] = scored.score
         if scored.error:
             errors[name] = scored.error

@@ -1,0 +1,131 @@
+"""HC506 — a judge outage: the reward's own model requests fail while a reply with no answer is scored.
+
+A reward that asks a model (a judge) has no verdict when that request fails. A correct reward then raises, drops
+the rollout, or falls back to checks it makes itself; it never invents a verdict. A refusal (a reply with nothing
+to judge) is the witness: whatever the reward's own checks give it, an outage cannot give it more than the
+judge's own answer would, and never more than a negative control may earn. The transcript is scored as it is (no
+model turn is played again), so every request made while it is scored is the reward's own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hermes_envs.conformance._cases import Case, CaseRun, case_json, run_case
+from hermes_envs.conformance.checks.reward_contract import _STATS
+from hermes_envs.conformance.findings import Finding, NotApplicable
+from hermes_envs.conformance.observations.scoring import (
+    EnvTranscripts,
+    ScoredProbes,
+    ScoredRollout,
+    _short,
+    item_key,
+    numeric,
+)
+from hermes_envs.conformance.registry import check
+from hermes_envs.conformance.session import EnvSession
+
+#: The HTTP status every judge request gets in the outage: a server error, the commonest outage.
+OUTAGE_STATUS = 500
+#: The fake judge's replies the outage is compared with: an answer in no verdict format, and the lowest verdict
+#: of a numeric scale. The outage must not pay more than the lower of the two the reward turns into a score.
+JUDGE_ANSWERS = {
+    "judge answers off-format": {"content": "I don't know."},
+    "judge answers 0": {"content": "0"},
+}
+DOWN = "judge down"
+#: The probes that are replies with no answer (the controls' refusal and empty reply).
+NO_ANSWER = ("refusal", "empty_reply")
+
+
+def _witnesses(s: EnvSession) -> list[ScoredRollout]:
+    """No-answer rollouts whose scoring asked a model: the kit's refusal / empty reply, then the env's own bad
+    transcripts; one per item."""
+    found: list[ScoredRollout] = []
+    seen: set[str] = set()
+    pool = [e for e in s.observe(ScoredProbes).rollouts if e.probe in NO_ANSWER]
+    pool += list(s.observe(EnvTranscripts).bad)
+    for entry in pool:
+        if entry.model_requests <= 0 or item_key(entry.item) in seen:
+            continue
+        seen.add(item_key(entry.item))
+        found.append(entry)
+    return found
+
+
+def _case(entry: ScoredRollout, ceiling: float, compared: str | None) -> Case:
+    messages = [dict(m) for m in entry.result.messages]
+    holds: tuple[tuple[str, str, Any], ...] = ((DOWN, ">", ceiling),)
+    if compared is not None:
+        holds += ((DOWN, ">", compared),)
+    return Case(
+        rule="a judge outage gives a reply with no answer no more credit than the judge's own answer would, "
+        "and no more than control_ceiling",
+        item=entry.item,
+        scripts={name: messages for name in (DOWN, *JUDGE_ANSWERS)},
+        order=(DOWN, *JUDGE_ANSWERS),
+        holds=holds,
+        judge={DOWN: {"content": "", "fault": OUTAGE_STATUS}, **JUDGE_ANSWERS},
+    )
+
+
+def _lowest_answered(run: CaseRun) -> str | None:
+    """The fake judge's answer the reward turned into the lowest score (None when it scored none of them)."""
+    answered = [(float(run.scores[n]), n) for n in JUDGE_ANSWERS if numeric(run.scores.get(n))]
+    return min(answered)[1] if answered else None
+
+
+@check(
+    "HC506",
+    "judge-outage",
+    "a judge outage earns a reply with no answer no credit (the reward's judge requests fail)",
+    requires=_STATS,
+)
+def judge_outage(s: EnvSession) -> list[Finding]:
+    """A reward that catches a failed judge call and returns a made-up score (0.5 "neutral", every rubric point
+    met, full marks "to keep the run going"): during an outage every rollout, a refusal included, earns that
+    score, the policy trains on noise, and nothing counts the failures. Seen on a refusal scored with every
+    judge request failing (HTTP 500), against the same refusal scored with the judge answering."""
+    witnesses = _witnesses(s)
+    if not witnesses:
+        raise NotApplicable("the reward asked no model (no judge) while it scored a reply with no answer")
+    ceiling = s.settings.control_ceiling
+    for entry in witnesses[:2]:
+        first = run_case(s, _case(entry, ceiling, None))
+        down = first.scores.get(DOWN)
+        if not numeric(down) or float(down) <= ceiling:
+            continue  # raised, or no credit: right
+        compared = _lowest_answered(first)
+        if compared is not None and float(down) <= float(first.scores[compared]) + 1e-9:
+            continue  # the refusal earns that much with a judge too: HC406's subject, not the outage's
+        case = _case(entry, ceiling, compared)
+        # The first run is the evidence (the outage scored first, before any verdict the reward may cache);
+        # running it again in this session would read such a cache, a fresh `hermes-envs replay` does not.
+        again = first
+        versus = (
+            f"; with the judge answering, the same reply scored {_lowest_score(again, compared)}"
+            if compared is not None
+            else "; with the judge answering (off-format, or '0') the reward gave it no score at all"
+        )
+        return [
+            Finding(
+                "HC506",
+                f"compute_reward should raise, or give no credit, when its judge fails; with every judge request "
+                f"failing (HTTP {OUTAGE_STATUS}, a judge outage) it scored {entry.label} — a reply with no answer "
+                f"— {float(again.scores[DOWN]):g} on item {_short(entry.item, 100)}, above control_ceiling "
+                f"{ceiling:g}{versus}. The reward invents a score when the judge fails (a neutral or "
+                f"benefit-of-the-doubt fallback): during an outage every rollout earns it and no error is counted. "
+                f"Scores: {again.describe()}.",
+                "let the judge's error propagate (the rollout is dropped and counted), or fall back only to checks "
+                "the reward makes itself, which a reply with no answer fails; never return a fixed score or count "
+                "rubric points as met when the judge call raised or its reply could not be parsed.",
+                subject=f"{entry.label}, judge down",
+                counterexample=case_json(case),
+            )
+        ]
+    return []
+
+
+def _lowest_score(run: CaseRun, name: str | None) -> str:
+    score = run.scores.get(name or "")
+    return f"{float(score):g} ({name})" if numeric(score) else "no score"
