@@ -124,7 +124,8 @@ The checks are instances of four general oracles, not a list of known mistakes:
   report when the model answers every item wrongly is an error (`--thorough`, HC708; a warning when the env at
   least logged the failures). A judge outage (HC506): a reply with no answer is scored again with every request
   the reward makes failing; scoring it above control_ceiling and above what the judge's own answers (off-format,
-  or '0') give it is an error, with a replayable counterexample (the reward invented a verdict). Cut-off replies
+  or '0') give it is an error, with a replayable counterexample (the reward invented a verdict); on a raw
+  env, a group of refusals is collected with every request that quotes the reply (the judge's) failing. Cut-off replies
   (HC507, raw envs): one group scored with its completions finished and again cut off (finish_reason "length");
   identical scores are a warning (many upstream envs ignore finish_reason), an error when the env's own
   evaluate() reports the cut-off completions differently (the env holds the rule, training breaks it).

@@ -94,3 +94,11 @@ def test_a_reply_with_no_answer_earning_credit_names_where_the_credit_came_from(
     outcome = _outcome("reward_credits_finishing.py", "HC406")
     texts = [f.message for f in outcome.findings if f.severity is Severity.ERROR]
     assert any("holds no answer" in t and "absence of failure" in t for t in texts), texts
+
+
+def test_a_raw_envs_judge_is_told_apart_from_its_rollouts_and_checked_too() -> None:
+    """A raw env judges inside collect_trajectories: the requests quoting the rollout's reply are the judge's."""
+    assert _outcome("raw_judge_env.py", "HC506").status is Status.PASSED
+    failed = _outcome("raw_judge_neutral.py", "HC506")
+    assert failed.status is Status.FAILED and "0.5" in failed.findings[0].message
+    assert _outcome("raw_atropos_env.py", "HC506").status is Status.NOT_APPLICABLE

@@ -9,10 +9,10 @@ model turn is played again), so every request made while it is scored is the rew
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hermes_envs.conformance._cases import Case, CaseRun, case_json, run_case
-from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.conformance.findings import Finding, NotApplicable
 from hermes_envs.conformance.observations.scoring import (
     EnvTranscripts,
@@ -79,13 +79,18 @@ def _lowest_answered(run: CaseRun) -> str | None:
     "HC506",
     "judge-outage",
     "a judge outage earns a reply with no answer no credit (the reward's judge requests fail)",
-    requires=_STATS,
+    # Not HC401-HC403 (agent-only: a raw env's judge runs in collect_trajectories); a reward that raises gives
+    # no witness here anyway.
+    requires=("HC201",),
 )
 def judge_outage(s: EnvSession) -> list[Finding]:
     """A reward that catches a failed judge call and returns a made-up score (0.5 "neutral", every rubric point
     met, full marks "to keep the run going"): during an outage every rollout, a refusal included, earns that
     score, the policy trains on noise, and nothing counts the failures. Seen on a refusal scored with every
-    judge request failing (HTTP 500), against the same refusal scored with the judge answering."""
+    judge request failing (HTTP 500), against the same refusal scored with the judge answering; on a raw
+    atroposlib env, a group of refusals collected while every request quoting the refusal (the judge's) fails."""
+    if not s.is_hermes_env():
+        return _raw_judge_outage(s)
     witnesses = _witnesses(s)
     if not witnesses:
         raise NotApplicable("the reward asked no model (no judge) while it scored a reply with no answer")
@@ -129,3 +134,86 @@ def judge_outage(s: EnvSession) -> list[Finding]:
 def _lowest_score(run: CaseRun, name: str | None) -> str:
     score = run.scores.get(name or "")
     return f"{float(score):g} ({name})" if numeric(score) else "no score"
+
+
+#: The raw env's rollouts answer with this refusal; a request that quotes it in a fresh conversation is a judge's.
+RAW_REFUSAL = "I'm sorry, but I can't help with that (ref 7Q2)."
+
+
+def _raw_responder(judge: Mapping[str, Any]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Every rollout request answered with the refusal (one per choice); every judge request with ``judge``."""
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        quoted = any(RAW_REFUSAL in str(m.get("content") or "") for m in messages) or RAW_REFUSAL in str(
+            body.get("prompt") or ""
+        )
+        fresh = not any(m.get("role") in ("assistant", "tool") for m in messages)
+        if quoted and (fresh or body.get("prompt")):
+            return dict(judge)
+        return {"choices": [{"content": RAW_REFUSAL} for _ in range(max(1, int(body.get("n") or 1)))]}
+
+    return respond
+
+
+def _raw_group(s: EnvSession, item: Any, judge: Mapping[str, Any], phase: str) -> tuple[float | None, int]:
+    """(the best score of ``collect_trajectories(item)``'s group of refusals, None when it raised or returned no
+    scores; how many judge requests it made)."""
+    with s.sandbox_leaks(), s.responding(_raw_responder(judge)) as made:
+        try:
+            group, _backlog = s.run_env(lambda e: e.collect_trajectories(item), timeout=120, phase=phase)
+        except Exception:
+            group = None
+    judged = sum(
+        1
+        for c in made
+        if RAW_REFUSAL in str(c.body.get("prompt") or "")
+        or any(
+            RAW_REFUSAL in str(m.get("content") or "")
+            for m in c.body.get("messages") or []
+            if isinstance(m, dict)
+        )
+    )
+    groups = group if isinstance(group, list) else [group]
+    scores = [x for g in groups if isinstance(g, dict) for x in (g.get("scores") or []) if numeric(x)]
+    return (max(float(x) for x in scores) if scores else None), judged
+
+
+def _raw_judge_outage(s: EnvSession) -> list[Finding]:
+    """HC506 on a raw env: its judge runs inside collect_trajectories, asked about the rollouts' replies."""
+    from hermes_envs.conformance.checks.trajectory import eval_only
+    from hermes_envs.conformance.observations.rollouts import probe_items
+
+    note = eval_only(s)
+    if note:
+        raise NotApplicable(note)
+    item = probe_items(s)[0]
+    ceiling = s.settings.control_ceiling
+    down, judged = _raw_group(s, item, {"content": "", "fault": OUTAGE_STATUS}, "judge-outage")
+    if not judged:
+        raise NotApplicable("collect_trajectories asked no model about its rollouts' replies (no judge)")
+    if down is None or down <= ceiling:
+        return []  # raised, dropped the group, or gave no credit: right
+    answered = {name: _raw_group(s, item, reply, "judge-answers")[0] for name, reply in JUDGE_ANSWERS.items()}
+    numbers = {k: v for k, v in answered.items() if v is not None}
+    lowest = min(numbers.items(), key=lambda kv: kv[1]) if numbers else None
+    if lowest is not None and down <= lowest[1] + 1e-9:
+        return []  # the refusals earn that much with a judge too: HC406's subject, not the outage's
+    versus = (
+        f"; with the judge answering, the same refusals scored at most {lowest[1]:g} ({lowest[0]})"
+        if lowest is not None
+        else "; with the judge answering (off-format, or '0') the group was not scored at all"
+    )
+    return [
+        Finding(
+            "HC506",
+            f"collect_trajectories should raise, drop the group, or give no credit when its judge fails; with every "
+            f"judge request failing (HTTP {OUTAGE_STATUS}, a judge outage; {judged} request(s) quoting the reply) "
+            f"a group of refusals ({RAW_REFUSAL!r}) scored up to {down:g} on item {_short(item, 100)}, above "
+            f"control_ceiling {ceiling:g}{versus}. The env invents a score when the judge fails (a neutral or "
+            "benefit-of-the-doubt fallback): during an outage every rollout earns it and no error is counted.",
+            "let the judge's error propagate, or return None for the group; never score a rollout with a fixed "
+            "value when the judge call raised or its reply could not be parsed.",
+            subject="group of refusals, judge down",
+        )
+    ]
