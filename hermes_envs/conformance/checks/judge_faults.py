@@ -15,7 +15,6 @@ from typing import Any
 from hermes_envs.conformance._cases import Case, CaseRun, case_json, run_case
 from hermes_envs.conformance.findings import Finding, NotApplicable
 from hermes_envs.conformance.observations.scoring import (
-    EnvTranscripts,
     ScoredProbes,
     ScoredRollout,
     _short,
@@ -39,14 +38,12 @@ NO_ANSWER = ("refusal", "empty_reply")
 
 
 def _witnesses(s: EnvSession) -> list[ScoredRollout]:
-    """No-answer rollouts whose scoring asked a model: the kit's refusal / empty reply, then the env's own bad
-    transcripts; one per item."""
+    """The kit's no-answer rollouts (refusal, empty reply) whose scoring asked a model; one per item. Not the env's
+    own bad transcripts: a wrong answer may earn partial credit from the reward's own checks, a refusal never."""
     found: list[ScoredRollout] = []
     seen: set[str] = set()
-    pool = [e for e in s.observe(ScoredProbes).rollouts if e.probe in NO_ANSWER]
-    pool += list(s.observe(EnvTranscripts).bad)
-    for entry in pool:
-        if entry.model_requests <= 0 or item_key(entry.item) in seen:
+    for entry in s.observe(ScoredProbes).rollouts:
+        if entry.probe not in NO_ANSWER or entry.model_requests <= 0 or item_key(entry.item) in seen:
             continue
         seen.add(item_key(entry.item))
         found.append(entry)
