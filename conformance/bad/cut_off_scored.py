@@ -13,6 +13,11 @@ EXPECTED_FINDINGS = ["HC507"]
 class CutOffScoredEnv(RawSumEnv):
     name = "cut-off-scored"
 
+    async def setup(self) -> None:
+        await super().setup()
+        # held-out sums the training answers also reach (24 = 17 + 7 in training)
+        self.eval_items = [{"a": 20, "b": 4, "answer": "24"}, {"a": 5, "b": 19, "answer": "24"}]
+
     async def evaluate(self, *args, **kwargs) -> None:
         start = time.time()
         scores, cut = [], 0

@@ -102,3 +102,13 @@ def test_a_raw_envs_judge_is_told_apart_from_its_rollouts_and_checked_too() -> N
     failed = _outcome("raw_judge_neutral.py", "HC506")
     assert failed.status is Status.FAILED and "0.5" in failed.findings[0].message
     assert _outcome("raw_atropos_env.py", "HC506").status is Status.NOT_APPLICABLE
+
+
+def test_only_an_eval_score_that_falls_makes_a_cut_off_an_error_not_a_truncation_count() -> None:
+    """An env may count truncations in eval (a monitor) and still score them in training: no contradiction."""
+    from hermes_envs.conformance.checks.cutoff import _fallen
+
+    finished = ({"eval/accuracy": 0.5, "eval/truncated": 0.0},)
+    assert _fallen(finished, ({"eval/accuracy": 0.5, "eval/truncated": 1.0},)) == []
+    assert _fallen(finished, ({"eval/accuracy": 0.0, "eval/truncated": 1.0},)) == ["eval/accuracy 0.5 -> 0"]
+    assert _fallen((), ({"eval/accuracy": 0.0},)) == []

@@ -15,6 +15,7 @@ from typing import Any
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance.golds import gold_answers
 from hermes_envs.conformance.observations.rollouts import probe_items
+from hermes_envs.conformance.observations.scoring import numeric
 from hermes_envs.conformance.probes import Responder
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
@@ -132,7 +133,7 @@ def cut_off_scored(s: EnvSession) -> list[Finding]:
         return [
             Finding(
                 "HC507",
-                f"{base}, although the env's own evaluate() reports cut-off completions differently ({evaluated}): "
+                f"{base}, although the env's own evaluate() scores the same cut-off completions lower ({evaluated}): "
                 "training pays truncated replies that its eval counts as failures, so the policy learns to run into "
                 "max_tokens.",
                 fix,
@@ -152,9 +153,9 @@ def cut_off_scored(s: EnvSession) -> list[Finding]:
 
 
 def _eval_reads_cut_off(s: EnvSession, item: Any, offset: int) -> str:
-    """How evaluate()'s report differs when every completion (the candidate answer that earned credit in
-    training) is cut off rather than finished; ``""`` when it does not, or evaluate() cannot tell (it raised, or
-    asked the model nothing)."""
+    """Which eval metrics fall when every completion (the candidate answer that earned credit in training) is cut
+    off rather than finished; ``""`` when none does, or evaluate() cannot tell (it raised, asked the model
+    nothing)."""
     from hermes_envs.conformance.checks.faults import _describe, _eval_run
 
     def answering(reason: str | None) -> Responder:
@@ -172,7 +173,22 @@ def _eval_reads_cut_off(s: EnvSession, item: Any, offset: int) -> str:
     cut = _eval_run(s, answering("length"), "cutoff-eval-length")
     if cut.error is not None or not cut.requests or cut.report() == finished.report():
         return ""
-    return f"finished: {_describe(finished)}; cut off: {_describe(cut)}"
+    fell = _fallen(finished.metrics, cut.metrics)
+    if not fell:
+        return ""  # only another number moved (a truncation count it monitors): no score it gives was lowered
+    return f"{', '.join(fell[:3])}; finished: {_describe(finished)}; cut off: {_describe(cut)}"
+
+
+def _fallen(finished: tuple[Any, ...], cut: tuple[Any, ...]) -> list[str]:
+    """The metrics of the last evaluate_log call that are lower when the completions were cut off."""
+    if not finished or not cut or not isinstance(finished[-1], dict) or not isinstance(cut[-1], dict):
+        return []
+    out = []
+    for key, before in finished[-1].items():
+        after = cut[-1].get(key)
+        if numeric(before) and numeric(after) and float(after) < float(before) - 1e-9:
+            out.append(f"{key} {float(before):g} -> {float(after):g}")
+    return out
 
 
 def _clip(value: Any, limit: int = 120) -> str:
