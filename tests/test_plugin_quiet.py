@@ -94,3 +94,40 @@ def test_a_project_setting_of_the_loop_scope_is_kept(tmp_path: Path) -> None:
         timeout=300,
     )
     assert done.returncode == 0, done.stdout[-3000:]
+
+
+def _run_with_exit_modules(project: Path, *args: str) -> tuple[set[str], str]:
+    """(top-level modules loaded by the end of a pytest run in ``project``, its output); a conftest records them."""
+    (project / "conftest.py").write_text(
+        "import atexit, json, sys\n"
+        "atexit.register(lambda: open('modules.json', 'w').write(json.dumps(sorted(sys.modules))))\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=project,
+        env=_user_environ(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode in (0, 1), output[-3000:]
+    return {m.split(".")[0] for m in json.loads((project / "modules.json").read_text())}, output
+
+
+def test_a_run_that_never_uses_hypothesis_never_imports_it(tmp_path: Path) -> None:
+    """Hypothesis's own plugin imported all of Hypothesis (~1.3 s CPU) at the end of every run, used or not."""
+    (tmp_path / "test_theirs.py").write_text("def test_plain():\n    assert True\n", encoding="utf-8")
+    modules, _output = _run_with_exit_modules(tmp_path)
+    assert "hypothesis" not in modules
+
+
+def test_a_run_that_uses_hypothesis_still_gets_its_report(tmp_path: Path) -> None:
+    (tmp_path / "test_theirs.py").write_text(
+        "from hypothesis import given, strategies as st\n\n\n"
+        "@given(st.integers())\ndef test_any(x):\n    assert isinstance(x, int)\n",
+        encoding="utf-8",
+    )
+    _modules, output = _run_with_exit_modules(tmp_path, "--hypothesis-show-statistics")
+    assert "Hypothesis Statistics" in output and "test_any" in output, output[-2000:]

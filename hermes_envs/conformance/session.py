@@ -139,7 +139,7 @@ class EnvSession(CheckScheduler):
         """Run a coroutine on the session's private event loop, offline."""
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
-        with self.offline():
+        with self.offline(), _contained_file_tools():
             coro = make()
             if timeout is not None:
                 coro = asyncio.wait_for(coro, timeout)
@@ -485,3 +485,23 @@ def _with_env_settings(config: Any, env: dict[str, Any]) -> Any:
             f"the run's env settings {env} should be valid values of {type(config).__name__}; {exc}. Fix: correct "
             "the value on the command line."
         ) from None
+
+
+@contextlib.contextmanager
+def _contained_file_tools() -> Iterator[None]:
+    """Sandboxes made while the kit runs the env keep absolute paths in the task's folder (``host_paths`` off).
+
+    A HermesAgentBaseEnv gets that from its config (the kit's overrides); an env that is not one (a raw atroposlib
+    env calling the tools or ToolContext itself) would otherwise get the process default, which reaches the host's
+    files on ``local``. An env's own entry points still set their own settings inside this.
+    """
+    import dataclasses
+
+    from hermes_envs.tools.sandbox import sandbox_config, using_config
+
+    current = sandbox_config()
+    if not current.host_paths:
+        yield
+        return
+    with using_config(dataclasses.replace(current, host_paths=False)):
+        yield

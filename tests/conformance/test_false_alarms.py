@@ -137,3 +137,32 @@ def test_a_train_metric_that_moves_during_one_evaluate_only_is_not_blamed_on_eva
     with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC705"])) as session:
         outcome = session.run("HC705")
     assert outcome.status is Status.PASSED, outcome.findings
+
+
+_SLOW_CONSTRUCTOR = '''
+import sys
+import time
+sys.path.insert(0, {bad!r})
+from _good import RawSumEnv
+
+
+class SlowInitEnv(RawSumEnv):
+    """Correct; building it is slow (a big tokenizer, say), its setup() is instant."""
+
+    name = "slow-init"
+
+    def __init__(self, *args, **kwargs):
+        time.sleep(2.5)
+        super().__init__(*args, **kwargs)
+'''
+
+
+def test_building_the_env_is_not_counted_as_setup_time(tmp_path: Path) -> None:
+    """HC205 timed setup() from before the env was constructed: on a loaded CI machine raw_ties_env's instant
+    setup() was reported as taking 5 s."""
+    env = tmp_path / "slow_init_env.py"
+    env.write_text(_SLOW_CONSTRUCTOR.format(bad=str(CORPUS / "bad")))
+    settings = Settings(**{**CORPUS_SETTINGS, "setup_seconds": 2.0}, select=["HC205"])
+    with EnvSession(env, settings=settings) as session:
+        outcome = session.run("HC205")
+    assert outcome.status is Status.PASSED, outcome.findings
