@@ -58,3 +58,4 @@ __all__ = [
     "qa_norm",
     "same",
 ]
+RawJudgeEnv = _load("raw_judge_env").RawJudgeEnv

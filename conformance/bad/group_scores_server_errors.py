@@ -4,7 +4,7 @@ becomes a full group of training data (raw atroposlib BaseEnv; the correct twin 
 from _good import RawSumEnv
 from atroposlib.envs.base import ScoredDataItem
 
-EXPECTED_FINDINGS = ["HC505"]
+EXPECTED_FINDINGS = ["HC505", "HC507"]
 
 
 class ErrorAsZeroEnv(RawSumEnv):

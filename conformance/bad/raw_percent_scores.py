@@ -4,7 +4,7 @@ import re
 
 from _good import RawSumEnv
 
-EXPECTED_FINDINGS = ["HC403"]
+EXPECTED_FINDINGS = ["HC403", "HC507"]
 
 
 class RawPercentEnv(RawSumEnv):

@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "good"))
 
 from raw_atropos_env import RawSumEnv
 
-EXPECTED_FINDINGS = ["HC501"]
+EXPECTED_FINDINGS = ["HC501", "HC507"]
 
 
 class TokenizeForTrainerEnv(RawSumEnv):

@@ -10,6 +10,9 @@ import time
 from atroposlib.envs.base import BaseEnv, BaseEnvConfig, ScoredDataItem
 from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
+#: Like many upstream envs it scores a completion cut off by max_tokens like a finished one (HC507 warns).
+EXPECTED_WARNINGS = ["HC507"]
+
 PAIRS = [(a, b) for a in (12, 17, 23, 31, 44, 58) for b in (3, 7, 9)]
 
 

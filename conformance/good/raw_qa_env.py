@@ -66,10 +66,12 @@ class RawQAEnv(BaseEnv):
         text = out.choices[0].message.content or ""
         messages.append({"role": "assistant", "content": text})
         tokens, masks = self.encode(messages)
+        # A completion cut off by max_tokens never finished its answer: no credit (HC507).
+        cut_off = out.choices[0].finish_reason == "length"
         return ScoredDataItem(
             tokens=tokens,
             masks=masks,
-            scores=grade(item, text),
+            scores=0.0 if cut_off else grade(item, text),
             messages=messages,
             advantages=None,
             ref_logprobs=None,

@@ -10,6 +10,9 @@ import time
 from atroposlib.envs.base import BaseEnv, BaseEnvConfig, ScoredDataGroup
 from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
+#: Like many upstream envs it scores a completion cut off by max_tokens like a finished one (HC507 warns).
+EXPECTED_WARNINGS = ["HC507"]
+
 SYSTEM = "Solve the problem. Put the final number in \\boxed{}."
 
 PROBLEMS = [

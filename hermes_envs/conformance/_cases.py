@@ -32,9 +32,15 @@ class Case:
     """A counterexample: ``scripts`` (name -> model turns in the fake server's format) scored in ``order`` against
     ``item`` (or ``items[name]`` for a script scored on another item; a script of whole messages, with roles, is scored as it
     is); it violates the rule when every comparison
+<<<<<<< HEAD
     in ``holds`` is true. ``rule`` says, in a sentence, which rule every correct env obeys. ``advance``: scripts
     before whose rollout the trainer's ``get_next_item()`` is called (until it returns another item than the one
     scored), as it is between groups in flight."""
+=======
+    in ``holds`` is true. ``rule`` says, in a sentence, which rule every correct env obeys. ``judge``: per script
+    name, the fake model's reply (``{"content": ...}``, or ``{"fault": 500}``) to every request made while that
+    script is SCORED (a judge's); scripts not named there are scored with the session's usual replies."""
+>>>>>>> h/faults
 
     rule: str
     item: Any
@@ -42,12 +48,16 @@ class Case:
     order: tuple[str, ...]
     holds: tuple[tuple[str, str, Any], ...]
     items: Mapping[str, Any] = field(default_factory=dict)
+<<<<<<< HEAD
     advance: tuple[str, ...] = ()
     judge: str | None = None
     fetch: tuple[str, ...] = ()
+=======
+    judge: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+>>>>>>> h/faults
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "rule": self.rule,
             "item": self.item,
             "items": dict(self.items),
@@ -58,6 +68,9 @@ class Case:
             "judge": self.judge,
             "fetch": list(self.fetch),
         }
+        if self.judge:
+            out["judge"] = {k: dict(v) for k, v in self.judge.items()}
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Case:
@@ -68,9 +81,13 @@ class Case:
             order=tuple(data["order"]),
             holds=tuple((str(a), str(op), b) for a, op, b in data["holds"]),
             items=dict(data.get("items") or {}),
+<<<<<<< HEAD
             advance=tuple(str(a) for a in data.get("advance") or ()),
             judge=data.get("judge"),
             fetch=tuple(str(a) for a in data.get("fetch") or ()),
+=======
+            judge={str(k): dict(v) for k, v in (data.get("judge") or {}).items()},
+>>>>>>> h/faults
         )
 
 
@@ -167,10 +184,18 @@ def run_case(s: Any, case: Case) -> CaseRun:
             # A script ending on tool calls ran out of turns: give it exactly its turns again.
             turns = len(script) if script[-1].get("tool_calls") else max(len(script) + 1, 2)
             result, task_id = run_probe(s, item, play(script), turns, "case", "cases")
+<<<<<<< HEAD
         if case.judge is None:
             scored = score_rollout(s, item, result, task_id, "cases")
         else:
             with s.responding(say(case.judge)):
+=======
+        reply = case.judge.get(name)
+        if reply is None:
+            scored = score_rollout(s, item, result, task_id, "cases")
+        else:
+            with s.responding(lambda _body, reply=reply: dict(reply)):
+>>>>>>> h/faults
                 scored = score_rollout(s, item, result, task_id, "cases")
         scores[name] = scored.score
         requests[name] = scored.model_requests

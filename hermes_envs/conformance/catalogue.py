@@ -185,6 +185,17 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Let the error propagate, or return None for the rollout and the group (HermesAgentBaseEnv drops a "
         "rollout whose termination is 'api_error').",
     ),
+    "HC506": (
+        "A reward that invents a score when its judge fails (0.5 'neutral', every rubric point met) pays every "
+        "rollout during an outage, refusals included: the policy trains on noise and nothing counts the failures.",
+        "Let the judge's error propagate (the rollout is dropped and counted) or fall back only to checks the "
+        "reward makes itself; never return a fixed score or assume rubric points met when the judge call failed.",
+    ),
+    "HC507": (
+        "A completion that hit max_tokens is unfinished; scored like a finished one, the policy learns that running "
+        "into the limit costs nothing, and half-written answers are trained on as if complete.",
+        "Read choice.finish_reason and score a 'length' completion 0 (or drop it); pass it to tokenize_for_trainer.",
+    ),
     "HC601": (
         "Rollouts of different items run concurrently; state on self makes them score against each "
         "other's answers.",

@@ -121,16 +121,22 @@ The checks are instances of four general oracles, not a list of known mistakes:
   (`--thorough`, HC206) the same split in a fresh interpreter with another PYTHONHASHSEED: an item this process
   evaluates on and never trains on, trained on there, is an error (after a restart the trainer trains on held-out
   items); another training set with no item shown to move is a warning.
-- **Faults** (HC402, HC501, HC505, HC703, HC705, HC708). Rollouts and evaluate() under an empty reply, broken tool
+- **Faults** (HC402, HC501, HC505, HC506, HC507, HC703, HC705, HC708). Rollouts and evaluate() under an empty reply, broken tool
   calls, tool errors, max-turns truncation and model-server errors (every request an HTTP 500): a group scored
   without a single model reply is an error (HC505); an evaluate() whose report under the outage is identical to its
   report when the model answers every item wrongly is an error (`--thorough`, HC708; a warning when the env at
-  least logged the failures).
+  least logged the failures). A judge outage (HC506): a reply with no answer is scored again with every request
+  the reward makes failing; scoring it above control_ceiling and above what the judge's own answers (off-format,
+  or '0') give it is an error, with a replayable counterexample (the reward invented a verdict); on a raw
+  env, a group of refusals is collected with every request that quotes the reply (the judge's) failing. Cut-off replies
+  (HC507, raw envs): one group scored with its completions finished and again cut off (finish_reason "length");
+  identical scores are a warning (many upstream envs ignore finish_reason), an error when the env's own
+  evaluate() reports the cut-off completions differently (the env holds the rule, training breaks it).
 
 ### Replaying an error
 
 `hermes-envs check ENV.py --report out/report.json` also writes each error finding to `out/<env>-<check>-<n>.json`:
-the env, the run's settings, and — for the reward relations (HC406, HC410-HC413) — the counterexample itself (the
+the env, the run's settings, and — for the reward relations (HC406, HC410-HC413, HC506) — the counterexample itself (the
 item, the model's turns of each transcript, and the comparisons of their scores that make the violation).
 `hermes-envs replay out/<file>.json` plays it again against the env (tools run again, in fresh sandboxes): exit 1
 and the scores when the violation reproduces, exit 0 when it no longer does. An error without a transcript

@@ -3,12 +3,14 @@ one per family: contract, determinism, controls, runtime)."""
 
 from hermes_envs.conformance.checks import (  # noqa: F401
     answers,
+    cutoff,
     data,
     evaluate,
     faults,
     fuzz,
     host,
     isolation,
+    judge_faults,
     metamorphic,
     parity,
     parsers,

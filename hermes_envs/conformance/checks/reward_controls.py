@@ -72,6 +72,15 @@ def _control_case(entry: Any, ceiling: float) -> dict[str, Any] | None:
     )
 
 
+#: Why a reply with no answer at all earns credit: the two ways a reward finds something to pay for in nothing.
+_NO_ANSWER_CAUSES = (
+    " The reply holds no answer, so the credit came from something else: a bonus for finishing or for the format, "
+    "a fallback that searches the whole conversation (the transcript, which includes the prompt and tool results) "
+    "when the reply has no answer, or a score by the absence of failure (no failures reported because nothing ran: "
+    "code that does not even import or crashes reports no failed case)."
+)
+
+
 @check("HC406", "controls-low", "negative controls score under the ceiling", requires=_STATS)
 def controls_low(s: EnvSession) -> list[Finding]:
     """A reward too lenient: doing nothing, refusing, echoing the prompt or spamming tools earns credit."""
@@ -143,7 +152,8 @@ def controls_low(s: EnvSession) -> list[Finding]:
                 Finding(
                     "HC406",
                     f"a negative control should score at most {ceiling:g} (control_ceiling); {name!r} ({about}) got a "
-                    f"mean of {mean:.3g} over {len(scores)} item(s), e.g. on item {_short(examples[name], 120)}.",
+                    f"mean of {mean:.3g} over {len(scores)} item(s), e.g. on item {_short(examples[name], 120)}."
+                    + (_NO_ANSWER_CAUSES if name in ("empty_reply", "refusal") else ""),
                     "give credit only for evidence of success (the right answer, the file actually written); drop "
                     "partial credit for finishing, formatting or calling tools, and never put the answer in the "
                     "prompt (an echo of the prompt must not be correct).",
