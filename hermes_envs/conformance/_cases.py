@@ -32,15 +32,11 @@ class Case:
     """A counterexample: ``scripts`` (name -> model turns in the fake server's format) scored in ``order`` against
     ``item`` (or ``items[name]`` for a script scored on another item; a script of whole messages, with roles, is scored as it
     is); it violates the rule when every comparison
-<<<<<<< HEAD
     in ``holds`` is true. ``rule`` says, in a sentence, which rule every correct env obeys. ``advance``: scripts
     before whose rollout the trainer's ``get_next_item()`` is called (until it returns another item than the one
-    scored), as it is between groups in flight."""
-=======
-    in ``holds`` is true. ``rule`` says, in a sentence, which rule every correct env obeys. ``judge``: per script
-    name, the fake model's reply (``{"content": ...}``, or ``{"fault": 500}``) to every request made while that
-    script is SCORED (a judge's); scripts not named there are scored with the session's usual replies."""
->>>>>>> h/faults
+    scored), as it is between groups in flight. ``judge``: per script name, the fake model's reply
+    (``{"content": ...}``, or ``{"fault": 500}``) to every request made while that script is SCORED (a judge's);
+    scripts not named there are scored with the session's usual replies."""
 
     rule: str
     item: Any
@@ -48,13 +44,9 @@ class Case:
     order: tuple[str, ...]
     holds: tuple[tuple[str, str, Any], ...]
     items: Mapping[str, Any] = field(default_factory=dict)
-<<<<<<< HEAD
     advance: tuple[str, ...] = ()
-    judge: str | None = None
-    fetch: tuple[str, ...] = ()
-=======
     judge: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
->>>>>>> h/faults
+    fetch: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -65,7 +57,6 @@ class Case:
             "order": list(self.order),
             "holds": [list(h) for h in self.holds],
             "advance": list(self.advance),
-            "judge": self.judge,
             "fetch": list(self.fetch),
         }
         if self.judge:
@@ -81,13 +72,9 @@ class Case:
             order=tuple(data["order"]),
             holds=tuple((str(a), str(op), b) for a, op, b in data["holds"]),
             items=dict(data.get("items") or {}),
-<<<<<<< HEAD
             advance=tuple(str(a) for a in data.get("advance") or ()),
-            judge=data.get("judge"),
-            fetch=tuple(str(a) for a in data.get("fetch") or ()),
-=======
             judge={str(k): dict(v) for k, v in (data.get("judge") or {}).items()},
->>>>>>> h/faults
+            fetch=tuple(str(a) for a in data.get("fetch") or ()),
         )
 
 
@@ -166,7 +153,7 @@ def run_case(s: Any, case: Case) -> CaseRun:
     comparison does (a script whose reward raised, or scored no number, makes its comparisons false)."""
     from hermes_envs.conformance.observations.rollouts import run_probe
     from hermes_envs.conformance.observations.scoring import numeric, score_rollout
-    from hermes_envs.conformance.probes import play, say
+    from hermes_envs.conformance.probes import play
 
     scores: dict[str, Any] = {}
     errors: dict[str, str] = {}
@@ -184,18 +171,11 @@ def run_case(s: Any, case: Case) -> CaseRun:
             # A script ending on tool calls ran out of turns: give it exactly its turns again.
             turns = len(script) if script[-1].get("tool_calls") else max(len(script) + 1, 2)
             result, task_id = run_probe(s, item, play(script), turns, "case", "cases")
-<<<<<<< HEAD
-        if case.judge is None:
-            scored = score_rollout(s, item, result, task_id, "cases")
-        else:
-            with s.responding(say(case.judge)):
-=======
         reply = case.judge.get(name)
         if reply is None:
             scored = score_rollout(s, item, result, task_id, "cases")
         else:
             with s.responding(lambda _body, reply=reply: dict(reply)):
->>>>>>> h/faults
                 scored = score_rollout(s, item, result, task_id, "cases")
         scores[name] = scored.score
         requests[name] = scored.model_requests

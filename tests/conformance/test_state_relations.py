@@ -62,7 +62,7 @@ def test_a_case_keeps_its_get_next_item_steps_and_judge_verdict_through_json() -
         order=("x",),
         holds=(("requests:x", "==", 0),),
         advance=("x",),
-        judge="7",
+        judge={"x": {"content": "7"}},
         fetch=("x",),
     )
     assert Case.from_json(json.loads(json.dumps(case.to_json()))) == case

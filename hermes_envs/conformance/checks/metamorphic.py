@@ -451,7 +451,10 @@ def _judge_memory_relation(s: EnvSession) -> Finding | None:
                 ("requests:reply, other item", ">=", 1),
                 ("requests:same reply, this item", "==", 0),
             ),
-            judge=verdict,
+            judge={
+                name: {"content": verdict}
+                for name in ("new reply", "reply, other item", "same reply, this item")
+            },
         )
         run = run_case(s, case)
         if run.errors:
