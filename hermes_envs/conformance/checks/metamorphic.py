@@ -110,12 +110,7 @@ def _order_relation(
     )  # the session's earlier scoring already changed it
     if not (run.violated or drifted):
         return None
-    text_only = _text_only(script)
-    caveat = (
-        ""
-        if text_only
-        else " (a warning: its tools ran again, and a tool whose output varies can change a correct score)"
-    )
+    text_only, caveat = _replay_caveat(script)
     return _finding(
         case,
         run,
@@ -127,6 +122,17 @@ def _order_relation(
         "counters or 'last answer' on self), and never read the task id or tool-call ids.",
         Severity.ERROR if text_only else Severity.WARNING,
         "relation: order of scoring",
+    )
+
+
+def _replay_caveat(script: list[dict[str, Any]]) -> tuple[bool, str]:
+    """(whether the transcript is text only, the note a replay with tools adds): tools run again on a replay, and
+    a tool whose output varies can change a correct score, so such a finding is only a warning."""
+    if _text_only(script):
+        return True, ""
+    return (
+        False,
+        " (a warning: its tools ran again, and a tool whose output varies can change a correct score)",
     )
 
 
@@ -147,12 +153,7 @@ def _next_item_relation(s: EnvSession, entry: ScoredRollout) -> Finding | None:
     run = run_case(s, case)
     if not run.violated:
         return None
-    text_only = _text_only(script)
-    caveat = (
-        ""
-        if text_only
-        else " (a warning: its tools ran again, and a tool whose output varies can change a correct score)"
-    )
+    text_only, caveat = _replay_caveat(script)
     return _finding(
         case,
         run,
