@@ -30,9 +30,9 @@ def _candidates(item: Any, body: dict[str, Any]) -> list[str]:
     """Answers that may earn credit: each of the item's field values in every tag the request's messages show
     an answer in (numbers first), then in the common answer shapes."""
     texts = " ".join(
-        m.get("content") if isinstance(m.get("content"), str) else ""
+        str(m["content"])
         for m in body.get("messages") or []
-        if isinstance(m, dict)
+        if isinstance(m, dict) and isinstance(m.get("content"), str)
     ) + str(body.get("prompt") or "")
     tags = list(dict.fromkeys(_TAG.findall(texts)))
     values = list(dict.fromkeys(v for _f, v, _a in gold_answers(item) if 0 < len(v) <= 200))

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance.observations.logs import captured_log
+from hermes_envs.conformance.probes import Responder
 from hermes_envs.conformance.registry import check
 from hermes_envs.conformance.session import EnvSession
 
@@ -171,7 +172,7 @@ def _spy_base_evaluate_log(metrics: list[Any], samples: list[int]) -> Iterator[N
         BaseEnv.evaluate_log = original
 
 
-def _eval_run(s: EnvSession, responder: Callable[[dict[str, Any]], dict[str, Any]], phase: str) -> _EvalRun:
+def _eval_run(s: EnvSession, responder: Responder, phase: str) -> _EvalRun:
     from hermes_envs.testing._wandb_spy import spy_base_wandb_log
 
     metrics: list[Any] = []
