@@ -166,3 +166,14 @@ def test_building_the_env_is_not_counted_as_setup_time(tmp_path: Path) -> None:
     with EnvSession(env, settings=settings) as session:
         outcome = session.run("HC205")
     assert outcome.status is Status.PASSED, outcome.findings
+
+
+def test_a_control_that_earns_credit_on_some_items_only_is_a_warning() -> None:
+    """blind3's support desk (correct): on a ticket that needs no refund, doing nothing earns the refund part of
+    the score, so the empty reply averaged 0.35 and HC406 failed the env. Credit on SOME items is a task where
+    inaction can be right; credit on every item stays an error (reward_credits_finishing in conformance/bad)."""
+    env = CORPUS / "blind3" / "support_desk_env.py"
+    with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC406"])) as session:
+        outcome = session.run("HC406")
+    assert outcome.status is Status.WARNED, outcome.findings
+    assert all("depends on the item" in f.message for f in outcome.findings if "empty_reply" in f.subject)

@@ -81,16 +81,42 @@ _NO_ANSWER_CAUSES = (
 )
 
 
+def _doubt(scored: list[tuple[Any, float]], ceiling: float, good: dict[str, float] | None) -> str:
+    """Why a control above the ceiling may still be a correct reward's doing (a warning), or "" (an error).
+
+    A kit control is evidence when the credit is unconditional: it scores above the ceiling on every item. Where
+    some item gives it nothing, doing nothing may be right on the others (a ticket that needs no refund). An env's
+    own bad transcript is evidence when it scores as high as the env's own good one for that item; below that it
+    may be the partial credit the env means to give.
+    """
+    if good is not None:
+        compared = [(score, good[item_key(item)]) for item, score in scored if item_key(item) in good]
+        if compared and all(score < best for score, best in compared):
+            top = max(best for _score, best in compared)
+            return f"a warning: it scores below the env's own good transcript ({top:g}), so it may be partial credit"
+        if compared:
+            return ""
+    low_item, low = min(scored, key=lambda pair: pair[1])
+    if low <= ceiling:
+        return (
+            f"a warning: on item {_short(low_item, 60)} it scored {low:g}, so the credit depends on the item; doing "
+            "nothing may be the right answer to some tasks"
+        )
+    return ""
+
+
 @check("HC406", "controls-low", "negative controls score under the ceiling", requires=_STATS)
 def controls_low(s: EnvSession) -> list[Finding]:
     """A reward too lenient: doing nothing, refusing, echoing the prompt or spamming tools earns credit."""
     ceiling = s.settings.control_ceiling
     per_control: dict[str, list[float]] = {}
+    per_item: dict[str, list[tuple[Any, float]]] = {}  # (item, score): what the severity is decided on
     examples: dict[str, Any] = {}
     worst: dict[str, Any] = {}  # the control's highest-scoring rollout: its replayable counterexample
     for entry in s.observe(ScoredProbes).rollouts:
         if entry.probe in CONTROLS and numeric(entry.score):
             per_control.setdefault(entry.probe, []).append(float(entry.score))
+            per_item.setdefault(entry.probe, []).append((entry.item, float(entry.score)))
             examples.setdefault(entry.probe, entry.item)
             if entry.probe not in worst or entry.score > worst[entry.probe].score:
                 worst[entry.probe] = entry
@@ -99,10 +125,16 @@ def controls_low(s: EnvSession) -> list[Finding]:
         name = entry.name
         if numeric(entry.score) and name is not None:  # (always named: the env's transcripts, the controls)
             per_control.setdefault(name, []).append(float(entry.score))
+            per_item.setdefault(name, []).append((entry.item, float(entry.score)))
             examples.setdefault(name, entry.item)
             abouts[name] = entry.about or "a transcript the env itself calls bad"
             if name not in worst or entry.score > worst[name].score:
                 worst[name] = entry
+    good_scores: dict[str, float] = {}
+    for entry in s.observe(EnvTranscripts).good:
+        if numeric(entry.score):
+            key = item_key(entry.item)
+            good_scores[key] = max(good_scores.get(key, float("-inf")), float(entry.score))
     findings = []
     for name, scores in per_control.items():
         mean = sum(scores) / len(scores)
@@ -148,17 +180,20 @@ def controls_low(s: EnvSession) -> list[Finding]:
                     )
                 )
                 continue
+            doubt = _doubt(per_item[name], ceiling, good_scores if name in abouts else None)
             findings.append(
                 Finding(
                     "HC406",
                     f"a negative control should score at most {ceiling:g} (control_ceiling); {name!r} ({about}) got a "
-                    f"mean of {mean:.3g} over {len(scores)} item(s), e.g. on item {_short(examples[name], 120)}."
-                    + (_NO_ANSWER_CAUSES if name in ("empty_reply", "refusal") else ""),
+                    f"mean of {mean:.3g} over {len(scores)} item(s), e.g. on item {_short(examples[name], 120)}"
+                    + (f" ({doubt})." if doubt else ".")
+                    + (_NO_ANSWER_CAUSES if name in ("empty_reply", "refusal") and not doubt else ""),
                     "give credit only for evidence of success (the right answer, the file actually written); drop "
                     "partial credit for finishing, formatting or calling tools, and never put the answer in the "
                     "prompt (an echo of the prompt must not be correct).",
+                    Severity.WARNING if doubt else Severity.ERROR,
                     subject=f"control {name}",
-                    counterexample=_control_case(worst.get(name), ceiling),
+                    counterexample=None if doubt else _control_case(worst.get(name), ceiling),
                 )
             )
     return findings
