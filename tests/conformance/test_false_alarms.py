@@ -177,3 +177,13 @@ def test_a_control_that_earns_credit_on_some_items_only_is_a_warning() -> None:
         outcome = session.run("HC406")
     assert outcome.status is Status.WARNED, outcome.findings
     assert all("depends on the item" in f.message for f in outcome.findings if "empty_reply" in f.subject)
+
+
+def test_an_env_serving_exactly_its_eval_items_for_training_is_a_warning() -> None:
+    """blind3's eval-only benchmark (correct) cycles its eval items through get_next_item for `process` dumps; HC202
+    failed it. Train and eval being one list is a benchmark or a missing split (a guess): a warning. A split that
+    leaks part of the eval set stays an error (eval_is_train in conformance/bad)."""
+    env = CORPUS / "blind3" / "short_answer_bench_env.py"
+    with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC202"])) as session:
+        outcome = session.run("HC202")
+    assert outcome.status is Status.WARNED, outcome.findings

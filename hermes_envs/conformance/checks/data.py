@@ -202,13 +202,24 @@ def _overlap(s: EnvSession, training: TrainingScan, observed: EvalObservation) -
             if ev == tr or tr in ev
             else f"e.g. training {tr[:100]!r} and eval {ev[:100]!r} (the same problem under another number)"
         )
+        # Both drawn from one list (every eval prompt is a training prompt and the other way round): an eval-only
+        # benchmark that serves its items to `process` does this by design, as does an env that never split. Which
+        # one is the kit's guess, so a warning; a partial overlap is a split that leaks, an error.
+        one_list = len(copies) == total and set(copies.values()) >= set(train_prompts)
         findings.append(
             Finding(
                 "HC202",
                 f"eval items should not also be training items; {len(copies)} of {total} eval prompts are prompts "
-                f"of training items (of {len(training.items)} seen), {example}.",
+                f"of training items (of {len(training.items)} seen), {example}"
+                + (
+                    " (a warning: get_next_item serves exactly the eval items, as an eval-only benchmark does on "
+                    "purpose; if this env trains, it has no held-out split)."
+                    if one_list
+                    else "."
+                ),
                 "split once in setup(): `self._eval_items = items[:k]; self._items = items[k:]`, and draw training "
-                "items only from self._items.",
+                "items only from self._items (an eval-only benchmark: make get_next_item raise, or ignore this).",
+                Severity.WARNING if one_list else Severity.ERROR,
             )
         )
     if respelled:
