@@ -21,7 +21,9 @@ _PATH_METHODS = (
     "search",
 )
 _COMMAND_METHODS = ("terminal",)
-_ABSOLUTE = re.compile(r"(?<![\w.~$-])(/(?:[\w.@+-]+/?)+)")
+#: A slash not glued to a word, a relative path or a glob (`*/.*` in `find -path` is a pattern, not a path), then
+#: components each holding a letter or digit (`/.` and `/..` name nothing).
+_ABSOLUTE = re.compile(r"(?<![\w.~$*?\]}-])(/(?:[\w.@+-]*\w[\w.@+-]*/?)+)")
 #: Absolute paths that are the system's, not the task's: reading them from every rollout is fine.
 _SYSTEM = ("/usr/", "/bin/", "/sbin/", "/etc/", "/dev/", "/proc/", "/sys/", "/lib", "/opt/", "/nix/")
 

@@ -187,3 +187,13 @@ def test_an_env_serving_exactly_its_eval_items_for_training_is_a_warning() -> No
     with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC202"])) as session:
         outcome = session.run("HC202")
     assert outcome.status is Status.WARNED, outcome.findings
+
+
+def test_a_glob_in_a_shell_command_is_not_an_absolute_path() -> None:
+    """blind3's file-tree env (correct) lists the sandbox with `find . -not -path '*/.*'`; HC604 read '/.' out of
+    the pattern as one absolute path shared by every task and failed the env."""
+    from hermes_envs.conformance.ctxpaths import absolute_paths
+
+    assert absolute_paths("find . -type f -not -path '*/.*' | sort") == []
+    assert absolute_paths("ls /. /..") == []
+    assert absolute_paths("cat /tmp/work/out && python3 /srv/grade.py") == ["/tmp/work/out", "/srv/grade.py"]
