@@ -16,7 +16,6 @@ import fcntl
 import os
 import socket
 import struct
-import sys
 import threading
 from collections.abc import Callable
 from types import FrameType
@@ -131,9 +130,9 @@ def _who(pid: int | None, reader: int, site_of_threads: Callable[[int], str]) ->
 
 def _site_of_threads(reader: int) -> str:
     """The env's frame in any thread of this process but the reader (the one blocked in the native call)."""
-    from hermes_envs.conformance.sites import is_author_file
+    from hermes_envs.conformance.sites import current_frames, is_author_file
 
-    for ident, top in sys._current_frames().items():
+    for ident, top in current_frames().items():
         if ident == reader:
             continue
         frame: FrameType | None = top

@@ -5,6 +5,8 @@ Findings name the author's own line (``env.py:42: return item["answer"]``), neve
 
 from __future__ import annotations
 
+import gc
+import sys
 import sysconfig
 import traceback
 from pathlib import Path
@@ -102,3 +104,19 @@ class RaisedInAuthorCode:
     def swallowed(self, escaped: BaseException | None) -> list[tuple[BaseException, str]]:
         """The bug-type exceptions raised in the author's code that did not escape the block (caught there)."""
         return [(e, where) for e, where in self.raised if isinstance(e, BUG_TYPES) and e is not escaped]
+
+
+def current_frames() -> dict[int, Any]:
+    """``sys._current_frames()`` with the garbage collector held off while it runs.
+
+    On CPython 3.11 it makes frame objects while holding the interpreter's thread-list lock; a collection started
+    by one of those allocations that frees a ``threading.local`` (tenacity's retry objects hold one) takes the same
+    lock again, and the process deadlocks holding the GIL (seen: the HC408 sampler froze a whole test run).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return sys._current_frames()
+    finally:
+        if enabled:
+            gc.enable()

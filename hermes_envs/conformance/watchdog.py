@@ -234,7 +234,9 @@ class LoopWatchdog:
     def _maybe_sample(self) -> None:
         """Called by the sampler thread: while a stall is in progress, note where the loop thread is."""
         if self._sample is None and time.perf_counter() - self._last > self.threshold:
-            frame = sys._current_frames().get(self._thread_id)
+            from hermes_envs.conformance.sites import current_frames
+
+            frame = current_frames().get(self._thread_id)
             self._sample = _describe(frame)
 
     async def _ticker(self, phase: str) -> None:

@@ -139,3 +139,23 @@ def test_time_the_os_gave_to_other_processes_is_not_a_stall(sampler_started_befo
         os.sched_setaffinity(0, before)
         hog.kill()
         hog.wait()
+
+
+def test_the_sampler_reads_the_loop_threads_frame_with_the_collector_held_off(monkeypatch) -> None:
+    """A CI run froze for good: on CPython 3.11 sys._current_frames() holds the thread-list lock while it makes frame
+    objects, and a collection those allocations started freed a threading.local, which takes that lock again (a
+    deadlock holding the GIL). The sampler must never call it with the collector on."""
+    import gc
+    import sys
+
+    seen: list[bool] = []
+
+    def frames() -> dict:
+        seen.append(gc.isenabled())
+        return {}
+
+    monkeypatch.setattr(sys, "_current_frames", frames)
+    dog = LoopWatchdog(threshold=0.0)
+    dog._maybe_sample()
+    assert seen == [False]
+    assert gc.isenabled()
