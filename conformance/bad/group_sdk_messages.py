@@ -4,7 +4,7 @@ dict, so atroposlib's json.dumps of the group fails when it is sent and the trai
 from _good import RawSumEnv
 from atroposlib.envs.base import ScoredDataItem
 
-EXPECTED_FINDINGS = ["HC207"]
+EXPECTED_FINDINGS = ["HC207", "HC507"]
 
 
 class SdkMessagesEnv(RawSumEnv):

@@ -29,7 +29,5 @@ def _restore_tool_registry() -> Iterator[None]:
     so the rest of the suite sees the registry it expects."""
     from hermes_envs.tools import registry
 
-    before = set(registry.names())
-    yield
-    for name in set(registry.names()) - before:
-        registry.unregister(name)
+    with registry.isolated():  # tools AND toolset names (a leftover `billing` toolset failed tests/toolsets)
+        yield
