@@ -35,7 +35,9 @@ def test_plain_again():
 
 def test_an_unrelated_session_sees_no_hermes_variable(pytester: pytest.Pytester, monkeypatch) -> None:
     monkeypatch.delenv("HERMES_TOOL_BACKENDS", raising=False)
-    monkeypatch.delenv("HERMES_TESTS_CORPUS_CACHE", raising=False)  # our own suite's shared cache, not the plugin's
+    monkeypatch.delenv(
+        "HERMES_TESTS_CORPUS_CACHE", raising=False
+    )  # our own suite's shared cache, not the plugin's
     pytester.makepyfile(test_unrelated=_TESTS)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
