@@ -66,6 +66,7 @@ async def test_a_group_against_a_dead_server_is_dropped_with_one_warning(
     env = dead_env(port)
     await env.setup()
     rewards_before = len(FileEnv.seen_ctx)
+    boxes_before = set(active_sandboxes())  # another test in this worker may have left its own
     with fast_retries(), caplog.at_level(logging.WARNING):
         group, backlog = await env.collect_trajectories(await env.get_next_item())
     assert group is None and backlog == []
@@ -75,7 +76,7 @@ async def test_a_group_against_a_dead_server_is_dropped_with_one_warning(
     assert "2 of 2 rollouts" in warning and "could not be reached" in warning
     assert "Fix: start the model server, or check --openai.base_url" in warning
     assert env.server_error_groups == 1
-    assert not active_sandboxes()
+    assert set(active_sandboxes()) <= boxes_before  # the dropped rollouts' sandboxes were cleaned up
 
 
 async def test_a_group_where_one_rollout_hit_a_5xx_is_dropped_whole(caplog: pytest.LogCaptureFixture) -> None:
