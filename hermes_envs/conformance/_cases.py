@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,13 +138,14 @@ class CaseRun:
     requests: Mapping[str, int] = field(default_factory=dict)
 
     def describe(self) -> str:
-        parts = [f"{name}={_fmt(score)}" for name, score in self.scores.items()]
+        parts = [f"{name}={fmt_score(score)}" for name, score in self.scores.items()]
         parts += [f"{name} raised {error}" for name, error in self.errors.items()]
         parts += [f"judge requests for {name}={count}" for name, count in self.requests.items()]
         return ", ".join(parts)
 
 
-def _fmt(score: Any) -> str:
+def fmt_score(score: Any) -> str:
+    """A score as a finding prints it (``0.5``; anything not a number as its repr)."""
     return f"{score:g}" if isinstance(score, (int, float)) and not isinstance(score, bool) else repr(score)
 
 
@@ -203,36 +204,45 @@ def run_case(s: Any, case: Case) -> CaseRun:
 
 #: get_next_item calls made at most to move the env past the item a case scores.
 ADVANCE_CALLS = 8
-
-
-def advance_past(s: Any, item: Any) -> Any:
-    """Call the env's ``get_next_item()`` as the trainer does between groups, until it returns an item other than
-    ``item`` (at most :data:`ADVANCE_CALLS` calls); returns the last item it gave."""
-    got: Any = None
-    for _ in range(ADVANCE_CALLS):
-        try:
-            got = s.run_env(lambda env: env.get_next_item(), phase="cases")
-        except Exception:  # get_next_item's own failures are HC202/HC203's findings, not this case's
-            return None
-        if got is None or repr(got) != repr(item):
-            break
-    return got
-
-
 #: get_next_item calls made at most to reach the item a case scores (a dataset's cycle is rarely longer).
 FETCH_CALLS = 2000
 
 
-def fetch_item(s: Any, item: Any) -> bool:
-    """Call the env's ``get_next_item()`` until it returns ``item`` (at most :data:`FETCH_CALLS` calls), as the
-    trainer fetched the item it then rolls out; whether it came."""
-    for _ in range(FETCH_CALLS):
+#: What :func:`_next_items` yields last when ``get_next_item()`` raised.
+_RAISED = object()
+
+
+def _next_items(s: Any, limit: int) -> Iterator[Any]:
+    """The env's ``get_next_item()`` results, called as the trainer calls it, at most ``limit`` times; when it
+    raises, :data:`_RAISED` and the end (its own failures are HC202/HC203's findings, not a case's)."""
+    for _ in range(limit):
         try:
-            got = s.run_env(lambda env: env.get_next_item(), phase="cases")
-        except Exception:  # get_next_item's own failures are HC202/HC203's findings, not this case's
+            yield s.run_env(lambda env: env.get_next_item(), phase="cases")
+        except Exception:
+            yield _RAISED
+            return
+
+
+def advance_past(s: Any, item: Any) -> Any:
+    """Call ``get_next_item()`` as the trainer does between groups, until it returns an item other than ``item``
+    (at most :data:`ADVANCE_CALLS` calls); returns the last item it gave (None when it raised)."""
+    got: Any = None
+    for got in _next_items(s, ADVANCE_CALLS):
+        if got is _RAISED:
+            return None
+        if got is None or repr(got) != repr(item):
+            return got
+    return got
+
+
+def fetch_item(s: Any, item: Any) -> bool:
+    """Call ``get_next_item()`` until it returns ``item`` (at most :data:`FETCH_CALLS` calls), as the trainer
+    fetched the item it then rolls out; whether it came."""
+    for got in _next_items(s, FETCH_CALLS):
+        if got is _RAISED or got is None:
             return False
-        if got is None or repr(got) == repr(item):
-            return got is not None
+        if repr(got) == repr(item):
+            return True
     return False
 
 

@@ -35,7 +35,7 @@ def _answering(body: dict[str, Any]) -> dict[str, Any]:
     return {"content": WRONG_ANSWER}
 
 
-def _scores(group: Any) -> list[Any]:
+def group_scores(group: Any) -> list[Any]:
     """The scores of a ScoredDataGroup (or of each group of a list of them)."""
     groups = group if isinstance(group, list) else [group]
     out: list[Any] = []
@@ -73,7 +73,7 @@ def faults_not_scored(s: EnvSession) -> list[Finding]:
     answered = [c for c in made if int(getattr(c, "status", 0) or 0) < 400]
     if answered:
         raise Skip(f"{len(answered)} model request(s) were answered although every one should have failed")
-    scores = _scores(group)
+    scores = group_scores(group)
     if not scores:
         return []  # dropped (None or an empty group): right
     shown = ", ".join(repr(x) for x in scores[:8])

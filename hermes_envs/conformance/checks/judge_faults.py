@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hermes_envs.conformance._cases import Case, CaseRun, case_json, run_case
+from hermes_envs.conformance.checks.faults import group_scores
 from hermes_envs.conformance.findings import Finding, NotApplicable
 from hermes_envs.conformance.observations.scoring import (
     ScoredProbes,
@@ -101,11 +102,11 @@ def judge_outage(s: EnvSession) -> list[Finding]:
         if compared is not None and float(down) <= float(first.scores[compared]) + 1e-9:
             continue  # the refusal earns that much with a judge too: HC406's subject, not the outage's
         case = _case(entry, ceiling, compared)
-        # The first run is the evidence (the outage scored first, before any verdict the reward may cache);
-        # running it again in this session would read such a cache, a fresh `hermes-envs replay` does not.
-        again = first
+        # The first run is the evidence (the outage scored first, before any verdict the reward may cache): it is
+        # not run again in this session, which would read such a cache; a fresh `hermes-envs replay` does not.
+
         versus = (
-            f"; with the judge answering, the same reply scored {_lowest_score(again, compared)}"
+            f"; with the judge answering, the same reply scored {_lowest_score(first, compared)}"
             if compared is not None
             else "; with the judge answering (off-format, or '0') the reward gave it no score at all"
         )
@@ -114,10 +115,10 @@ def judge_outage(s: EnvSession) -> list[Finding]:
                 "HC506",
                 f"compute_reward should raise, or give no credit, when its judge fails; with every judge request "
                 f"failing (HTTP {OUTAGE_STATUS}, a judge outage) it scored {entry.label} — a reply with no answer "
-                f"— {float(again.scores[DOWN]):g} on item {_short(entry.item, 100)}, above control_ceiling "
+                f"— {float(first.scores[DOWN]):g} on item {_short(entry.item, 100)}, above control_ceiling "
                 f"{ceiling:g}{versus}. The reward invents a score when the judge fails (a neutral or "
                 f"benefit-of-the-doubt fallback): during an outage every rollout earns it and no error is counted. "
-                f"Scores: {again.describe()}.",
+                f"Scores: {first.describe()}.",
                 "let the judge's error propagate (the rollout is dropped and counted), or fall back only to checks "
                 "the reward makes itself, which a reply with no answer fails; never return a fixed score or count "
                 "rubric points as met when the judge call raised or its reply could not be parsed.",
@@ -137,16 +138,20 @@ def _lowest_score(run: CaseRun, name: str | None) -> str:
 RAW_REFUSAL = "I'm sorry, but I can't help with that (ref 7Q2)."
 
 
+def _quotes_refusal(body: dict[str, Any]) -> bool:
+    """Whether a request's prompt or messages quote the rollouts' refusal."""
+    texts = [str(body.get("prompt") or "")]
+    texts += [str(m.get("content") or "") for m in body.get("messages") or [] if isinstance(m, dict)]
+    return any(RAW_REFUSAL in text for text in texts)
+
+
 def _raw_responder(judge: Mapping[str, Any]) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """Every rollout request answered with the refusal (one per choice); every judge request with ``judge``."""
 
     def respond(body: dict[str, Any]) -> dict[str, Any]:
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-        quoted = any(RAW_REFUSAL in str(m.get("content") or "") for m in messages) or RAW_REFUSAL in str(
-            body.get("prompt") or ""
-        )
         fresh = not any(m.get("role") in ("assistant", "tool") for m in messages)
-        if quoted and (fresh or body.get("prompt")):
+        if _quotes_refusal(body) and (fresh or body.get("prompt")):
             return dict(judge)
         return {"choices": [{"content": RAW_REFUSAL} for _ in range(max(1, int(body.get("n") or 1)))]}
 
@@ -161,18 +166,8 @@ def _raw_group(s: EnvSession, item: Any, judge: Mapping[str, Any], phase: str) -
             group, _backlog = s.run_env(lambda e: e.collect_trajectories(item), timeout=120, phase=phase)
         except Exception:
             group = None
-    judged = sum(
-        1
-        for c in made
-        if RAW_REFUSAL in str(c.body.get("prompt") or "")
-        or any(
-            RAW_REFUSAL in str(m.get("content") or "")
-            for m in c.body.get("messages") or []
-            if isinstance(m, dict)
-        )
-    )
-    groups = group if isinstance(group, list) else [group]
-    scores = [x for g in groups if isinstance(g, dict) for x in (g.get("scores") or []) if numeric(x)]
+    judged = sum(1 for c in made if _quotes_refusal(c.body))
+    scores = [x for x in group_scores(group) if numeric(x)]
     return (max(float(x) for x in scores) if scores else None), judged
 
 

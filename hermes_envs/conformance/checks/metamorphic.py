@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from hermes_envs.conformance._cases import Case, CaseRun, json_safe, run_case, script_of
+from hermes_envs.conformance._cases import Case, CaseRun, fmt_score, json_safe, run_case, script_of
 from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
 from hermes_envs.conformance.observations.rollouts import probe_items, run_probe
@@ -116,8 +116,8 @@ def _order_relation(
         run,
         f"compute_reward should score a transcript the same whatever was scored before it and whatever its task "
         f"and tool-call ids; {entry.label} on item {_short(entry.item, 90)} scored {first:g} when first scored, "
-        f"{_fmt(now)} when played again later in the session, then, after the same reply was scored on another "
-        f"item, {_fmt(run.scores['transcript again'])}{caveat}.",
+        f"{fmt_score(now)} when played again later in the session, then, after the same reply was scored on another "
+        f"item, {fmt_score(run.scores['transcript again'])}{caveat}.",
         "keep no state between compute_reward calls (no caches keyed on anything but the item and transcript, no "
         "counters or 'last answer' on self), and never read the task id or tool-call ids.",
         Severity.ERROR if text_only else Severity.WARNING,
@@ -158,9 +158,9 @@ def _next_item_relation(s: EnvSession, entry: ScoredRollout) -> Finding | None:
         case,
         run,
         f"compute_reward should grade against its `item` argument; {entry.label} on item "
-        f"{_short(entry.item, 90)} scored {_fmt(run.scores.get('transcript'))}, then, once the trainer had called "
+        f"{_short(entry.item, 90)} scored {fmt_score(run.scores.get('transcript'))}, then, once the trainer had called "
         f"get_next_item() (which returned another item), the same transcript for the same item scored "
-        f"{_fmt(run.scores.get('transcript after get_next_item'))}: the reward reads the current item, the one "
+        f"{fmt_score(run.scores.get('transcript after get_next_item'))}: the reward reads the current item, the one "
         f"get_next_item returned last (kept on self, e.g. self._current), not the item it is given, so with groups "
         f"in flight every rollout is scored against the wrong item{caveat}.",
         "read the question, the answer and anything else about the task from compute_reward's `item` argument; "
@@ -317,8 +317,8 @@ def _hedge_relation(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -> 
             case,
             run,
             f"a hedged answer should score below the right answer alone; on item {_short(gold.item, 90)} the right "
-            f"answer {_short(_final_text(gold), 60)} scored {_fmt(run.scores.get('right answer'))} and the wrong "
-            f"{_short(twin.value, 40)} alone {_fmt(run.scores.get('wrong answer'))}, yet {kind} (several answers, "
+            f"answer {_short(_final_text(gold), 60)} scored {fmt_score(run.scores.get('right answer'))} and the wrong "
+            f"{_short(twin.value, 40)} alone {fmt_score(run.scores.get('wrong answer'))}, yet {kind} (several answers, "
             f"in either order: {_short(right_first, 80)} and {_short(wrong_first, 80)}) kept the full score: "
             f"{listed}, so the policy learns to hedge (list several candidates or everything in sight) instead of "
             "committing to one answer. Every correct reward reads one committed answer, or penalises the wrong "
@@ -364,8 +364,8 @@ def _partial_relation(s: EnvSession, gold: ScoredRollout) -> Finding | None:
         case,
         run,
         f"an answer that omits entries should score below the complete one; on item {_short(gold.item, 90)} the "
-        f"complete list scored {_fmt(run.scores.get('complete answer'))} and the same list reversed "
-        f"{_fmt(run.scores.get('reversed'))} (so order matters), yet a partial list of its first two entries, with "
+        f"complete list scored {fmt_score(run.scores.get('complete answer'))} and the same list reversed "
+        f"{fmt_score(run.scores.get('reversed'))} (so order matters), yet a partial list of its first two entries, with "
         f"{len(mine) - 2} missing entities, kept the full score: the reward scores only the entries the answer "
         "names (a subset), so the policy learns to omit whatever it is unsure about.",
         "check the answer names every expected entity exactly once (a permutation of the item's list) before "
@@ -380,8 +380,8 @@ def _item_blind(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -> Find
     return Finding(
         "HC413",
         f"another item's answer should score below this item's own; written as {gold.template!r}, "
-        f"{twin.value!r} (a wrong value for this item) scored {_fmt(twin.score)} and {gold.value!r} scored "
-        f"{_fmt(gold.score)} on item {_short(gold.item, 90)} (a warning: the kit guessed that field "
+        f"{twin.value!r} (a wrong value for this item) scored {fmt_score(twin.score)} and {gold.value!r} scored "
+        f"{fmt_score(gold.score)} on item {_short(gold.item, 90)} (a warning: the kit guessed that field "
         f"{gold.field!r} is the answer; if it is not, ignore this).",
         "compare the reply with this item's own answer (read it from the `item` argument), so that a reply "
         "correct for another item earns nothing here.",
@@ -477,10 +477,6 @@ def _judge_memory_relation(s: EnvSession) -> Finding | None:
             "relation: a judge verdict reused for another item",
         )
     return None
-
-
-def _fmt(score: Any) -> str:
-    return f"{score:g}" if numeric(score) else repr(score)
 
 
 @check(
