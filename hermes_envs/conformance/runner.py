@@ -18,7 +18,7 @@ from hermes_envs.conformance.findings import Outcome, Status
 from hermes_envs.conformance.registry import CHECKS, all_checks
 from hermes_envs.conformance.session import EnvSession
 from hermes_envs.conformance.settings import Settings
-from hermes_envs.env import defines_env_class, looks_like_env_file
+from hermes_envs.env import defines_env_class, env_files_in
 from hermes_envs.errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -42,11 +42,7 @@ def discover(targets: list[str], *, cli: bool = False) -> list[tuple[Path, str |
     for target in targets:
         path, name = split_target(target)
         if path.is_dir():
-            found.extend(
-                (p, None)
-                for p in sorted(path.rglob("*.py"))
-                if looks_like_env_file(p) and ".venv" not in p.parts and "site-packages" not in p.parts
-            )
+            found.extend((p, None) for p in env_files_in(path))
         elif path.exists():
             # A named file with no env class (a helper module pre-commit passes along) holds no environment,
             # as a folder without env files does. `FILE::Class` and a file named like an env (`*_env.py`) are

@@ -9,6 +9,7 @@ from hermes_envs.env._config import HermesAgentEnvConfig
 from hermes_envs.env._display import format_trajectory
 from hermes_envs.env._loader import (
     defines_env_class,
+    env_files_in,
     find_env_classes,
     import_env_module,
     looks_like_env_file,
@@ -31,6 +32,7 @@ __all__ = [
     "RewardTypeError",
     "current_env",
     "defines_env_class",
+    "env_files_in",
     "find_env_classes",
     "format_trajectory",
     "import_env_module",

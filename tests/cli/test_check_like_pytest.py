@@ -270,3 +270,50 @@ def test_pytest_report_holds_the_timings_as_checks_report_does(
     (env,) = json.loads((pytester.path / "r.json").read_text())["envs"]
     assert {"import", "setup"} <= set(env["timings"]), env["timings"]
     assert all(v >= 0 for v in env["timings"].values())
+
+
+UNFINISHED_BASE = """
+from environments.hermes_base_env import HermesAgentBaseEnv
+
+
+class ToolsBase(HermesAgentBaseEnv):
+    def format_prompt(self, item):
+        return item["q"]
+"""
+
+ENV_ON_THAT_BASE = """
+from base_helpers import ToolsBase
+
+
+class Mine(ToolsBase):
+    name = "mine"
+
+    async def setup(self):
+        pass
+
+    async def get_next_item(self):
+        return {"q": "1+1", "a": "2"}
+
+    async def compute_reward(self, item, result, ctx):
+        return 1.0
+
+    async def evaluate(self, *args, **kwargs):
+        pass
+"""
+
+
+def test_a_folder_finds_an_env_on_a_shared_base_and_skips_the_unfinished_base(
+    pytester: pytest.Pytester, both
+) -> None:
+    """`class Mine(ToolsBase)` (a base not named *Env, from another file) is an env of the folder; the file holding
+    only the unfinished ToolsBase is a helper module, not an env to fail on methods it leaves to subclasses."""
+    folder = pytester.mkdir("envs")
+    (folder / "base_helpers.py").write_text(UNFINISHED_BASE)
+    (folder / "mine.py").write_text(ENV_ON_THAT_BASE)
+    (code, cli_out, cli_err), plugin = both(
+        "envs", "--select", "HC105", plugin_args=("--hermes-conformance", "envs", "--hermes-select", "HC105")
+    )
+    plugin_out = plugin.stdout.str()
+    assert code == plugin.ret == 0, cli_out + cli_err + plugin_out
+    assert "mine.py::Mine" in cli_out and "mine.py::Mine::HC105" in plugin_out
+    assert "base_helpers.py" not in cli_out + cli_err and "base_helpers.py" not in plugin_out

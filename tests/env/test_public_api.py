@@ -15,6 +15,7 @@ def test_env_public_api() -> None:
         "RewardTypeError",
         "current_env",
         "defines_env_class",
+        "env_files_in",
         "find_env_classes",
         "format_trajectory",
         "import_env_module",
