@@ -1,4 +1,4 @@
-"""HC702: evaluate() runs the agent loop at the default temperature (1.0), so eval numbers are noise."""
+"""HC702 (a warning): evaluate() runs the agent loop at the default temperature (1.0), so eval numbers are noise."""
 
 import time
 

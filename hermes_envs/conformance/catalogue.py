@@ -221,7 +221,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Run HermesAgentLoop with the resolved tools in evaluate().",
     ),
     "HC702": (
-        "Sampled evals are noisy and not comparable between checkpoints.",
+        "Sampled evals are noisy and not comparable between checkpoints. A warning: a benchmark may sample on "
+        "purpose (pass@1 over samples), which only the author can confirm.",
         "temperature=0.0 in evaluate().",
     ),
     "HC703": (

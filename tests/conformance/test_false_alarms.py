@@ -197,3 +197,13 @@ def test_a_glob_in_a_shell_command_is_not_an_absolute_path() -> None:
     assert absolute_paths("find . -type f -not -path '*/.*' | sort") == []
     assert absolute_paths("ls /. /..") == []
     assert absolute_paths("cat /tmp/work/out && python3 /srv/grade.py") == ["/tmp/work/out", "/srv/grade.py"]
+
+
+def test_an_eval_that_samples_on_purpose_is_a_warning() -> None:
+    """Upstream's terminalbench_2 and tblite evaluate at agent_temperature on purpose (pass@1 over samples); HC702
+    failed them. A hot eval is guidance the author may decline, not a rule every correct env obeys."""
+    env = CORPUS / "bad" / "eval_hot.py"
+    with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC702"])) as session:
+        outcome = session.run("HC702")
+    assert outcome.status is Status.WARNED, outcome.findings
+    assert "silence HC702" in outcome.findings[0].fix
