@@ -96,6 +96,19 @@ async def test_resize_tool_pool_sizes_the_pool_tools_run_in() -> None:
         resize_tool_pool(128)
 
 
+async def test_resizing_the_pool_shuts_the_previous_one_down() -> None:
+    # upstream's resize_tool_pool shuts the old pool down (wait=False): its idle threads do not outlive the resize
+    import environments.agent_loop as agent_loop
+
+    before = agent_loop._tool_executor
+    resize_tool_pool(5)
+    try:
+        assert before._shutdown and agent_loop._tool_executor is not before
+        assert agent_loop._tool_executor._max_workers == 5
+    finally:
+        resize_tool_pool(128)
+
+
 async def test_a_shut_down_pool_is_replaced_on_the_next_tool_call() -> None:
     from environments.agent_loop import _tool_executor
     from hermes_envs.tools.sandbox import run_off_loop

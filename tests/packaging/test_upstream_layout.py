@@ -2,17 +2,21 @@
 ``environments/__init__.py`` (upstream's, importing the layout modules), and an env in ``environments/benchmarks/
 sums/`` that imports its sibling ``environments.benchmarks.sums.helpers`` by package path. The pytest gate on the
 folder and ``hermes-envs check`` on the file both pass; nothing of hermes-envs is imported by the author's code
-before ``environments`` (the wheel's start-up hook and the loader make the two packages one)."""
+before ``environments`` (the wheel's start-up hook and the loader make the two packages one).
+
+Upstream's tblite shape too (benchmark folders without ``__init__.py``, each file putting the repository root on
+``sys.path``, one benchmark subclassing another by package path), with the wheel and with an editable install."""
 
 from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, clean_environ
+from .conftest import ROOT, clean_environ, tracked_copy
 
 pytestmark = pytest.mark.slow  # a fresh venv with the wheel, a full conformance run twice
 
@@ -93,3 +97,86 @@ def test_an_upstream_layout_repository_passes_the_gate_and_check(installed: Path
     checked = run(installed, "hermes-envs", "check", "environments/benchmarks/sums/sums_env.py", cwd=repo)
     assert checked.returncode == 0, checked.stdout[-4000:] + checked.stderr[-2000:]
     assert "PASSED         HC101" in checked.stdout and "FAILED" not in checked.stdout
+
+
+#: upstream's benchmark files start so, to run as scripts (``python environments/benchmarks/x/x_env.py evaluate``)
+REPO_ROOT_ON_PATH = (
+    "import sys\nfrom pathlib import Path\n\n"
+    "_repo_root = Path(__file__).resolve().parents[3]\n"
+    "if str(_repo_root) not in sys.path:\n    sys.path.insert(0, str(_repo_root))\n\n"
+)
+#: a lighter benchmark reusing another one's class, as upstream's tblite reuses terminalbench_2's
+LITE_BENCH = (
+    REPO_ROOT_ON_PATH
+    + "from environments.benchmarks.shell_bench.shell_bench_env import TASKS, MiniShellBench  # noqa: E402\n\n\n"
+    "class LiteShellBench(MiniShellBench):\n"
+    "    name = 'lite-shell-bench'\n\n"
+    "    async def setup(self):\n"
+    "        self.tasks = TASKS[:2]\n"
+    "        self.pos = 0\n\n\n"
+    "if __name__ == '__main__':\n    LiteShellBench.cli()\n"
+)
+
+
+def tblite_shaped_repository(folder: Path) -> Path:
+    """``folder/environments/{__init__.py, benchmarks/shell_bench/shell_bench_env.py, benchmarks/lite/lite_env.py}``:
+    no ``__init__.py`` under ``benchmarks/``; the full benchmark also imports upstream's ``tools.terminal_tool``."""
+    bench = (ROOT / "conformance" / "good" / "eval_only_bench_env.py").read_text(encoding="utf-8")
+    future = "from __future__ import annotations\n"
+    assert future in bench
+    bench = bench.replace(
+        future,
+        future
+        + "\n"
+        + REPO_ROOT_ON_PATH
+        + "from tools.terminal_tool import cleanup_vm, clear_task_env_overrides  # noqa: E402, F401\n",
+    )
+    benchmarks = folder / "environments" / "benchmarks"
+    (benchmarks / "shell_bench").mkdir(parents=True)
+    (benchmarks / "lite").mkdir()
+    (folder / "environments" / "__init__.py").write_text(UPSTREAM_INIT, encoding="utf-8")
+    (benchmarks / "shell_bench" / "shell_bench_env.py").write_text(bench, encoding="utf-8")
+    (benchmarks / "lite" / "lite_env.py").write_text(LITE_BENCH, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def editable(tmp_path_factory: pytest.TempPathFactory, make_venv: Callable[[Path], Path]) -> Path:
+    """The bin folder of a fresh venv with a copy of this checkout installed with ``pip install -e``."""
+    source = tracked_copy(tmp_path_factory.mktemp("editable-source"))
+    bin_dir = make_venv(tmp_path_factory.mktemp("venv-editable") / "venv")
+    subprocess.run(
+        [str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+         "--no-build-isolation", "-e", str(source)],
+        check=True, timeout=300, env=clean_environ(), capture_output=True,
+    )  # fmt: skip
+    return bin_dir
+
+
+@pytest.mark.parametrize("install", ["wheel", "editable"])
+def test_a_tblite_shaped_benchmark_subclassing_its_sibling_runs_and_passes_check(
+    install: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    bin_dir: Path = request.getfixturevalue("installed" if install == "wheel" else "editable")
+    repo = tblite_shaped_repository(tmp_path / "their-repo")
+
+    standalone = run(
+        bin_dir, "python", "-c",
+        "import sys; from tools.budget_config import DEFAULT_RESULT_SIZE_CHARS as d;"
+        "print(d, 'environments' in sys.modules)",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert standalone.returncode == 0, standalone.stderr[
+        -3000:
+    ]  # no `import environments` first, either install
+    assert standalone.stdout.split() == ["32768", "False"]
+
+    script = run(bin_dir, "python", "environments/benchmarks/lite/lite_env.py", "--help", cwd=repo)
+    assert script.returncode == 0, script.stderr[-3000:]  # run as upstream's README runs it
+    assert "evaluate" in script.stdout
+
+    checked = run(bin_dir, "hermes-envs", "check", "environments/benchmarks/lite/lite_env.py", cwd=repo)
+    assert checked.returncode == 0, checked.stdout[-4000:] + checked.stderr[-2000:]
+    assert "lite_env.py::LiteShellBench" in checked.stdout and "MiniShellBench" not in checked.stdout
+    assert "PASSED         HC101" in checked.stdout and "FAILED" not in checked.stdout
+    assert "install hermes-agent" not in checked.stdout
