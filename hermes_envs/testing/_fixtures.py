@@ -91,7 +91,16 @@ def fake_openai_session() -> Iterator[Any]:
 @pytest.fixture
 def fake_http() -> Iterator[Any]:
     """A respx router for non-model httpx traffic; unmocked hosts fail, 127.0.0.1/localhost pass through."""
-    import respx
+    try:
+        import respx
+    except (
+        ImportError
+    ):  # an extra, not a dependency: its pytest plugin would cost every pytest run (pyproject)
+        pytest.fail(
+            "the fake_http fixture needs respx, which hermes-envs installs only with its fake-http extra. "
+            "Fix: pip install 'hermes-envs[fake-http]' (or pip install respx).",
+            pytrace=False,
+        )
 
     with respx.mock(assert_all_mocked=True, assert_all_called=False) as router:
         router.route(host="127.0.0.1").pass_through()

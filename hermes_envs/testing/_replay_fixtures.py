@@ -299,11 +299,32 @@ def _keep_unreached(request: pytest.FixtureRequest, assertion: Any) -> None:
     )
 
 
+def _syrupy_snapshot(request: pytest.FixtureRequest, fixture: str) -> Any:
+    """syrupy's ``snapshot`` fixture, or a failure saying how to get it: syrupy is an extra, not a dependency,
+    because its pytest plugin would be imported in every pytest run of a project with hermes-envs installed."""
+    if not request.config.pluginmanager.has_plugin("syrupy"):
+        try:
+            import syrupy  # noqa: F401
+        except ImportError:
+            pytest.fail(
+                f"the {fixture} fixture needs syrupy, which hermes-envs installs only with its snapshots extra. "
+                "Fix: pip install 'hermes-envs[snapshots]' (or pip install syrupy).",
+                pytrace=False,
+            )
+        pytest.fail(
+            f"the {fixture} fixture needs syrupy's pytest plugin, which is installed but disabled in this run "
+            "(-p no:syrupy, or PYTEST_DISABLE_PLUGIN_AUTOLOAD). Fix: drop that option, or add -p syrupy.",
+            pytrace=False,
+        )
+    return request.getfixturevalue("snapshot")
+
+
 @pytest.fixture
-def reward_snapshot(request: pytest.FixtureRequest, snapshot: Any) -> Iterator[Any]:
+def reward_snapshot(request: pytest.FixtureRequest) -> Iterator[Any]:
     """syrupy ``snapshot`` with the reward extension: ``assert run.rewards == reward_snapshot``.
 
     A test that fails before its assertion keeps its pinned rewards under ``--snapshot-update`` (with a warning)."""
+    snapshot = _syrupy_snapshot(request, "reward_snapshot")
     from hermes_envs.testing.snapshots import RewardSnapshotExtension
 
     assertion = snapshot.use_extension(RewardSnapshotExtension)
@@ -312,9 +333,10 @@ def reward_snapshot(request: pytest.FixtureRequest, snapshot: Any) -> Iterator[A
 
 
 @pytest.fixture
-def transcript_snapshot(request: pytest.FixtureRequest, snapshot: Any) -> Iterator[Any]:
+def transcript_snapshot(request: pytest.FixtureRequest) -> Iterator[Any]:
     """syrupy ``snapshot`` with the transcript extension: ``assert run.transcripts == transcript_snapshot``
     (kept under ``--snapshot-update`` when the test fails before its assertion)."""
+    snapshot = _syrupy_snapshot(request, "transcript_snapshot")
     from hermes_envs.testing.snapshots import TranscriptSnapshotExtension
 
     assertion = snapshot.use_extension(TranscriptSnapshotExtension)

@@ -23,9 +23,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from syrupy.data import Snapshot, SnapshotCollection
-from syrupy.extensions.json import JSONSnapshotExtension
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+try:
+    from syrupy.data import Snapshot, SnapshotCollection
+    from syrupy.extensions.json import JSONSnapshotExtension
+    from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+except (
+    ImportError
+) as missing:  # an extra: syrupy's pytest plugin would cost every pytest run (pyproject.toml)
+    raise ImportError(
+        "hermes_envs.testing.snapshots needs syrupy, which hermes-envs installs only with its snapshots extra. "
+        "Fix: pip install 'hermes-envs[snapshots]' (or pip install syrupy)."
+    ) from missing
 
 from hermes_envs.errors import ArgumentTypeError
 

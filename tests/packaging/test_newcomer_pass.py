@@ -2,9 +2,10 @@
 install line of docs/ci.md, then every command of README.md and docs/ci.md run as written in a scratch repository
 laid out like upstream's (its own ``environments/__init__.py``, env files and a helper module beside them).
 
-What is not run here, and where it is: `make demo` / `make test` act on a clone (tests/cli/test_demo.py, the suite
-itself); `make dist` builds the wheel used here (conftest.py); `pip install ./hermes-envs` installs a clone
-the same way as the wheel; the workflow template's steps run in tests/packaging/test_workflow_template.py. The
+What is not run here, and where it is (``ELSEWHERE``; a test below fails on a documented command that is neither run
+here nor listed there): `make demo` / `make test` act on a clone (tests/cli/test_demo.py, the suite itself);
+`make dist` builds the wheel used here (conftest.py); the workflow template's steps run in
+tests/packaging/test_workflow_template.py. The
 scratch repository's pyproject selects a few checks (HC1, HC2, HC401, HC403), as README says a repository may, to
 keep this affordable on a 2-core CI box; every other check is the same code.
 """
@@ -16,12 +17,13 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, clean_environ
+from .conftest import ROOT, clean_environ, tracked_copy
 
 pytestmark = pytest.mark.slow  # a fresh venv, then a dozen commands of the CLI and pytest in it
 
@@ -51,6 +53,25 @@ def block_with(doc: str, *words: str) -> str:
     return block
 
 
+#: The documented commands this module does not run, and where they are run instead.
+ELSEWHERE = {
+    "make demo": "tests/cli/test_demo.py (on a clone)",
+    "make test": "the test suite itself",
+    "make dist": "conftest.py's dist fixture, which every test here installs from",
+}
+
+#: Where each command a test below runs comes from: (doc, words that pick its block).
+RUN_HERE = (
+    ("README.md", ("cp environments/arithmetic_env.py",)),
+    ("README.md", (".venv/bin/pytest --hermes-conformance",)),
+    ("README.md", ("fake-server", " process ")),
+    ("README.md", ("python -m pip install ./hermes-envs",)),
+    ("docs/ci.md", ("python -m pip install ./hermes-envs",)),
+    ("docs/ci.md", ("--no-env-ok",)),
+    ("docs/ci.md", (".venv/bin/python -m pytest",)),
+)
+
+
 @pytest.fixture(scope="module")
 def newcomer_venv(
     tmp_path_factory: pytest.TempPathFactory, make_venv: Callable[[Path], Path], wheel: Path
@@ -74,11 +95,11 @@ def newcomer_venv(
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     # pytest comes from the shared site-packages (conftest.py), so pip wrote no `pytest` script here; write the
-    # one installing pytest writes, for README's `.venv/bin/pytest`.
+    # one installing pytest wrote into the shared venv (its own, for this pytest version: an older hand-written
+    # `console_main()` script warns on pytest 9), with this venv's interpreter.
+    shared_script = (Path(sys.executable).parent / "pytest").read_text(encoding="utf-8").split("\n", 1)[1]
     script = bin_dir / "pytest"
-    script.write_text(
-        f"#!{bin_dir / 'python'}\nimport sys\nfrom pytest import console_main\nsys.exit(console_main())\n"
-    )
+    script.write_text(f"#!{bin_dir / 'python'}\n{shared_script}", encoding="utf-8")
     script.chmod(0o755)
     return bin_dir
 
@@ -175,3 +196,41 @@ def test_ci_python_m_pytest_commands_pass_on_an_upstream_layout(newcomer_venv: P
     report = (repo / "conformance-report.md").read_text(encoding="utf-8")
     assert all(f"## {name}::" in report for name in ("my_env.py", "arithmetic_env.py"))
     assert "| failed |" not in report
+
+
+def test_every_command_of_readme_and_ci_is_run_here_or_named_elsewhere() -> None:
+    documented = {c for doc in ("README.md", "docs/ci.md") for b in bash_blocks(doc) for c, _ in commands(b)}
+    run_here = {c for doc, words in RUN_HERE for c, _ in commands(block_with(doc, *words))}
+    assert documented - run_here - set(ELSEWHERE) == set(), "add a test here for these documented commands"
+
+
+def test_the_clone_install_line_of_readme_and_ci_installs_a_working_hermes_envs(
+    tmp_path: Path, make_venv: Callable[[Path], Path]
+) -> None:
+    """`python -m pip install ./hermes-envs`, as written, from the folder that holds a clone (its tracked files)."""
+    (line,) = {c for _, c in _install_lines("README.md")} & {c for _, c in _install_lines("docs/ci.md")}
+    tracked_copy(tmp_path / "hermes-envs")
+    bin_dir = make_venv(tmp_path / "venv")
+    # offline: the dependencies come from the shared site-packages (conftest.py), setuptools too (no isolation)
+    environ = clean_environ(
+        PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        PIP_NO_INDEX="1",
+        PIP_NO_DEPS="1",
+        PIP_NO_BUILD_ISOLATION="0",
+    )
+    done = subprocess.run(
+        ["bash", "-c", line], cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=400
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    where = run("python -c 'import hermes_envs; print(hermes_envs.__file__)'", tmp_path, bin_dir)
+    assert where.stdout.startswith(str(tmp_path / "venv")), (
+        where.stdout + where.stderr
+    )  # installed, not the clone
+    helped = run("hermes-envs --help", tmp_path, bin_dir)
+    assert helped.returncode == 0 and "lint-cassettes" in helped.stdout, helped.stderr
+
+
+def _install_lines(doc: str) -> list[tuple[str, str]]:
+    return [
+        (doc, c) for c, _ in commands(block_with(doc, "python -m pip install ./hermes-envs")) if "./" in c
+    ]
