@@ -1,6 +1,6 @@
 """`hermes-envs check` on one env vs a bare `import atroposlib.envs.base`, each in a fresh interpreter.
 
-Run: .venv/bin/python bench/check.py [--rounds R] [ENV_FILE]
+Run: .venv/bin/python bench/check.py [--rounds R] [--baseline REV] [ENV_FILE]
 
 The floor is what any atroposlib env pays before it does anything: starting Python and importing atroposlib's
 BaseEnv. The check does that too (it imports the env file) and then runs the whole catalogue. Rounds interleave the
@@ -14,31 +14,40 @@ The check's ``PATH`` starts with this interpreter's folder, as in an activated v
 ``python3`` in their sandboxes (file_task_env checks the agent's script that way, ~30 times per check), and where
 ``python3`` is a pyenv shim each start costs ~0.1 s of CPU in shell scripts before Python starts, more than the
 check's own work. ``--path-as-is`` keeps the shell's ``PATH``.
+
+``--baseline REV`` also times the check of an older commit in the same rounds (issue 29's budget: the check stays
+within 1.5x of its time before the oracle work, b3ab50f, main just before h/oracles was merged). The bench checks
+REV out with ``git worktree add`` in a temporary folder outside the repo, runs it with this interpreter and that
+folder first on ``PYTHONPATH``, and removes the worktree at the end.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 1.5
+BASELINE_TARGET = 1.5
 
 
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+def timed(argv: list[str], env: dict[str, str], cwd: Path = ROOT) -> tuple[float, float]:
     """(wall seconds, CPU seconds user+system) of one run of ``argv``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
+    done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
+    if done.returncode not in (0, 1):  # 1: a check failed (a flaky finding still times the run)
         raise SystemExit(f"{argv} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
     return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -51,6 +60,7 @@ def main() -> int:
         "--no-bytecode", action="store_true", help="keep PYTHONDONTWRITEBYTECODE from the shell"
     )
     parser.add_argument("--path-as-is", action="store_true", help="keep PATH from the shell (see above)")
+    parser.add_argument("--baseline", metavar="REV", help="also time the check at this commit (see above)")
     args = parser.parse_args()
     from hermes_envs.testing.offline import offline_environ
 
@@ -59,31 +69,72 @@ def main() -> int:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
     if not args.path_as_is:
         env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", os.defpath)])
+    env_file = os.path.relpath(Path(args.env_file).resolve(), ROOT)
     floor_argv = [sys.executable, "-c", "import atroposlib.envs.base"]
-    check_argv = [sys.executable, "-m", "hermes_envs.cli", "check", args.env_file]
+    check_argv = [sys.executable, "-m", "hermes_envs.cli", "check", env_file]
     load_before = _loadavg()
-    timed(floor_argv, env)  # warm the OS file cache for both (and write the check's bytecode)
-    timed(check_argv, env)
-    floors, checks, ratios, cpu_ratios = [], [], [], []
-    for _ in range(args.rounds):
-        (floor, floor_cpu), (check, check_cpu) = timed(floor_argv, env), timed(check_argv, env)
-        floors.append(floor)
-        checks.append(check)
-        ratios.append(check / floor)
-        cpu_ratios.append(check_cpu / floor_cpu)
-    ratio = statistics.median(ratios)
-    print(f"bare `import atroposlib.envs.base`: median {statistics.median(floors):.2f} s")
-    print(f"hermes-envs check {Path(args.env_file).name}: median {statistics.median(checks):.2f} s")
-    print(f"check / import ratio: {ratio:.2f}x wall (median of {args.rounds} rounds; target <= {TARGET}x)")
+    with contextlib.ExitStack() as stack:
+        runs: dict[str, tuple[list[str], dict[str, str], Path]] = {
+            "floor": (floor_argv, env, ROOT),
+            "check": (check_argv, env, ROOT),
+        }
+        if args.baseline:
+            base = stack.enter_context(_worktree(args.baseline))
+            base_env = {
+                **env,
+                "PYTHONPATH": os.pathsep.join([str(base), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+            }
+            runs["base"] = (check_argv, base_env, base)
+        for argv, run_env, cwd in runs.values():  # warm the OS file cache (and write the bytecode)
+            timed(argv, run_env, cwd)
+        walls: dict[str, list[float]] = {name: [] for name in runs}
+        cpus: dict[str, list[float]] = {name: [] for name in runs}
+        for _ in range(args.rounds):
+            for name, (argv, run_env, cwd) in runs.items():
+                wall, cpu = timed(argv, run_env, cwd)
+                walls[name].append(wall)
+                cpus[name].append(cpu)
+
+    def ratio(top: str, bottom: str, values: dict[str, list[float]]) -> str:
+        per_round = [a / b for a, b in zip(values[top], values[bottom], strict=True)]
+        return f"{statistics.median(per_round):.2f}x (range {min(per_round):.2f}-{max(per_round):.2f})"
+
+    name = Path(args.env_file).name
+    print(f"bare `import atroposlib.envs.base`: median {statistics.median(walls['floor']):.2f} s")
+    print(f"hermes-envs check {name}: median {statistics.median(walls['check']):.2f} s")
     print(
-        f"check / import ratio: {statistics.median(cpu_ratios):.2f}x CPU (user+system; steadier on a busy machine)"
+        f"check / import: {ratio('check', 'floor', walls)} wall, median of {args.rounds} rounds; target <= {TARGET}x"
     )
+    print(f"check / import: {ratio('check', 'floor', cpus)} CPU (user+system; steadier on a busy machine)")
+    if args.baseline:
+        print(f"check at {args.baseline}: median {statistics.median(walls['base']):.2f} s")
+        print(
+            f"baseline check / import: {ratio('base', 'floor', walls)} wall, {ratio('base', 'floor', cpus)} CPU"
+        )
+        print(
+            f"check / check at {args.baseline}: {ratio('check', 'base', walls)} wall, "
+            f"{ratio('check', 'base', cpus)} CPU; target <= {BASELINE_TARGET}x"
+        )
     print(f"load average (1 min) {load_before} before, {_loadavg()} after ({os.cpu_count()} CPUs)")
     print(
         f"bytecode caches {'off' if args.no_bytecode else 'on'}; sandbox python3 "
         f"{'from the shell PATH' if args.path_as_is else 'this interpreter (as in an activated venv)'}"
     )
     return 0
+
+
+@contextlib.contextmanager
+def _worktree(rev: str) -> Iterator[Path]:
+    """A detached checkout of ``rev`` in a temporary folder outside the repo, removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="hermes_check_base_")) / "tree"
+    subprocess.run(
+        ["git", "worktree", "add", "--detach", str(folder), rev], cwd=ROOT, check=True, capture_output=True
+    )
+    try:
+        yield folder
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(folder)], cwd=ROOT, check=False)
+        subprocess.run(["rm", "-rf", str(folder.parent)], check=False)
 
 
 def _loadavg() -> str:

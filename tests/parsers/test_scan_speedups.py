@@ -128,3 +128,23 @@ def test_deepseek_v4_skipping_repeated_parameters_gives_the_full_reading(cut, ti
         assert fast == _outcome(parser.parse_detailed(text))
     finally:
         deepseek_v4._Reader._cycles = original
+
+
+XML_KEY_PIECES = ["<parameter=", "k", ">", "\n", "<", " ", "[", "</parameter>", "é"]
+
+
+@SETTINGS
+@given(
+    text=st.lists(st.sampled_from(XML_KEY_PIECES), max_size=30).map("".join),
+    starts=st.lists(st.integers(0, 60), max_size=8),
+)
+def test_custom_xml_key_read_by_find_matches_the_key_pattern(text, starts):
+    """custom_xml reads a parameter's key up to the first newline, '<' or '>' with one cached search; the lazy
+    pattern it replaced stepped over every other character (40x upstream after an opening followed by 100 KB of
+    '[')."""
+    parser = get_parser("custom_xml")
+    assert parser._key_end == ">"
+    finder = CharsFinder(text, "\n<>")
+    for pos in sorted(starts):  # (queries never go backwards)
+        want = parser._key_then.match(text, pos)
+        assert parser._read_key(text, pos, finder) == (want and (want.group(1), want.end()))

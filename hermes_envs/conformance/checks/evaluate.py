@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from hermes_envs._chat import offered_tool_names
@@ -192,29 +193,63 @@ def wandb_log_super(s: EnvSession) -> list[Finding]:
     return []
 
 
-def _metrics_around_evaluate(s: EnvSession) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(train/* metrics of an idle wandb_log, train/* metrics of the wandb_log right after an evaluate()).
+@dataclass(frozen=True)
+class EvalAgain:
+    """``evaluate()`` run a second time, the model answering at once, between ``wandb_log`` calls: the train/*
+    metrics before and after it (HC705) and whether it ran again at all (HC707). One run serves both checks, so the
+    default catalogue pays for two evaluate() runs, not three (a third, calling the tools, runs under --thorough).
+
+    ``error``: what evaluate() raised (``Type: message``); ``log_error``: what wandb_log raised (then ``idle`` and
+    ``after`` are empty and HC707 runs evaluate() again itself)."""
+
+    idle: dict[str, Any]
+    after: dict[str, Any]
+    requests: int
+    error: str | None
+    log_error: str | None
+
+    @classmethod
+    def build(cls, s: EnvSession) -> EvalAgain:
+        try:
+            idle, after, requests, error = _metrics_around_evaluate(s)
+        except Exception as exc:  # wandb_log raised (HC704 reports it)
+            return cls({}, {}, 0, None, f"{type(exc).__name__}: {exc}")
+        return cls(idle, after, requests, error, None)
+
+
+def _metrics_around_evaluate(s: EnvSession) -> tuple[dict[str, Any], dict[str, Any], int, str | None]:
+    """(train/* metrics of an idle wandb_log, train/* metrics of the wandb_log right after an evaluate(), the
+    model requests that evaluate() made, what it raised or None).
 
     Buffers are flushed first, so the only activity between the two logs is the evaluate() run. Keys that change
-    between two idle logs (a rate over the clock, say) are left out of both: evaluate() did not move them.
+    between two idle logs (a rate over the clock, say) are left out of both: evaluate() did not move them. An
+    exception from wandb_log propagates.
     """
 
     def train_only(metrics: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in metrics.items() if str(k).startswith("train/")}
 
     s.settle()  # a rollout an earlier check left running must not finish inside the evaluate() measured here
+    error = None
     with spy_base_wandb_log(train_only) as seen:
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # flush what training probes left
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # idle baseline
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")  # ... twice, to see what moves by itself
         first, idle = (seen[-2], seen[-1]) if len(seen) >= 2 else ({}, {})
         drifting = {k for k in idle if k in first and not _same(first[k], idle[k])}
-        with s.responding(lambda body: {"content": "I don't know."}), s.scratch_cwd():
-            s.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
+        with (
+            s.sandbox_leaks(),
+            s.responding(lambda body: {"content": EVAL_ANSWER}) as made,
+            s.scratch_cwd(),
+        ):
+            try:
+                s.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
+            except Exception as exc:
+                error = f"{type(exc).__name__}: {exc}"
         s.run_env(lambda env: env.wandb_log({}), phase="wandb_log")
         after = seen[-1] if seen else {}
     idle = {k: v for k, v in idle.items() if k not in drifting}
-    return idle, {k: v for k, v in after.items() if k not in drifting}
+    return idle, {k: v for k, v in after.items() if k not in drifting}, len(made), error
 
 
 def _moved(idle: dict[str, Any], after: dict[str, Any]) -> list[str]:
@@ -259,15 +294,17 @@ def eval_not_in_train_metrics(s: EnvSession) -> list[Finding]:
                     "train/* for training rollouts only).",
                 )
             ]
-    try:
-        idle, after = _metrics_around_evaluate(s)
-    except Exception as exc:
-        raise Skip(f"evaluate() or wandb_log raised ({type(exc).__name__}: {exc}); see HC202/HC704") from None
+    again = s.observe(EvalAgain)
+    if again.log_error or again.error:
+        raise Skip(f"evaluate() or wandb_log raised ({again.log_error or again.error}); see HC202/HC704")
+    idle, after = again.idle, again.after
     changed = _moved(idle, after)
     if changed:
         # A finding must replay: a second evaluate() has to move the same metrics (a one-time effect, or work an
         # earlier probe left running that happened to finish meanwhile, does not).
-        idle, after = _metrics_around_evaluate(s)
+        idle, after, _, error = _metrics_around_evaluate(s)
+        if error:
+            raise Skip(f"evaluate() or wandb_log raised ({error}); see HC202/HC704")
         changed = [k for k in _moved(idle, after) if k in changed]
     if not changed:
         return []
@@ -354,12 +391,16 @@ def eval_parity(s: EnvSession) -> list[Finding]:
         )
     check_rollouts_possible(s)
     findings: list[Finding] = []
-    error = None
-    with s.sandbox_leaks(), s.responding(call_each_tool_then(EVAL_ANSWER)) as made, s.scratch_cwd():
-        try:
-            s.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
-        except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
+    again = s.observe(EvalAgain)  # the run HC705 measures (the model answers at once)
+    error, made = again.error, again.requests
+    if again.log_error or (s.settings.thorough and error is None and made):
+        # wandb_log broke that run, or --thorough: once more, the model calling every tool first
+        with s.sandbox_leaks(), s.responding(call_each_tool_then(EVAL_ANSWER)) as calls, s.scratch_cwd():
+            try:
+                s.run_env(lambda env: env.evaluate(), timeout=300, phase="evaluate")
+            except Exception as exc:
+                error = f"{type(exc).__name__}: {exc}"
+        made = len(calls)
     if error is not None or not made:
         happened = f"raised {error}" if error else "made no model request at all"
         findings.append(
