@@ -161,6 +161,14 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Grade one committed final answer against this item's own answer (the `item` argument), keep no state "
         "between calls, score precision as well as recall, bound parsing.",
     ),
+    "HC414": (
+        "A reward that counts the tool calls in the transcript pays for work that never happened: a refund the "
+        "billing tool refused, a write that raised, a hold never placed. The policy learns to issue calls, not to "
+        "make them succeed. Evidence: the env's best tool-using transcript keeps full credit with every tool result "
+        "an error, and those failed calls with no answer still beat every control (replayable).",
+        "Read the outcome: the sandbox through ctx, the env's own per-task state, or each call's tool result "
+        "(skip errors); never count calls in result.messages as work done.",
+    ),
     "HC501": (
         "atroposlib needs group_size aligned tokens/masks/scores; misalignment crashes or corrupts batches.",
         "Build masks from the same tokenization as tokens.",

@@ -6,6 +6,7 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     cutoff,
     data,
     evaluate,
+    failed_work,
     faults,
     fuzz,
     host,
