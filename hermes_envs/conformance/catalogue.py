@@ -301,4 +301,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "leaves processes running or kills its own process group breaks the trainer's node and every later run.",
         "Write through the rollout's sandbox or tempfile; run commands with ctx.terminal; wait for what you start.",
     ),
+    "HC904": (
+        "The model's reply is untrusted code: run in the trainer's working directory it writes and deletes files "
+        "in the user's checkout; run with the trainer's environment it reads API keys and can print them into the "
+        "training data; run in temporary folders never removed it fills the disk, one folder per completion.",
+        "Run it with cwd= a fresh tempfile folder removed afterwards, a minimal env= ({'PATH': ...}) and python -I, "
+        "or in a sandbox.",
+    ),
 }

@@ -13,6 +13,7 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     isolation,
     judge_faults,
     metamorphic,
+    model_code,
     parity,
     parsers,
     prompt,
