@@ -1,0 +1,55 @@
+"""HC904 (issue 29, effects): a raw env runs the model's code away from the trainer. The blind3 corpus's raw snippet
+executor (written blind to the kit) is the correct env; its mutants run the code in the trainer's cwd, with the
+trainer's environment, or leave their temporary folders behind."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hermes_envs.conformance import EnvSession, Settings, Status
+from hermes_envs.conformance.checks.model_code import CANARY, MARKER
+from hermes_envs.conformance.findings import Severity
+
+from .corpus import CORPUS, CORPUS_SETTINGS
+
+BLIND3 = CORPUS / "blind3"
+
+
+def _run(name: str | Path) -> object:
+    with EnvSession(name if isinstance(name, Path) else BLIND3 / name, settings=Settings(**CORPUS_SETTINGS, select=["HC904"])) as session:
+        return session.run("HC904")
+
+
+def test_the_correct_executor_passes_and_the_kit_leaves_no_trace() -> None:
+    outcome = _run("raw_snippet_exec_env.py")
+    assert outcome.status is Status.PASSED, [f.render() for f in outcome.findings]
+    assert CANARY not in os.environ
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("m_raw_cwd_host.py", "trainer's own working directory"),
+        ("m_raw_env_inherit.py", "could read $" + CANARY),
+    ],
+)
+def test_model_code_in_the_trainers_cwd_or_environment_is_an_error(name: str, words: str) -> None:
+    outcome = _run(name)
+    assert outcome.status is Status.FAILED, outcome
+    assert [f.severity for f in outcome.findings] == [Severity.ERROR]
+    assert words in outcome.findings[0].message
+    assert not (Path.cwd() / MARKER).exists()  # the kit ran the group in a scratch cwd
+
+
+def test_working_folders_left_behind_are_a_warning() -> None:
+    outcome = _run("m_raw_tmp_leak.py")
+    assert outcome.status is Status.WARNED, outcome
+    assert "left behind" in outcome.findings[0].message
+
+
+def test_an_agent_env_is_not_applicable() -> None:
+    outcome = _run(CORPUS / "good" / "file_task_env.py")
+    assert outcome.status is Status.NOT_APPLICABLE
