@@ -53,3 +53,27 @@ def test_working_folders_left_behind_are_a_warning() -> None:
 def test_an_agent_env_is_not_applicable() -> None:
     outcome = _run(CORPUS / "good" / "file_task_env.py")
     assert outcome.status is Status.NOT_APPLICABLE
+
+
+def test_a_file_written_into_the_trainers_working_directory_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HC903 called a write into the cwd the kit was started from (outside the checkout) a warning; that folder is
+    the trainer's, shared by every rollout and run (blind3's audit log written with a relative path)."""
+    from hermes_envs.conformance import _container
+    from hermes_envs.conformance.runner import run_conformance
+
+    from .test_containment import _env
+
+    _checkout, env_file = _env(tmp_path, module='\nopen("audit.jsonl", "a").write("x")\n')
+    trainer = tmp_path / "trainer"
+    trainer.mkdir()
+    monkeypatch.chdir(trainer)
+    monkeypatch.setattr(_container, "containable", lambda: "traced only in this test")
+    monkeypatch.setattr("hermes_envs.conformance._contained._WARNED", [])
+    with pytest.warns(RuntimeWarning):
+        report = run_conformance([str(env_file)], Settings(select=["HC101", "HC903"]))
+    (outcome,) = [o for o in report.envs[0].outcomes if o.check_id == "HC903"]
+    (finding,) = [f for f in outcome.findings if f.subject == str(trainer / "audit.jsonl")]
+    assert finding.severity is Severity.ERROR and "trainer's working directory" in finding.message
+    assert "hostile_env.py:" in finding.message
