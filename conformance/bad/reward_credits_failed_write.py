@@ -18,7 +18,10 @@ class CreditsFailedWriteEnv(FileWriteEnv):
                 if call["function"]["name"] != "write_file":
                     continue
                 args = json.loads(call["function"]["arguments"] or "{}")
-                if args.get("path") == item["path"] and str(args.get("content", "")).strip() == item["content"]:
+                if (
+                    args.get("path") == item["path"]
+                    and str(args.get("content", "")).strip() == item["content"]
+                ):
                     return 1.0
         return 0.0
 

@@ -19,7 +19,10 @@ BLIND3 = CORPUS / "blind3"
 
 
 def _run(name: str | Path) -> object:
-    with EnvSession(name if isinstance(name, Path) else BLIND3 / name, settings=Settings(**CORPUS_SETTINGS, select=["HC904"])) as session:
+    with EnvSession(
+        name if isinstance(name, Path) else BLIND3 / name,
+        settings=Settings(**CORPUS_SETTINGS, select=["HC904"]),
+    ) as session:
         return session.run("HC904")
 
 

@@ -152,12 +152,16 @@ def _judge_one(s: EnvSession, entry: ScoredRollout) -> Finding | None:
     bare_result, bare_id = _run_plain(s, item, _without_calls(script))
     bare = _score(s, item, bare_result, bare_id)
     if not numeric(bare) or failed <= bare + EPS:
-        return None  # the calls earn nothing once they fail: the reward reads their outcome (or only the text)
+        return (
+            None  # the calls earn nothing once they fail: the reward reads their outcome (or only the text)
+        )
     empty_result, empty_id = _failing_run(s, item, _no_answer(script))
     empty = _score(s, item, empty_result, empty_id)
     bar = max(s.observe(Controls).best(item, s.settings.control_ceiling)[1], _trying(s, item, entry))
     if not numeric(empty) or empty <= bar + EPS:
-        return None  # failed calls with no answer earn nothing a control does not: a gate, not credit for work
+        return (
+            None  # failed calls with no answer earn nothing a control does not: a gate, not credit for work
+        )
     calls = sum(len(t.get("tool_calls") or []) for t in script)
     full = failed >= original - EPS
     case = Case(
