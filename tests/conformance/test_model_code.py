@@ -80,3 +80,23 @@ def test_a_file_written_into_the_trainers_working_directory_is_an_error(
     (finding,) = [f for f in outcome.findings if f.subject == str(trainer / "audit.jsonl")]
     assert finding.severity is Severity.ERROR and "trainer's working directory" in finding.message
     assert "hostile_env.py:" in finding.message
+
+
+def test_the_model_code_hc904_hands_a_raw_env_is_not_an_hc903_spawn() -> None:
+    """HC903 warned "run commands through ctx.terminal" on the correct raw executor once HC904 made it run code: a
+    raw env has no ctx, and running the model's code is its task (HC904 judges how it does)."""
+    from hermes_envs.conformance._container import ContainerResult
+    from hermes_envs.conformance.checks.host import host_findings
+
+    def spawn(phase: str) -> dict[str, str]:
+        return {
+            "ev": "effect",
+            "kind": "spawned",
+            "detail": f"python -I {phase}.py",
+            "site": "env.py:9",
+            "phase": phase,
+        }
+
+    result = ContainerResult(events=[spawn("model-code"), spawn("rewards")])
+    found = host_findings(CORPUS / "good" / "raw_qa_env.py", result)
+    assert [f.subject for f in found] == ["python -I rewards.py"]

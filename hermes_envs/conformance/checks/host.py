@@ -20,6 +20,8 @@ from hermes_envs.conformance.session import EnvSession
 __all__ = ["host_findings", "host_outcome"]
 
 _ID = "HC903"
+#: The phase in which HC904 hands a raw env a reply holding code to run (checks/model_code.py).
+MODEL_CODE_PHASE = "model-code"
 
 
 @check("HC903", "host-untouched", "the env leaves the machine it runs on as it found it")
@@ -173,8 +175,8 @@ def _process_findings(result: ContainerResult, spawns: list[dict[str, Any]]) -> 
     seen: set[tuple[str, str]] = set()
     for spawn in spawns:
         key = (spawn["detail"], spawn["site"])
-        if key in seen:
-            continue
+        if key in seen or spawn.get("phase") == MODEL_CODE_PHASE:
+            continue  # the model's code a raw env runs on purpose when HC904 asks: HC904 judges how
         seen.add(key)
         findings.append(
             Finding(

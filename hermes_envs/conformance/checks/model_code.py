@@ -15,6 +15,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from hermes_envs.conformance.checks.host import MODEL_CODE_PHASE
 from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance.observations.rollouts import probe_items
 from hermes_envs.conformance.registry import check
@@ -74,7 +75,7 @@ def model_code_contained(s: EnvSession) -> list[Finding]:
     try:
         with s.scratch_cwd() as cwd, s.sandbox_leaks(), s.responding(_replying(_code(out))):
             try:
-                s.run_env(lambda e: e.collect_trajectories(item), timeout=120, phase="model-code")
+                s.run_env(lambda e: e.collect_trajectories(item), timeout=120, phase=MODEL_CODE_PHASE)
             except Exception as exc:
                 raise Skip(f"collect_trajectories(item) raised {type(exc).__name__}: {exc}") from None
             ran = sorted(out.glob("ran-*"))
