@@ -161,6 +161,16 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Grade one committed final answer against this item's own answer (the `item` argument), keep no state "
         "between calls, score precision as well as recall, bound parsing.",
     ),
+    "HC414": (
+        "A reward that counts the tool calls in the transcript pays for work that never happened: a refund the "
+        "billing tool refused, a write that raised, a hold never placed. The policy learns to issue calls, not to "
+        "make them succeed. Evidence: the env's best tool-using transcript keeps full credit with every tool result "
+        "an error, and those failed calls with no answer still beat every control (replayable). Only part of the "
+        "credit kept is a warning (a bonus for trying may be intended); a gate that also needs the right answer, or a "
+        "bonus no larger than what calling every tool with made-up arguments earns, passes.",
+        "Read the outcome: the sandbox through ctx, the env's own per-task state, or each call's tool result "
+        "(skip errors); never count calls in result.messages as work done.",
+    ),
     "HC501": (
         "atroposlib needs group_size aligned tokens/masks/scores; misalignment crashes or corrupts batches.",
         "Build masks from the same tokenization as tokens.",
@@ -290,8 +300,18 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Send model calls through self.server; fall back when a download fails.",
     ),
     "HC903": (
-        "A gate runs a pull request's code on the machine it runs on: an env that writes into the checkout, "
+        "A gate runs a pull request's code on the machine it runs on: an env that writes into the checkout (or the "
+        "trainer's working directory, shared by every rollout and run), "
         "leaves processes running or kills its own process group breaks the trainer's node and every later run.",
         "Write through the rollout's sandbox or tempfile; run commands with ctx.terminal; wait for what you start.",
+    ),
+    "HC904": (
+        "The model's reply is untrusted code: run in the trainer's working directory it writes and deletes files "
+        "in the user's checkout; run with the trainer's environment it reads API keys and can print them into the "
+        "training data; run in temporary folders never removed it fills the disk, one folder per completion. "
+        "Evidence: the kit answers with a python block that records its cwd and whether it sees a secret the kit "
+        "planted (errors: what any model's code could do); a folder left behind is a warning.",
+        "Run it with cwd= a fresh tempfile folder removed afterwards, a minimal env= ({'PATH': ...}) and python -I, "
+        "or in a sandbox.",
     ),
 }

@@ -20,6 +20,8 @@ from hermes_envs.conformance.session import EnvSession
 __all__ = ["host_findings", "host_outcome"]
 
 _ID = "HC903"
+#: The phase in which HC904 hands a raw env a reply holding code to run (checks/model_code.py).
+MODEL_CODE_PHASE = "model-code"
 
 
 @check("HC903", "host-untouched", "the env leaves the machine it runs on as it found it")
@@ -77,6 +79,11 @@ def _effects(result: ContainerResult, kind: str) -> list[dict[str, Any]]:
 def host_findings(path: Path, result: ContainerResult) -> list[Finding]:
     """HC903's findings for one contained run of the env at ``path``."""
     checkout = _checkout(path)
+    # The kit's own cwd is the trainer's: the worker is forked from it, and checks that run the env's evaluate()
+    # move it to a scratch folder of the kit's own (ignored with the rest of its files).
+    cwd = os.getcwd()
+    if _inside(os.path.expanduser("~"), cwd):
+        cwd = "//"  # started from $HOME (or above it): a cache under ~ is no write "beside the run"
     writes: dict[str, dict[str, Any]] = {}
     for event in result.events:
         if event.get("ev") == "effect" and event.get("kind") in ("wrote", "created", "deleted"):
@@ -104,7 +111,14 @@ def host_findings(path: Path, result: ContainerResult) -> list[Finding]:
             origin = "by code outside the env's files (a library, a tool or native code it called)"
         what = f"{change.path}" + (f" (and {folded} path(s) in it)" if folded else "")
         in_checkout = _inside(change.path, checkout)
-        place = f"the user's checkout {checkout}" if in_checkout else "the host"
+        in_cwd = not in_checkout and _inside(change.path, cwd)
+        place = (
+            f"the user's checkout {checkout}"
+            if in_checkout
+            else f"the trainer's working directory {cwd} (where it was started, shared by every rollout and run)"
+            if in_cwd
+            else "the host"
+        )
         findings.append(
             Finding(
                 _ID,
@@ -113,7 +127,7 @@ def host_findings(path: Path, result: ContainerResult) -> list[Finding]:
                 "write through the rollout's sandbox (ctx.write_file / ctx.terminal, the task's working directory)"
                 " or a folder from tempfile; ship data with the env instead of writing it beside the run. (The kit "
                 "ran the env contained: the host was left untouched.)",
-                Severity.ERROR if in_checkout else Severity.WARNING,
+                Severity.ERROR if in_checkout or in_cwd else Severity.WARNING,
                 subject=change.path,
             )
         )
@@ -161,8 +175,8 @@ def _process_findings(result: ContainerResult, spawns: list[dict[str, Any]]) -> 
     seen: set[tuple[str, str]] = set()
     for spawn in spawns:
         key = (spawn["detail"], spawn["site"])
-        if key in seen:
-            continue
+        if key in seen or spawn.get("phase") == MODEL_CODE_PHASE:
+            continue  # the model's code a raw env runs on purpose when HC904 asks: HC904 judges how
         seen.add(key)
         findings.append(
             Finding(
