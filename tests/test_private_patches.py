@@ -64,11 +64,18 @@ class _Finder(ast.NodeVisitor):
         if name in PATCHERS and node.args:
             first = node.args[0]
             if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                self._flag(node, first.value)  # monkeypatch.setattr("hermes_envs.x._Y", ...), mock.patch("...")
+                self._flag(
+                    node, first.value
+                )  # monkeypatch.setattr("hermes_envs.x._Y", ...), mock.patch("...")
             else:
                 target = self._dotted(first)
                 attr = node.args[1] if len(node.args) > 1 else None
-                if target and isinstance(attr, ast.Constant) and isinstance(attr.value, str) and name != "setitem":
+                if (
+                    target
+                    and isinstance(attr, ast.Constant)
+                    and isinstance(attr.value, str)
+                    and name != "setitem"
+                ):
                     target = f"{target}.{attr.value}"
                 self._flag(node, target)
         self.generic_visit(node)

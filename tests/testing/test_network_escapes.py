@@ -284,7 +284,7 @@ def test_hc902_names_the_raw_socket_and_the_namespace_holds_the_subprocess(tmp_p
     env's writes stay in its overlay)."""
     from pathlib import Path
 
-    from hermes_envs.conformance.runner import load_settings, run_conformance
+    from hermes_envs.conformance._runner import load_settings, run_conformance
 
     source = (Path(__file__).resolve().parents[2] / "environments" / "arithmetic_env.py").read_text()
     marker = "    async def compute_reward(self, item: dict, result: AgentResult, ctx: ToolContext) -> float:"
