@@ -13,6 +13,8 @@ from hermes_envs.conformance._catalogue import CATALOGUE
 from hermes_envs.conformance._registry import all_checks
 from hermes_envs.conformance._settings import Settings
 
+__all__ = ["main", "render"]
+
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "checks.md"
 
 _INTRO = """\
