@@ -160,8 +160,7 @@ NOT_YET: dict[str, set[str]] = {
         "hermes_envs.testing._netns._STATE",
         "hermes_envs.testing._network_audit._PARTIAL_WARNED",
     },
-    # the interpreter's exit (spawner thread gone) and a spy on every SIGKILL the sandbox sends
-    "tests/tools/test_prestart.py": {"hermes_envs.tools.backends._workers.spawner_gone"},
+    # a spy on every SIGKILL the sandbox sends
     "tests/tools/test_sandbox.py": {"hermes_envs.tools.backends._procfs.kill"},
 }
 
