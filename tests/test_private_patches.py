@@ -155,11 +155,6 @@ NOT_YET: dict[str, set[str]] = {
     "tests/parsers/test_xml_fast_paths.py": {
         "hermes_envs.parsers.custom_xml.CustomXmlParser._mention_skipper"
     },
-    # a host where unshare(CLONE_NEWNET) fails, simulated on one where it works
-    "tests/testing/test_network_escapes.py": {
-        "hermes_envs.testing._netns._STATE",
-        "hermes_envs.testing._network_audit._PARTIAL_WARNED",
-    },
     # a spy on every SIGKILL the sandbox sends
     "tests/tools/test_sandbox.py": {"hermes_envs.tools.backends._procfs.kill"},
 }
