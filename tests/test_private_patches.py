@@ -146,7 +146,6 @@ NOT_YET: dict[str, set[str]] = {
         "hermes_envs.conformance._container.containable",
         "hermes_envs.conformance._contained._WARNED",
         "hermes_envs.conformance._container.subprocess.Popen",
-        "hermes_envs.conformance._container._fork_safe",
     },
     # a made-up upstream attribute (every real one is provided by hermes-envs' base by now)
     "tests/conformance/test_real_causes.py": {"hermes_envs.env._causes.UPSTREAM_BASE_ATTRIBUTES"},

@@ -323,20 +323,13 @@ def probe_writes(paths: list[str]) -> object:
     return run
 
 
-@pytest.mark.parametrize("fresh", [False, True], ids=["forked", "fresh-interpreter"])
-def test_shared_memory_and_the_kernels_knobs_are_not_the_hosts(
-    fresh: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from hermes_envs.conformance import _container
+@pytest.mark.parametrize("start", ["fork", "fresh"], ids=["forked", "fresh-interpreter"])
+def test_shared_memory_and_the_kernels_knobs_are_not_the_hosts(start: str) -> None:
     from hermes_envs.conformance._container import run_contained
 
-    monkeypatch.setattr(
-        _container, "_fork_safe", lambda: not fresh
-    )  # the fresh one imports this test module too
-
     shm = f"/dev/shm/hermes-contain-{uuid.uuid4().hex[:8]}"
-    result = run_contained(
-        f"{__name__}:probe_writes", [[shm, "/proc/sys/kernel/hostname", "/sys/hermes-probe"]]
+    result = run_contained(  # (the fresh interpreter imports this test module too)
+        f"{__name__}:probe_writes", [[shm, "/proc/sys/kernel/hostname", "/sys/hermes-probe"]], start=start
     )
     (probe,) = [e for e in result.events if e.get("ev") == "probe"]
     assert (
