@@ -10,10 +10,11 @@ Standard library only: both layers import it at no cost.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-__all__ = ["UNKNOWN", "expected", "fits", "of_this_thread", "set_probe"]
+__all__ = ["UNKNOWN", "expected", "fits", "kept_probe", "of_this_thread", "set_probe"]
 
 #: What a probe answers when it cannot tell (switching failed midway): matches no shell.
 UNKNOWN = "unknown"
@@ -25,6 +26,17 @@ def set_probe(probe: Callable[[], str | None]) -> None:
     """Install ``probe``: the id (as :func:`of_this_thread` spells it) of the namespace a process started now gets,
     ``None`` while no thread switches. The last one installed answers."""
     _PROBE[:] = [probe]
+
+
+@contextlib.contextmanager
+def kept_probe() -> Iterator[None]:
+    """Put back the probe installed before the block (or none) when it ends, whatever :func:`set_probe` did inside:
+    for tests that install their own."""
+    before = list(_PROBE)
+    try:
+        yield
+    finally:
+        _PROBE[:] = before
 
 
 def expected() -> str | None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
-    from hermes_envs.conformance.runner import ConformanceReport
+    from hermes_envs.conformance._runner import ConformanceReport
 
 #: ``hermes-envs check`` exits as ``pytest --hermes-conformance`` does on the same targets.
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_ENV = 0, 1, 4, 5
@@ -72,7 +72,7 @@ def _loading() -> Iterator[None]:
 def _check(args: argparse.Namespace) -> int:
     with _loading():
         from hermes_envs._quiet import captured
-        from hermes_envs.conformance.runner import (
+        from hermes_envs.conformance._runner import (
             load_settings,
             parse_overrides,
             refuse_report_over_input,
@@ -335,7 +335,7 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
     which argparse cannot declare."""
     env: dict[str, object] = {}
     if argv and argv[0] == "check":
-        from hermes_envs.conformance.runner import parse_env_options
+        from hermes_envs.conformance._runner import parse_env_options
         from hermes_envs.errors import ConfigError
 
         try:

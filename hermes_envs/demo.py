@@ -165,8 +165,8 @@ NAMED_POLICIES: dict[str, Callable[[], Callable[[dict[str, Any]], dict[str, Any]
 
 def register_example_policies() -> None:
     """Make the example policies available by name to the fake server (``--policy arithmetic``); idempotent."""
-    from hermes_envs.testing.fake_server.policies import POLICIES as REGISTERED
-    from hermes_envs.testing.fake_server.policies import register_policy
+    from hermes_envs.testing.fake_server._policies import POLICIES as REGISTERED
+    from hermes_envs.testing.fake_server._policies import register_policy
 
     for name, factory in NAMED_POLICIES.items():
         if name not in REGISTERED:

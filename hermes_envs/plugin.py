@@ -1,7 +1,7 @@
 """The pytest plugin (entry point ``hermes_envs``): fixtures, and ``--hermes-conformance PATH...``.
 
 Thin hooks that delegate: fixtures live in :mod:`hermes_envs.testing`, the collection nodes of the conformance checks
-in :mod:`hermes_envs.conformance.pytest_items`, the checks in :mod:`hermes_envs.conformance`. The plugin sits above
+in :mod:`hermes_envs.conformance._pytest_items`, the checks in :mod:`hermes_envs.conformance`. The plugin sits above
 both (core <- testing <- conformance <- plugin/CLI), so neither imports it. Loading this plugin imports nothing heavy
 (no atroposlib, no transformers): those are imported inside hooks only when ``--hermes-conformance`` is given. State
 lives in ``config.stash``.
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from hermes_envs.conformance.stash import OUTCOMES, SETTINGS, TARGETS
+from hermes_envs.conformance._stash import OUTCOMES, SETTINGS, TARGETS
 from hermes_envs.testing._fixtures import fake_http, fake_openai, fake_openai_session  # noqa: F401  (fixtures)
 from hermes_envs.testing._replay_fixtures import (  # noqa: F401  (fixtures)
     hermes_cassette,
@@ -182,7 +182,7 @@ def pytest_configure(config: pytest.Config) -> None:
     targets = config.getoption("hermes_conformance", default=None)
     if not targets:
         return
-    from hermes_envs.conformance.runner import (
+    from hermes_envs.conformance._runner import (
         discover,
         load_settings,
         parse_overrides,
@@ -222,7 +222,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _conformance_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     targets = parent.config.stash.get(TARGETS, None)
     if targets and file_path.resolve() in targets:
-        from hermes_envs.conformance.pytest_items import ConformanceFile
+        from hermes_envs.conformance._pytest_items import ConformanceFile
 
         return ConformanceFile.from_parent(parent, path=file_path)
     return None
@@ -266,7 +266,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     collector = config.stash.get(OUTCOMES, None)
     if collector is None or hasattr(config, "workerinput"):
         return  # not a conformance run, or an xdist worker (the controller writes the report)
-    from hermes_envs.conformance.pytest_items import finish_report
+    from hermes_envs.conformance._pytest_items import finish_report
 
     finish_report(config, collector.records, config.getoption("hermes_report"))
 

@@ -1,6 +1,6 @@
 """The conformance kit: checks that catch the mistakes environment authors make, with findings that say the fix.
 
-Names are loaded on first access: the pytest plugin imports :mod:`hermes_envs.conformance.stash` at every pytest
+Names are loaded on first access: the pytest plugin imports :mod:`hermes_envs.conformance._stash` at every pytest
 start, which must not pull in the session, the probes and the fake server when no conformance run was asked for.
 """
 
@@ -11,27 +11,27 @@ from typing import TYPE_CHECKING, Any
 from hermes_envs._lazy import lazy_attributes
 
 _LAZY: dict[str, str] = {
-    "Finding": "hermes_envs.conformance.findings",
-    "Outcome": "hermes_envs.conformance.findings",
-    "Severity": "hermes_envs.conformance.findings",
-    "Status": "hermes_envs.conformance.findings",
-    "CHECKS": "hermes_envs.conformance.registry",
-    "CHECK_REGISTRY": "hermes_envs.conformance.registry",
-    "CheckInfo": "hermes_envs.conformance.registry",
-    "all_checks": "hermes_envs.conformance.registry",
-    "check": "hermes_envs.conformance.registry",
-    "ConformanceReport": "hermes_envs.conformance.runner",
-    "run_conformance": "hermes_envs.conformance.runner",
-    "EnvSession": "hermes_envs.conformance.session",
-    "Settings": "hermes_envs.conformance.settings",
+    "Finding": "hermes_envs.conformance._findings",
+    "Outcome": "hermes_envs.conformance._findings",
+    "Severity": "hermes_envs.conformance._findings",
+    "Status": "hermes_envs.conformance._findings",
+    "CHECKS": "hermes_envs.conformance._registry",
+    "CHECK_REGISTRY": "hermes_envs.conformance._registry",
+    "CheckInfo": "hermes_envs.conformance._registry",
+    "all_checks": "hermes_envs.conformance._registry",
+    "check": "hermes_envs.conformance._registry",
+    "ConformanceReport": "hermes_envs.conformance._runner",
+    "run_conformance": "hermes_envs.conformance._runner",
+    "EnvSession": "hermes_envs.conformance._session",
+    "Settings": "hermes_envs.conformance._settings",
 }
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ below imports on first use
-    from hermes_envs.conformance.findings import Finding, Outcome, Severity, Status
-    from hermes_envs.conformance.registry import CHECK_REGISTRY, CHECKS, CheckInfo, all_checks, check
-    from hermes_envs.conformance.runner import ConformanceReport, run_conformance
-    from hermes_envs.conformance.session import EnvSession
-    from hermes_envs.conformance.settings import Settings
+    from hermes_envs.conformance._findings import Finding, Outcome, Severity, Status
+    from hermes_envs.conformance._registry import CHECK_REGISTRY, CHECKS, CheckInfo, all_checks, check
+    from hermes_envs.conformance._runner import ConformanceReport, run_conformance
+    from hermes_envs.conformance._session import EnvSession
+    from hermes_envs.conformance._settings import Settings
 
 __all__ = sorted(_LAZY)
 

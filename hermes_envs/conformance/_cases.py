@@ -152,9 +152,9 @@ def fmt_score(score: Any) -> str:
 def run_case(s: Any, case: Case) -> CaseRun:
     """Play and score every script of ``case`` in its order on session ``s``; the violation holds when every
     comparison does (a script whose reward raised, or scored no number, makes its comparisons false)."""
-    from hermes_envs.conformance.observations.rollouts import run_probe
-    from hermes_envs.conformance.observations.scoring import numeric, score_rollout
-    from hermes_envs.conformance.probes import play
+    from hermes_envs.conformance._observations.rollouts import run_probe
+    from hermes_envs.conformance._observations.scoring import numeric, score_rollout
+    from hermes_envs.conformance._probes import play
 
     scores: dict[str, Any] = {}
     errors: dict[str, str] = {}

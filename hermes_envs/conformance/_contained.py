@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from hermes_envs.conformance._container import ContainerResult, run_contained
-from hermes_envs.conformance.findings import Finding, Outcome, Severity, Status
-from hermes_envs.conformance.settings import Settings
+from hermes_envs.conformance._findings import Finding, Outcome, Severity, Status
+from hermes_envs.conformance._settings import Settings
 
 __all__ = ["ContainedRun", "ContainedSession", "HOST_CHECK", "contained_classes", "run_env_contained"]
 
@@ -95,9 +95,9 @@ def make_worker(path: str, class_name: str | None, settings: dict[str, Any], dis
         import tempfile
 
         import hermes_envs.conformance.checks  # noqa: F401  (registers the catalogue: a fresh interpreter has none)
+        from hermes_envs.conformance._session import EnvSession
+        from hermes_envs.conformance._sites import author_site
         from hermes_envs.conformance._tracer import Channel, Tracer
-        from hermes_envs.conformance.session import EnvSession
-        from hermes_envs.conformance.sites import author_site
         from hermes_envs.env import find_env_classes
         from hermes_envs.errors import EnvLoadError
 
@@ -271,7 +271,7 @@ def run_env_contained(path: Path, class_name: str | None, settings: Settings) ->
         elif kind == "done":
             done = True
     if not selected:
-        from hermes_envs.conformance.schedule import CheckScheduler
+        from hermes_envs.conformance._schedule import CheckScheduler
 
         scheduler = CheckScheduler()
         scheduler.settings = settings
@@ -346,7 +346,7 @@ class ContainedSession:
     env run in the container: the first ``run`` runs every selected check there, later ones read the outcomes."""
 
     def __init__(self, path: str | Path, class_name: str | None, settings: Settings, label: str = "") -> None:
-        from hermes_envs.conformance.schedule import CheckScheduler
+        from hermes_envs.conformance._schedule import CheckScheduler
 
         self.path = Path(path).resolve()
         self.class_name = class_name

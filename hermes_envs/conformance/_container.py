@@ -468,6 +468,8 @@ def run_contained(
     args: list[Any],
     on_event: Callable[[dict[str, Any]], None] | None = None,
     hang_seconds: float | None = None,
+    *,
+    start: str = "auto",
 ) -> ContainerResult:
     """Run ``module:factory`` ``target``'s ``factory(*args)(write_fd, kit_tmp)`` contained and collect what it sends
     on ``write_fd`` (JSON lines); ``args`` are JSON values (a fresh interpreter may have to rebuild the worker).
@@ -475,8 +477,11 @@ def run_contained(
     ``kit_tmp`` is the worker's temp folder (``TMPDIR``): the kit's own files and the env's ``tempfile`` use go there.
     ``on_event`` sees each event as it arrives. The container is a fork of this process, which has already imported
     the heavy libraries, unless a thread of the kit runs here (a fork would inherit its locks mid-use): then it
-    starts from a fresh interpreter. A run that sends nothing for ``hang_seconds`` is stopped (``result.hung``).
+    starts from a fresh interpreter. ``start`` = ``"fork"`` or ``"fresh"`` picks one (tests of each way).
+    A run that sends nothing for ``hang_seconds`` is stopped (``result.hung``).
     """
+    if start not in ("auto", "fork", "fresh"):
+        raise ValueError(f"start should be 'auto', 'fork' or 'fresh'; got {start!r}")
     base = tempfile.mkdtemp(prefix="hermes-contain-")
     result = ContainerResult(unavailable=containable(), base=base)
     kit_tmp = os.path.join(base, "tmp")
@@ -489,7 +494,7 @@ def run_contained(
     sys.stdout.flush()
     sys.stderr.flush()
     fresh: subprocess.Popen[bytes] | None = None
-    if _fork_safe():
+    if start == "fork" or (start == "auto" and _fork_safe()):
         pid = os.fork()
         if pid == 0:
             os.close(read_fd)

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from hermes_envs.conformance.findings import Severity, Status
-from hermes_envs.conformance.settings import Settings
+from hermes_envs.conformance._findings import Severity, Status
+from hermes_envs.conformance._settings import Settings
 
 #: Exit codes of ``hermes-envs replay``: the violation is there again / it no longer reproduces.
 REPRODUCED, GONE = 1, 0
@@ -58,8 +58,8 @@ def replay(file: str | Path) -> tuple[int, str]:
     # `hermes-envs replay` process has not registered any (every such replay raised KeyError: 'HC...').
     import hermes_envs.conformance.checks  # noqa: F401
     from hermes_envs.conformance._cases import Case, run_case
-    from hermes_envs.conformance.observations.training import SetupRun
-    from hermes_envs.conformance.session import EnvSession
+    from hermes_envs.conformance._observations.training import SetupRun
+    from hermes_envs.conformance._session import EnvSession
 
     data = json.loads(Path(file).read_text(encoding="utf-8"))
     known = {f.name for f in dataclasses.fields(Settings)}

@@ -69,9 +69,9 @@ def scan_in_fresh_process(
 
 def _work(path: str, class_name: str, infile: str, outfile: str) -> None:
     """The worker: build the env, run setup(), scan the training cycle, write item keys and prompts."""
-    from hermes_envs.conformance.observations.training import SetupRun, TrainingScan
-    from hermes_envs.conformance.session import EnvSession
-    from hermes_envs.conformance.settings import Settings
+    from hermes_envs.conformance._observations.training import SetupRun, TrainingScan
+    from hermes_envs.conformance._session import EnvSession
+    from hermes_envs.conformance._settings import Settings
     from hermes_envs.env._prompt import format_prompt_of
 
     raw = json.loads(Path(infile).read_text(encoding="utf-8"))

@@ -12,7 +12,7 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
 
 #: Check id -> its static counterpart (takes the session; reads only ``s.path`` and ``s.class_name``).
 STATIC: dict[str, Callable[[Any], list[Finding]]] = {}

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-from hermes_envs.conformance.sites import is_author_file
+from hermes_envs.conformance._sites import is_author_file
 
 __all__ = ["Channel", "Tracer", "author_frame_site"]
 

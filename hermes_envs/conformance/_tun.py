@@ -130,7 +130,7 @@ def _who(pid: int | None, reader: int, site_of_threads: Callable[[int], str]) ->
 
 def _site_of_threads(reader: int) -> str:
     """The env's frame in any thread of this process but the reader (the one blocked in the native call)."""
-    from hermes_envs.conformance.sites import current_frames, is_author_file
+    from hermes_envs.conformance._sites import current_frames, is_author_file
 
     for ident, top in current_frames().items():
         if ident == reader:

@@ -9,9 +9,11 @@ import sys
 from pathlib import Path
 
 import hermes_envs.conformance.checks  # noqa: F401  (registers the catalogue of checks)
-from hermes_envs.conformance.catalogue import CATALOGUE
-from hermes_envs.conformance.registry import all_checks
-from hermes_envs.conformance.settings import Settings
+from hermes_envs.conformance._catalogue import CATALOGUE
+from hermes_envs.conformance._registry import all_checks
+from hermes_envs.conformance._settings import Settings
+
+__all__ = ["main", "render"]
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "checks.md"
 

@@ -43,6 +43,7 @@ __all__ = [
     "sandbox_config",
     "sandbox_environment",
     "using_config",
+    "verification_spares",
 ]
 
 default_manager = SandboxManager()
@@ -62,6 +63,22 @@ def using_config(config: SandboxConfig | None) -> Iterator[None]:
         yield
     finally:
         _ENV_CONFIG.reset(token)
+
+
+@contextlib.contextmanager
+def verification_spares(wanted: bool) -> Iterator[None]:
+    """For the span of the block, keep (True) or do not keep (False) a spare fresh shell ahead for each task, as
+    after or before this process's first verification command (a ToolContext command of a reward); restored after.
+
+    For tests and benchmarks that need one state or the other whatever ran before in the process."""
+    from .backends._fresh import FreshShells
+
+    before = FreshShells.wanted
+    FreshShells.wanted = wanted
+    try:
+        yield
+    finally:
+        FreshShells.wanted = before
 
 
 def configure_sandboxes(

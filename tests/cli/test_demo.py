@@ -61,7 +61,7 @@ def test_demo_prints_a_short_summary_and_keeps_the_details(tmp_path: Path) -> No
 
 def test_example_policies_are_available_by_name_to_the_fake_server() -> None:
     from hermes_envs.demo import NAMED_POLICIES, register_example_policies
-    from hermes_envs.testing.fake_server.policies import get_policy
+    from hermes_envs.testing.fake_server._policies import get_policy
 
     register_example_policies()
     register_example_policies()  # idempotent: the CLI may run it more than once in one process

@@ -108,8 +108,8 @@ def test_a_ctx_terminal_stall_is_blamed_on_the_tool_context_when_its_paths_are_r
     # the stall was an error "inside PersistentShell._collect" instead of the warning naming ctx.terminal().
     import asyncio
 
-    from hermes_envs.conformance.ctxpaths import record_paths
-    from hermes_envs.conformance.watchdog import LoopWatchdog
+    from hermes_envs.conformance._ctxpaths import record_paths
+    from hermes_envs.conformance._watchdog import LoopWatchdog
     from hermes_envs.tools import ToolContext, cleanup_all_sandboxes
 
     ctx = ToolContext("acceptance-watchdog")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hermes_envs.conformance import EnvSession, Settings, Status
-from hermes_envs.conformance.ctxpaths import task_has_own_root
+from hermes_envs.conformance._ctxpaths import task_has_own_root
 from hermes_envs.tools.backends import available_backends, backends
 
 BAD = Path(__file__).resolve().parents[2] / "conformance" / "bad"

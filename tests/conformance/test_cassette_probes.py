@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from hermes_envs.conformance import EnvSession, Settings, Status
-from hermes_envs.conformance.observations.rollouts import ProbeTranscripts, cassette_probes
+from hermes_envs.conformance._observations.rollouts import ProbeTranscripts, cassette_probes
 
 ROOT = Path(__file__).resolve().parents[2]
 CASSETTE = (

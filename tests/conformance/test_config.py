@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hermes_envs.conformance import EnvSession, Status
-from hermes_envs.conformance.runner import load_settings
+from hermes_envs.conformance._runner import load_settings
 from hermes_envs.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ def test_the_env_can_ignore_a_check_with_a_reason_and_the_command_line_overrides
 
 def test_command_line_overrides_win_over_pyproject(tmp_path, capsys) -> None:
     from hermes_envs.cli import main
-    from hermes_envs.conformance.runner import load_settings, parse_overrides
+    from hermes_envs.conformance._runner import load_settings, parse_overrides
 
     (tmp_path / "pyproject.toml").write_text(
         "[tool.hermes-conformance]\ncontrol_ceiling = 0.1\nslow = false\n"

@@ -256,8 +256,8 @@ def test_without_a_container_the_env_is_traced_and_the_run_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from hermes_envs.conformance import _container
-    from hermes_envs.conformance.runner import run_conformance
-    from hermes_envs.conformance.settings import Settings
+    from hermes_envs.conformance._runner import run_conformance
+    from hermes_envs.conformance._settings import Settings
 
     checkout, env_file = _env(tmp_path, module='\nopen("written_at_import.txt", "w").write("x")\n')
     monkeypatch.chdir(checkout)
@@ -279,8 +279,8 @@ def test_with_a_kit_thread_running_the_container_starts_from_a_fresh_interpreter
     import threading
 
     from hermes_envs.conformance import _container
-    from hermes_envs.conformance.runner import run_conformance
-    from hermes_envs.conformance.settings import Settings
+    from hermes_envs.conformance._runner import run_conformance
+    from hermes_envs.conformance._settings import Settings
 
     checkout, env_file = _env(tmp_path, module='\nopen("written_at_import.txt", "w").write("x")\n')
     monkeypatch.chdir(checkout)
@@ -323,20 +323,13 @@ def probe_writes(paths: list[str]) -> object:
     return run
 
 
-@pytest.mark.parametrize("fresh", [False, True], ids=["forked", "fresh-interpreter"])
-def test_shared_memory_and_the_kernels_knobs_are_not_the_hosts(
-    fresh: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from hermes_envs.conformance import _container
+@pytest.mark.parametrize("start", ["fork", "fresh"], ids=["forked", "fresh-interpreter"])
+def test_shared_memory_and_the_kernels_knobs_are_not_the_hosts(start: str) -> None:
     from hermes_envs.conformance._container import run_contained
 
-    monkeypatch.setattr(
-        _container, "_fork_safe", lambda: not fresh
-    )  # the fresh one imports this test module too
-
     shm = f"/dev/shm/hermes-contain-{uuid.uuid4().hex[:8]}"
-    result = run_contained(
-        f"{__name__}:probe_writes", [[shm, "/proc/sys/kernel/hostname", "/sys/hermes-probe"]]
+    result = run_contained(  # (the fresh interpreter imports this test module too)
+        f"{__name__}:probe_writes", [[shm, "/proc/sys/kernel/hostname", "/sys/hermes-probe"]], start=start
     )
     (probe,) = [e for e in result.events if e.get("ev") == "probe"]
     assert (
@@ -407,8 +400,8 @@ def test_without_root_the_container_is_made_in_a_user_namespace() -> None:
 
 def test_an_env_that_ends_its_process_at_import_fails_the_first_check(tmp_path: Path) -> None:
     # Before, no check was running when the process ended: every check was reported as not run, and the run passed.
-    from hermes_envs.conformance.runner import run_conformance
-    from hermes_envs.conformance.settings import Settings
+    from hermes_envs.conformance._runner import run_conformance
+    from hermes_envs.conformance._settings import Settings
 
     checkout, env_file = _env(tmp_path, module="\nimport os as _os\n_os._exit(0)\n")
     report = run_conformance([str(env_file)], Settings(select=["HC101", "HC201", "HC903"]))
@@ -425,8 +418,8 @@ def test_an_env_that_hangs_is_stopped_and_the_check_that_ran_names_the_hang(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Before, a reward that never returned kept `hermes-envs check` (and a CI job) waiting forever.
-    from hermes_envs.conformance.runner import run_conformance
-    from hermes_envs.conformance.settings import Settings
+    from hermes_envs.conformance._runner import run_conformance
+    from hermes_envs.conformance._settings import Settings
 
     marker = f"hang-{uuid.uuid4().hex[:8]}"
     reward = f"        import subprocess, time\n        subprocess.Popen(['sleep', '3600', '{marker}'])\n"
@@ -447,8 +440,8 @@ def test_a_clean_env_reads_no_credential_by_the_kit_and_its_libraries(
 ) -> None:
     # TOKENIZERS_PARALLELISM (read by the tokenizer libraries while the env is built) was taken for a credential:
     # "TOKEN" matched inside "TOKENIZERS", and every env got an HC903 warning for a read it never made
-    from hermes_envs.conformance.runner import run_conformance
-    from hermes_envs.conformance.settings import Settings
+    from hermes_envs.conformance._runner import run_conformance
+    from hermes_envs.conformance._settings import Settings
 
     checkout, env_file = _env(tmp_path, reward="        os.environ.get('HF_TOKEN')\n", module="\nimport os\n")
     monkeypatch.chdir(checkout)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from hermes_envs.conformance import EnvSession, Settings, Status
+from hermes_envs.conformance._golds import derivable, gold_positives
 from hermes_envs.conformance.checks.answers import renderings
 from hermes_envs.conformance.checks.schemas import schema_problems
-from hermes_envs.conformance.golds import derivable, gold_positives
 
 from .corpus import BAD, CORPUS_SETTINGS, GOOD, outcomes
 
@@ -137,7 +137,7 @@ def test_golds_are_derived_for_structured_file_and_command_tasks() -> None:
 
 @pytest.mark.slow
 def test_the_hash_seed_workers_score_in_other_interpreters(tmp_path: Path) -> None:
-    from hermes_envs.conformance import hashseed
+    from hermes_envs.conformance import _hashseed as hashseed
 
     case = {
         "item": {"question": "List the vowels in order.", "items": ["a", "e", "i", "o", "u"]},
@@ -154,7 +154,7 @@ def test_the_hash_seed_workers_score_in_other_interpreters(tmp_path: Path) -> No
 
 def test_a_check_id_taken_twice_is_refused_by_the_shared_registry() -> None:
     from hermes_envs.conformance import CHECK_REGISTRY, CHECKS, check
-    from hermes_envs.conformance.registry import CheckIdError
+    from hermes_envs.conformance._registry import CheckIdError
 
     before = len(CHECKS)
     with CHECK_REGISTRY.isolated():

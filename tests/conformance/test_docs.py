@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hermes_envs.conformance import all_checks
-from hermes_envs.conformance.catalogue import CATALOGUE
+from hermes_envs.conformance._catalogue import CATALOGUE
 from hermes_envs.conformance.docs import DOCS, render
 
 

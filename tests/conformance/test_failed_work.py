@@ -11,8 +11,8 @@ from types import SimpleNamespace
 import pytest
 
 from hermes_envs.conformance import EnvSession, Settings, Status
+from hermes_envs.conformance._findings import Severity
 from hermes_envs.conformance._replay import GONE, REPRODUCED, replay, write_counterexamples
-from hermes_envs.conformance.findings import Severity
 
 from .corpus import CORPUS, CORPUS_SETTINGS
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from hermes_envs.conformance import EnvSession, Settings, Status
+from hermes_envs.conformance._observations.scoring import ScoredRollout
 from hermes_envs.conformance.checks.answers import renderings
 from hermes_envs.conformance.checks.data import _body, same_problem
 from hermes_envs.conformance.checks.reward_contract import judged_raise
-from hermes_envs.conformance.observations.scoring import ScoredRollout
 
 from .corpus import CORPUS, CORPUS_SETTINGS
 
@@ -192,7 +192,7 @@ def test_an_env_serving_exactly_its_eval_items_for_training_is_a_warning() -> No
 def test_a_glob_in_a_shell_command_is_not_an_absolute_path() -> None:
     """blind3's file-tree env (correct) lists the sandbox with `find . -not -path '*/.*'`; HC604 read '/.' out of
     the pattern as one absolute path shared by every task and failed the env."""
-    from hermes_envs.conformance.ctxpaths import absolute_paths
+    from hermes_envs.conformance._ctxpaths import absolute_paths
 
     assert absolute_paths("find . -type f -not -path '*/.*' | sort") == []
     assert absolute_paths("ls /. /..") == []

@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 from hermes_envs.conformance import Outcome, Settings, Status
 from hermes_envs.conformance._cases import Case
+from hermes_envs.conformance._findings import Severity
 from hermes_envs.conformance._replay import GONE, REPRODUCED, replay, write_counterexamples
 from hermes_envs.conformance.checks.cutoff import _candidates
-from hermes_envs.conformance.findings import Severity
 
 from .corpus import BAD, CORPUS_SETTINGS, GOOD, outcomes
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_envs.conformance.findings import Finding, Outcome, Status
+from hermes_envs.conformance._findings import Finding, Outcome, Status
 from hermes_envs.testing.offline import offline_environ
 
 ROOT = Path(__file__).parents[2]

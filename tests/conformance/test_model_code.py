@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from hermes_envs.conformance import EnvSession, Settings, Status
+from hermes_envs.conformance._findings import Severity
 from hermes_envs.conformance.checks.model_code import CANARY, MARKER
-from hermes_envs.conformance.findings import Severity
 
 from .corpus import CORPUS, CORPUS_SETTINGS
 
@@ -64,7 +64,7 @@ def test_a_file_written_into_the_trainers_working_directory_is_an_error(
     """HC903 called a write into the cwd the kit was started from (outside the checkout) a warning; that folder is
     the trainer's, shared by every rollout and run (blind3's audit log written with a relative path)."""
     from hermes_envs.conformance import _container
-    from hermes_envs.conformance.runner import run_conformance
+    from hermes_envs.conformance._runner import run_conformance
 
     from .test_containment import _env
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from hermes_envs.conformance import EnvSession, Settings, all_checks
-from hermes_envs.conformance.findings import Outcome
-from hermes_envs.conformance.observations import (
+from hermes_envs.conformance._findings import Outcome
+from hermes_envs.conformance._observations import (
     EvalObservation,
     ScoredProbes,
     TrainingScan,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from hermes_envs.conformance import EnvSession, Settings, Status
+from hermes_envs.conformance._findings import Severity
 from hermes_envs.conformance.checks.faults import _comparable
-from hermes_envs.conformance.findings import Severity
 
 from .corpus import BAD, CORPUS_SETTINGS, GOOD, THOROUGH, outcomes
 

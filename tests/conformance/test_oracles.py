@@ -13,10 +13,10 @@ from types import SimpleNamespace
 import pytest
 
 from hermes_envs.conformance import EnvSession, Settings, Status
+from hermes_envs.conformance._findings import Severity
 from hermes_envs.conformance._replay import GONE, REPRODUCED, replay, write_counterexamples
+from hermes_envs.conformance._watchdog import LoopWatchdog, Stall
 from hermes_envs.conformance.checks.reward_runtime import _stall_findings
-from hermes_envs.conformance.findings import Severity
-from hermes_envs.conformance.watchdog import LoopWatchdog, Stall
 
 from .corpus import BAD, CORPUS_SETTINGS, GOOD, outcomes
 

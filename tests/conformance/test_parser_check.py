@@ -11,8 +11,8 @@ from types import SimpleNamespace
 import pytest
 
 from hermes_envs.conformance import EnvSession, Settings, Status
+from hermes_envs.conformance._findings import NotApplicable
 from hermes_envs.conformance.checks.parsers import parser_round_trip
-from hermes_envs.conformance.findings import NotApplicable
 from hermes_envs.parsers import ToolCallParser, base, register_parser
 from hermes_envs.parsers.base import make_tool_call
 

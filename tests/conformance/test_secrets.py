@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hermes_envs.conformance.secrets import find_secrets, looks_real
+from hermes_envs.conformance._secrets import find_secrets, looks_real
 
 # Built at run time, so this file holds no key-shaped literal for our own secret lint to flag.
 TAIL = "Xy7pQ2mN9vR4tL8kJ3hG6fD1sA5zC0bV"

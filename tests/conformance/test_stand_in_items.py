@@ -11,7 +11,7 @@ import pytest
 
 from hermes_envs.cli import main
 from hermes_envs.conformance import EnvSession, Settings, Status, all_checks
-from hermes_envs.conformance.runner import load_settings, parse_env_options
+from hermes_envs.conformance._runner import load_settings, parse_env_options
 from hermes_envs.errors import ConfigError
 
 pytest_plugins = ["pytester"]

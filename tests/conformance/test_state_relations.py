@@ -14,10 +14,10 @@ import pytest
 
 from hermes_envs.conformance import Settings, Status
 from hermes_envs.conformance._cases import Case, advance_past, fetch_item
+from hermes_envs.conformance._findings import Severity
+from hermes_envs.conformance._observations.scoring import ScoredRollout
 from hermes_envs.conformance._replay import REPRODUCED, replay, write_counterexamples
 from hermes_envs.conformance.checks.metamorphic import _hedges, _render_like
-from hermes_envs.conformance.findings import Severity
-from hermes_envs.conformance.observations.scoring import ScoredRollout
 
 from .corpus import BAD, CORPUS_SETTINGS, outcomes
 

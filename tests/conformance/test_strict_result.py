@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from hermes_envs.agent import AgentResult
-from hermes_envs.conformance.probes import ContractViolation, StrictAgentResult
+from hermes_envs.conformance._probes import ContractViolation, StrictAgentResult
 
 CALL = {"id": "c1", "type": "function", "function": {"name": "terminal", "arguments": "{}"}}
 

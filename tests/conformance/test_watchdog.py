@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from hermes_envs.conformance.watchdog import LoopWatchdog
+from hermes_envs.conformance._watchdog import LoopWatchdog
 from hermes_envs.tools import ToolContext, cleanup_all_sandboxes
 
 
@@ -64,7 +64,7 @@ def test_a_loop_idle_in_select_is_not_blamed_on_the_code_that_started_it() -> No
     import sys
     import threading
 
-    from hermes_envs.conformance.watchdog import _describe
+    from hermes_envs.conformance._watchdog import _describe
 
     started, release = threading.Event(), threading.Event()
 
@@ -104,7 +104,7 @@ def test_time_the_os_gave_to_other_processes_is_not_a_stall(sampler_started_befo
     import subprocess
     import sys
 
-    from hermes_envs.conformance.watchdog import _runqueue_seconds
+    from hermes_envs.conformance._watchdog import _runqueue_seconds
 
     if _runqueue_seconds(__import__("threading").get_native_id()) is None:
         pytest.skip("no /proc schedstat")

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from hermes_envs.testing.fake_server import FakeOpenAIServer
-from hermes_envs.testing.fake_server.requests import MAX_JSON_DEPTH, MAX_N
+from hermes_envs.testing.fake_server._requests import MAX_JSON_DEPTH, MAX_N
 
 USER = '[{"role": "user", "content": "hi"}]'
 

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from hermes_envs.testing.fake_server import FakeOpenAIServer, Turn, args_from_schema, policies
-from hermes_envs.testing.fake_server.tokens import TokenCounter
+from hermes_envs.testing.fake_server import FakeOpenAIServer, Turn, args_from_schema
+from hermes_envs.testing.fake_server import _policies as policies
+from hermes_envs.testing.fake_server._tokens import TokenCounter
 
 
 def _serve(
@@ -241,8 +242,8 @@ def test_a_bounded_history_keeps_memory_flat(history):
     """Before: every request stayed in memory (RSS +4.4 KiB per tiny request, 96 -> 182 MB after 20,000)."""
     import tracemalloc
 
-    from hermes_envs.testing.fake_server.model import FakeModel
-    from hermes_envs.testing.fake_server.policies import resolve_policy
+    from hermes_envs.testing.fake_server._model import FakeModel
+    from hermes_envs.testing.fake_server._policies import resolve_policy
 
     model = FakeModel(None, resolve_policy("answer"), history=history)
 

@@ -20,7 +20,7 @@ async def serve(key: str, port: int, answer_offset: int) -> None:
     from aiohttp import web
 
     from hermes_envs.demo import arithmetic_policy
-    from hermes_envs.testing.fake_server.app import FakeModel
+    from hermes_envs.testing.fake_server._app import FakeModel
 
     def policy(body):
         turn = arithmetic_policy(body)

@@ -89,7 +89,7 @@ def test_the_planted_corpus_is_found_and_prose_is_not(corpus) -> None:
 
 def test_the_conformance_check_uses_the_same_table(corpus) -> None:
     prose, secrets = corpus.prose, corpus.secrets
-    from hermes_envs.conformance.secrets import find_secrets
+    from hermes_envs.conformance._secrets import find_secrets
 
     found = [p.name for p in secrets() if find_secrets(p.text)]
     assert len(found) >= 30 and not [t for t in prose() if find_secrets(t)]

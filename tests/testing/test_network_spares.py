@@ -36,6 +36,13 @@ def _namespace_of(task_id: str) -> tuple[int, str]:
 
 
 @pytest.fixture
+def own_probe():
+    """A test installs its own namespace probe (set_probe); the one before is back when it ends."""
+    with _spawn_namespace.kept_probe():
+        yield
+
+
+@pytest.fixture
 def pool():
     configure_sandboxes(prestart=2)
     yield
@@ -80,29 +87,29 @@ def test_a_shell_prestarted_outside_a_guard_is_not_handed_to_a_task_inside_it(po
     assert pid not in spares
 
 
-def test_a_probe_that_cannot_tell_matches_no_shell(monkeypatch) -> None:
+def test_a_probe_that_cannot_tell_matches_no_shell(own_probe) -> None:
     """Once switching namespaces failed, threads may be in either: no pre-started shell is handed out then."""
-    monkeypatch.setattr(_spawn_namespace, "_PROBE", [lambda: _spawn_namespace.UNKNOWN])
+    _spawn_namespace.set_probe(lambda: _spawn_namespace.UNKNOWN)
     assert not _spawn_namespace.fits(HOST_NS)
     assert not _spawn_namespace.fits(_spawn_namespace.UNKNOWN)
     assert _spawn_namespace.fits(None)  # a backend that keeps no process between commands
-    monkeypatch.setattr(_spawn_namespace, "_PROBE", [lambda: HOST_NS])
+    _spawn_namespace.set_probe(lambda: HOST_NS)
     assert _spawn_namespace.fits(HOST_NS) and not _spawn_namespace.fits("net:[1]")
 
 
-def test_a_spare_forked_as_the_namespace_changed_waits_for_a_task_of_its_own(pool, monkeypatch) -> None:
+def test_a_spare_forked_as_the_namespace_changed_waits_for_a_task_of_its_own(pool, own_probe) -> None:
     """A refill that forks its shell just as a guard begins or ends makes a spare for the other namespace: it is
     kept (not counted as ready) and handed to the first task of its namespace, never to one of the other."""
     here = HOST_NS  # where the pool forks its shells while no guard is active
     elsewhere = "net:[1]"  # what the probe says while tasks would start elsewhere than the spare's shell
-    monkeypatch.setattr(_spawn_namespace, "_PROBE", [lambda: here])
+    _spawn_namespace.set_probe(lambda: here)
     get_sandbox("warm").run("true")
     spares = _spare_pids(default_manager.target_spares())
     cleanup_sandbox("warm")
     while default_manager._preparing:  # (no refill still running when the namespace changes)
         time.sleep(0.01)
     spares = _spare_pids(len(spares))
-    monkeypatch.setattr(_spawn_namespace, "_PROBE", [lambda: elsewhere])
+    _spawn_namespace.set_probe(lambda: elsewhere)
     assert default_manager.prepared() == 0  # none of them serves a task starting elsewhere
     box = get_sandbox("elsewhere")  # starts its own shell, and a refill whose spare is forked "here"
     assert box.backend.shell.proc is None or box.backend.shell.proc.pid not in spares
@@ -112,7 +119,7 @@ def test_a_spare_forked_as_the_namespace_changed_waits_for_a_task_of_its_own(poo
         time.sleep(0.01)
     parked = {box.backend.shell.proc.pid for box in list(default_manager._spares)} - spares
     assert len(parked) == 1 and default_manager.prepared() == 0  # kept for "here", not ready for "elsewhere"
-    monkeypatch.setattr(_spawn_namespace, "_PROBE", [lambda: here])
+    _spawn_namespace.set_probe(lambda: here)
     assert default_manager.prepared() == len(spares) + 1
     pid, _ = _namespace_of("back-here")
     cleanup_sandbox("back-here")

@@ -5,10 +5,12 @@ shell's other variables stay out unless allow-listed, and a command failing on a
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
-from hermes_envs.tools import configure_sandboxes, registry
 from hermes_envs.tools.sandbox import SandboxConfig, is_secret, sandbox_environment
 
 STARTED = {"PATH": "/usr/bin", "SHELL_ONLY": "from the trainer's shell", "DATABASE_URL": "sqlite:///old.db"}
@@ -56,22 +58,21 @@ def test_one_rule_table_says_what_a_secret_is(name: str, value: str, secret: boo
     assert is_secret(name, value) is secret
 
 
-def test_a_command_failing_on_a_withheld_variable_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    import hermes_envs.tools._sandbox_config as settings
-
-    # in the trainer's shell from the start (not the env's own), and not allow-listed
-    monkeypatch.setenv("YC_DB_PATH", "/srv/yc.db")
-    monkeypatch.setitem(settings._STARTED_WITH, "YC_DB_PATH", "/srv/yc.db")
-    configure_sandboxes(backend="local")
-    out = json.loads(
-        registry.dispatch(
-            "terminal",
-            {"command": 'test -n "$YC_DB_PATH" || { echo "YC_DB_PATH is not set"; exit 3; }'},
-            "t1",
-        )
+def test_a_command_failing_on_a_withheld_variable_says_so(tmp_path) -> None:
+    """In a process whose trainer shell exported YC_DB_PATH from the start (not the env's own, not allow-listed)."""
+    code = (
+        "import json\n"
+        "from hermes_envs.tools import configure_sandboxes, registry\n"
+        "configure_sandboxes(backend='local')\n"
+        'command = \'test -n "$YC_DB_PATH" || { echo "YC_DB_PATH is not set"; exit 3; }\'\n'
+        "print(json.dumps([json.loads(registry.dispatch('terminal', {'command': c}, 't1'))\n"
+        "                  for c in (command, 'echo fine; exit 1')]))\n"
     )
+    env = {**os.environ, "YC_DB_PATH": "/srv/yc.db", "TMPDIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out, passed = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["exit_code"] == 3
     assert "YC_DB_PATH is set in the trainer process but unset in this command" in out["output"]
     assert "terminal_env_passthrough" in out["output"]
-    passed = json.loads(registry.dispatch("terminal", {"command": "echo fine; exit 1"}, "t1"))
     assert "[hermes-envs]" not in passed["output"]  # a failure that names no withheld variable gets no note

@@ -13,7 +13,7 @@ import pytest
 
 from hermes_envs.tools import ToolContext, cleanup_sandbox, configure_sandboxes, get_sandbox, registry
 from hermes_envs.tools.backends import _fresh, _isolation, _procfs, _workers
-from hermes_envs.tools.sandbox import default_manager
+from hermes_envs.tools.sandbox import default_manager, verification_spares
 
 NAMESPACED = bool(_isolation.pid_namespace_wrapper())
 pytestmark = pytest.mark.skipif(
@@ -23,9 +23,10 @@ KINDS = ["local", "container"] + (["bwrap"] if shutil.which("bwrap") else [])
 
 
 @pytest.fixture(autouse=True)
-def _rewards_verify(monkeypatch):
+def _rewards_verify():
     """As in a process whose rewards already ran a verification command (spares start with the task's shell)."""
-    monkeypatch.setattr(_fresh.FreshShells, "wanted", True)
+    with verification_spares(True):
+        yield
 
 
 @pytest.fixture(params=KINDS)
@@ -152,9 +153,13 @@ def test_no_spare_is_kept_where_the_shell_has_no_pid_namespace():
     assert not fresh.ready() and (fresh.from_spare, fresh.started_cold) == (0, 1)
 
 
-def test_no_spare_is_started_until_a_reward_of_this_process_runs_a_verification_command(monkeypatch):
+def test_no_spare_is_started_until_a_reward_of_this_process_runs_a_verification_command():
     """An env whose reward never uses ToolContext's commands pays no spare per rollout."""
-    monkeypatch.setattr(_fresh.FreshShells, "wanted", False)
+    with verification_spares(False):
+        _no_spare_until_a_verification_command()
+
+
+def _no_spare_until_a_verification_command() -> None:
     terminal("true")
     terminal("true", "other")
     _workers.flush()

@@ -169,8 +169,7 @@ def test_tool_calls_made_never_exceeds_the_limit(task_id: str) -> None:
 
 
 def test_a_silent_rpc_connection_holds_up_nothing_and_kills_no_thread(task_id: str, monkeypatch) -> None:
-    monkeypatch.setattr(code_execution, "_REQUEST_SECONDS", 0.5)
-    set_limits(timeouts={"code_execution": 25})
+    set_limits(timeouts={"code_execution": 25}, rpc_request_seconds=0.5)
     failures: list[BaseException] = []
     monkeypatch.setattr(threading, "excepthook", lambda args: failures.append(args.exc_value))
     code = (
@@ -181,7 +180,7 @@ def test_a_silent_rpc_connection_holds_up_nothing_and_kills_no_thread(task_id: s
     try:
         result = call("execute_code", task_id, code=code)
     finally:
-        set_limits(timeouts={"code_execution": 300})
+        set_limits(timeouts={"code_execution": 300}, rpc_request_seconds=30)
     assert result["status"] == "success" and result["tool_calls_made"] == 1, result
     assert get_sandbox(task_id).read_text("b.txt") == "answered"
     assert failures == []

@@ -28,3 +28,5 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     structure,
     trajectory,
 )
+
+__all__: list[str] = []  # importing the package registers the checks; nothing here is imported by name

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_envs.conformance._cases import Case, case_json
-from hermes_envs.conformance.checks.reward_contract import _STATS
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
-from hermes_envs.conformance.observations.rollouts import run_probe
-from hermes_envs.conformance.observations.scoring import (
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance._observations.rollouts import run_probe
+from hermes_envs.conformance._observations.scoring import (
     Controls,
     GoldProbes,
     ScoredRollout,
@@ -26,9 +25,10 @@ from hermes_envs.conformance.observations.scoring import (
     numeric,
     score_rollout,
 )
-from hermes_envs.conformance.probes import say
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._probes import say
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance.checks.reward_contract import _STATS
 
 _INT = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?\d+\.\d+$")

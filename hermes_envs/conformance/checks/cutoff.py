@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
-from hermes_envs.conformance.golds import gold_answers
-from hermes_envs.conformance.observations.rollouts import probe_items
-from hermes_envs.conformance.observations.scoring import numeric
-from hermes_envs.conformance.probes import Responder
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance._golds import gold_answers
+from hermes_envs.conformance._observations.rollouts import probe_items
+from hermes_envs.conformance._observations.scoring import numeric
+from hermes_envs.conformance._probes import Responder
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 
 #: A tag the prompt shows an answer in (``answer <rating>N</rating>``): the kit's candidate answers use it too.
 _TAG = re.compile(r"<([A-Za-z_][\w-]{0,30})>[^<>\n]{0,40}</\1>")

@@ -8,16 +8,16 @@ import traceback
 from collections.abc import Sequence
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, Severity
-from hermes_envs.conformance.observations.evaluation import EvalObservation
-from hermes_envs.conformance.observations.training import (
+from hermes_envs.conformance._findings import Finding, Severity
+from hermes_envs.conformance._observations.evaluation import EvalObservation
+from hermes_envs.conformance._observations.training import (
     MAX_ITEMS_SCANNED,
     STUCK_CALLS,
     SetupRun,
     TrainingScan,
 )
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 from hermes_envs.env._prompt import format_prompt_of
 
 

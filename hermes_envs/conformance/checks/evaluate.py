@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_envs._chat import offered_tool_names
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
-from hermes_envs.conformance.observations.evaluation import EVAL_ANSWER, EvalObservation
-from hermes_envs.conformance.observations.wandb_log import PROBE_METRIC, WandbObservation
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance._observations.evaluation import EVAL_ANSWER, EvalObservation
+from hermes_envs.conformance._observations.wandb_log import PROBE_METRIC, WandbObservation
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 from hermes_envs.testing._wandb_spy import spy_base_wandb_log
 
 
@@ -351,7 +351,7 @@ def _judge_requests(requests: Sequence[Any]) -> tuple[int, int]:
 def eval_judge_once(s: EnvSession) -> list[Finding]:
     """An evaluate() that asks the LLM judge again after compute_reward already judged the rollout: double the
     cost of every eval, and two verdicts that can disagree (the guide's "calling an LLM judge twice")."""
-    from hermes_envs.conformance.observations.scoring import ScoredProbes
+    from hermes_envs.conformance._observations.scoring import ScoredProbes
 
     judged, rollouts = _judge_requests(_observed(s).requests)
     if not judged or not rollouts:
@@ -381,8 +381,8 @@ def eval_judge_once(s: EnvSession) -> list[Finding]:
 def eval_parity(s: EnvSession) -> list[Finding]:
     """An ``evaluate()`` that works once only (it pops its eval items, exhausts an iterator, or leaves state that
     breaks the next run): the trainer calls it every ``steps_per_eval``, and every later eval measures nothing."""
-    from hermes_envs.conformance.observations.rollouts import check_rollouts_possible
-    from hermes_envs.conformance.probes import call_each_tool_then
+    from hermes_envs.conformance._observations.rollouts import check_rollouts_possible
+    from hermes_envs.conformance._probes import call_each_tool_then
 
     first = _observed(s)
     if first.error:

@@ -19,10 +19,9 @@ import uuid
 from typing import Any
 
 from hermes_envs.conformance._cases import Case, fmt_score, json_safe, run_case, script_of
-from hermes_envs.conformance.checks.reward_contract import _STATS
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
-from hermes_envs.conformance.observations.rollouts import _initial_messages, probe_items
-from hermes_envs.conformance.observations.scoring import (
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance._observations.rollouts import _initial_messages, probe_items
+from hermes_envs.conformance._observations.scoring import (
     Controls,
     EnvTranscripts,
     GoldProbes,
@@ -33,9 +32,10 @@ from hermes_envs.conformance.observations.scoring import (
     numeric,
     score_rollout,
 )
-from hermes_envs.conformance.probes import play
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._probes import play
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance.checks.reward_contract import _STATS
 
 #: What every tool call raises in the fault runs: the tool backend is down, so no work happened.
 FAULT = "the tool backend is unavailable (the conformance kit failed this call on purpose)"
@@ -224,7 +224,7 @@ def _judge_one(s: EnvSession, entry: ScoredRollout) -> Finding | None:
 
 
 def _run_plain(s: EnvSession, item: Any, script: list[dict[str, Any]]) -> tuple[Any, str]:
-    from hermes_envs.conformance.observations.rollouts import run_probe
+    from hermes_envs.conformance._observations.rollouts import run_probe
 
     return run_probe(s, item, play(script), _turns(script), "calls-removed", "failed-tools")
 

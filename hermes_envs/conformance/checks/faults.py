@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
-from hermes_envs.conformance.observations.logs import captured_log
-from hermes_envs.conformance.probes import Responder
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance._observations.logs import captured_log
+from hermes_envs.conformance._probes import Responder
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 
 #: The HTTP status every model request gets in the fault runs: a server error, the commonest outage.
 FAULT_STATUS = 500
@@ -56,8 +56,8 @@ def faults_not_scored(s: EnvSession) -> list[Finding]:
     placeholder completion scored 0): every outage becomes training data that teaches the policy nothing true, and
     no metric shows it happened. An error when nothing was logged either; a warning when the failure was at least
     logged (upstream's base scores a rollout without output 0.0 with a warning)."""
+    from hermes_envs.conformance._observations.rollouts import probe_items
     from hermes_envs.conformance.checks.trajectory import eval_only
-    from hermes_envs.conformance.observations.rollouts import probe_items
 
     note = eval_only(s)
     if note:

@@ -16,12 +16,12 @@ from typing import Any
 
 from hermes_envs._chat import assistant_turns
 from hermes_envs.conformance._cases import Case, case_json
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance._observations.scoring import GoldProbes, ScoredRollout, _short
+from hermes_envs.conformance._observations.scoring import numeric as _numeric
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance.checks.reward_contract import _STATS
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
-from hermes_envs.conformance.observations.scoring import GoldProbes, ScoredRollout, _short
-from hermes_envs.conformance.observations.scoring import numeric as _numeric
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
 
 #: Words a filler is made of: reasoning chatter with no digit and no answer in it.
 FILLER = (
@@ -127,7 +127,7 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
     well as the correct one (an error: the reward credits something else), a transcript holding the correct
     answer that scores below it, a transcript on which the reward raises or takes seconds (warnings)."""
     from hermes_envs.agent.result import AgentResult
-    from hermes_envs.conformance.golds import _scalar_fields
+    from hermes_envs.conformance._golds import _scalar_fields
     from hermes_envs.tools import ToolContext, cleanup_sandbox
 
     if not s.is_hermes_env():
@@ -373,7 +373,7 @@ def _gold_stands(s: EnvSession, gold: Any) -> bool:
 
 
 def _judged(s: EnvSession) -> bool:
-    from hermes_envs.conformance.observations.scoring import ScoredProbes
+    from hermes_envs.conformance._observations.scoring import ScoredProbes
 
     return any(e.model_requests for e in s.observe(ScoredProbes).rollouts)
 

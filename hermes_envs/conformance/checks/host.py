@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from hermes_envs.conformance._container import Changed, ContainerResult
-from hermes_envs.conformance.findings import Finding, NotApplicable, Outcome, Severity
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._findings import Finding, NotApplicable, Outcome, Severity
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 
 __all__ = ["host_findings", "host_outcome"]
 

@@ -6,26 +6,26 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
-from hermes_envs.conformance.observations.evaluation import EvalObservation
-from hermes_envs.conformance.observations.group import CollectedGroup
-from hermes_envs.conformance.observations.rollouts import probe_items
-from hermes_envs.conformance.observations.scoring import (
+from hermes_envs.conformance._findings import Finding, NotApplicable, Skip
+from hermes_envs.conformance._observations.evaluation import EvalObservation
+from hermes_envs.conformance._observations.group import CollectedGroup
+from hermes_envs.conformance._observations.rollouts import probe_items
+from hermes_envs.conformance._observations.scoring import (
     EnvTranscripts,
     GoldProbes,
     ScoredProbes,
     ScoredRollout,
 )
-from hermes_envs.conformance.observations.training import TrainingScan
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._observations.training import TrainingScan
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 from hermes_envs.env._prompt import format_prompt_of
 
 
 def _by_prompt(s: EnvSession, proven: tuple[ScoredRollout, ...]) -> dict[str, Any]:
     """The prompt of each proven item -> the responder that answers it correctly."""
-    from hermes_envs.conformance.golds import gold_positives
-    from hermes_envs.conformance.probes import play
+    from hermes_envs.conformance._golds import gold_positives
+    from hermes_envs.conformance._probes import play
 
     env = s.env()
     schemas, _ = s.tools()
@@ -37,7 +37,7 @@ def _by_prompt(s: EnvSession, proven: tuple[ScoredRollout, ...]) -> dict[str, An
             continue
         if entry.source == "env":
             index = int(entry.name.rsplit("#", 1)[1])  # type: ignore[union-attr]  # the env's transcripts are named
-            from hermes_envs.conformance.probes import env_transcripts
+            from hermes_envs.conformance._probes import env_transcripts
 
             out[prompt] = play(env_transcripts(env, item)["good"][index])
         else:
@@ -119,7 +119,7 @@ def no_shared_state(s: EnvSession) -> list[Finding]:
 def sandbox_privacy(s: EnvSession) -> list[Finding]:
     """Rewards that read ``answer.txt`` relative to the working directory or a shared /tmp path: under concurrent
     rollouts one rollout is credited (or blamed) for another's files."""
-    from hermes_envs.conformance.fileaudit import FileAudit, private_violation
+    from hermes_envs.conformance._fileaudit import FileAudit, private_violation
 
     entries = s.observe(ScoredProbes).rollouts
     accesses: list[tuple[Any, str | None, str | None, str]] = []
@@ -202,7 +202,7 @@ def task_specific_paths(s: EnvSession) -> list[Finding]:
     ``ctx.terminal("cat /tmp/work/out")``): under upstream's local backend concurrent rollouts share that file, so
     each is graded on whichever rollout wrote last. Not applicable under container backends (docker, modal, ...),
     where each task has a filesystem of its own."""
-    from hermes_envs.conformance.ctxpaths import shared_paths, task_has_own_root
+    from hermes_envs.conformance._ctxpaths import shared_paths, task_has_own_root
 
     if not s.is_hermes_env():
         raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")

@@ -13,17 +13,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hermes_envs.conformance._cases import Case, CaseRun, case_json, run_case
-from hermes_envs.conformance.checks.faults import group_scores
-from hermes_envs.conformance.findings import Finding, NotApplicable
-from hermes_envs.conformance.observations.scoring import (
+from hermes_envs.conformance._findings import Finding, NotApplicable
+from hermes_envs.conformance._observations.scoring import (
     ScoredProbes,
     ScoredRollout,
     _short,
     item_key,
     numeric,
 )
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance.checks.faults import group_scores
 
 #: The HTTP status every judge request gets in the outage: a server error, the commonest outage.
 OUTAGE_STATUS = 500
@@ -173,8 +173,8 @@ def _raw_group(s: EnvSession, item: Any, judge: Mapping[str, Any], phase: str) -
 
 def _raw_judge_outage(s: EnvSession) -> list[Finding]:
     """HC506 on a raw env: its judge runs inside collect_trajectories, asked about the rollouts' replies."""
+    from hermes_envs.conformance._observations.rollouts import probe_items
     from hermes_envs.conformance.checks.trajectory import eval_only
-    from hermes_envs.conformance.observations.rollouts import probe_items
 
     note = eval_only(s)
     if note:

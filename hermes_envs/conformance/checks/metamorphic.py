@@ -26,10 +26,9 @@ import time
 from typing import Any
 
 from hermes_envs.conformance._cases import Case, CaseRun, fmt_score, json_safe, run_case, script_of
-from hermes_envs.conformance.checks.reward_contract import _STATS
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
-from hermes_envs.conformance.observations.rollouts import probe_items, run_probe
-from hermes_envs.conformance.observations.scoring import (
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance._observations.rollouts import probe_items, run_probe
+from hermes_envs.conformance._observations.scoring import (
     Controls,
     EnvTranscripts,
     GoldProbes,
@@ -40,10 +39,11 @@ from hermes_envs.conformance.observations.scoring import (
     numeric,
     score_rollout,
 )
-from hermes_envs.conformance.observations.training import TrainingScan
-from hermes_envs.conformance.probes import say
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._observations.training import TrainingScan
+from hermes_envs.conformance._probes import say
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.env._prompt import format_prompt_of
 
 #: CPU seconds (the loop thread's own, which a loaded machine does not inflate) one compute_reward call may spend
@@ -243,7 +243,7 @@ def _render_like(gold: ScoredRollout, value: list[Any]) -> str:
     """``value`` (a list) written the way the proven gold wrote its own list (compact or spaced JSON, or "a, b")."""
     import json
 
-    from hermes_envs.conformance.golds import structured_renderings
+    from hermes_envs.conformance._golds import structured_renderings
 
     proven_text = _final_text(gold)
     ours = structured_renderings("list", json.loads(str(gold.value)))

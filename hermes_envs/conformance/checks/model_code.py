@@ -15,11 +15,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance._observations.rollouts import probe_items
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance.checks.host import MODEL_CODE_PHASE
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
-from hermes_envs.conformance.observations.rollouts import probe_items
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
 
 #: The secret the kit plants in the trainer's environment while the model's code may run.
 CANARY = "HERMES_KIT_CANARY_API_KEY"

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from hermes_envs._chat import offered_tool_names
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 
 #: How many more times HC710 asks format_prompt for one item's text (a random choice among few wordings can repeat).
 PROMPT_CALLS = 4
@@ -50,10 +50,10 @@ def _rollouts(s: EnvSession) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
     Training rollouts are the requests whose user message is the item's own prompt (a judge's request quotes an
     answer); eval rollouts are the first requests evaluate() made that are not a judge's (they do not quote the
     fake model's answer)."""
+    from hermes_envs.conformance._observations.evaluation import EVAL_ANSWER, EvalObservation
+    from hermes_envs.conformance._observations.group import CollectedGroup
+    from hermes_envs.conformance._observations.rollouts import probe_items
     from hermes_envs.conformance.checks.trajectory import eval_only
-    from hermes_envs.conformance.observations.evaluation import EVAL_ANSWER, EvalObservation
-    from hermes_envs.conformance.observations.group import CollectedGroup
-    from hermes_envs.conformance.observations.rollouts import probe_items
     from hermes_envs.env._prompt import format_prompt_of
 
     if not s.is_hermes_env():
@@ -181,7 +181,7 @@ def prompt_stable(s: EnvSession) -> list[Finding]:
     """A format_prompt that draws its wording, examples or order afresh on every call: the same item is a
     different task in every rollout of a group and in every eval, so scores of one item are not comparable (a
     warning: random templates can be a deliberate augmentation)."""
-    from hermes_envs.conformance.observations.rollouts import probe_items
+    from hermes_envs.conformance._observations.rollouts import probe_items
     from hermes_envs.env._prompt import format_prompt_of
 
     if not s.is_hermes_env():
@@ -229,8 +229,8 @@ def eval_same_items(s: EnvSession) -> list[Finding]:
     """An evaluate() that draws another subset or window of its eval items on every call: two points of the eval
     curve measure different items, so a change between them may be the items, not the policy (a warning: a
     random subsample per eval is sometimes a deliberate cost trade-off)."""
-    from hermes_envs.conformance.observations.evaluation import EVAL_ANSWER, EvalObservation
-    from hermes_envs.conformance.probes import call_each_tool_then
+    from hermes_envs.conformance._observations.evaluation import EVAL_ANSWER, EvalObservation
+    from hermes_envs.conformance._probes import call_each_tool_then
 
     first = s.observe(EvalObservation)
     if first.error or not first.requests:

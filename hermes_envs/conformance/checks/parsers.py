@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, NotApplicable
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._findings import Finding, NotApplicable
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 
 
 @check(
@@ -23,7 +23,7 @@ def parser_round_trip(s: EnvSession) -> list[Finding]:
     promises; the round trip is then not applicable."""
     from hermes_envs.parsers import get_parser, list_parsers
     from hermes_envs.parsers.invoke import parse_with
-    from hermes_envs.testing.fake_server.policies import args_from_schema
+    from hermes_envs.testing.fake_server._policies import args_from_schema
 
     config = getattr(s.env(), "config", None)
     name = getattr(config, "tool_call_parser", None)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import inspect
 import re
 
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
-from hermes_envs.conformance.observations.training import TrainingScan
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance._observations.training import TrainingScan
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 from hermes_envs.env._prompt import format_prompt_of
 
 _UNFILLED = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}|\{\{\s*[A-Za-z_][\w.]*\s*\}\}")
@@ -115,7 +115,7 @@ def _contains(text: str, value: str) -> bool:
 def answer_not_in_prompt(s: EnvSession) -> list[Finding]:
     """Prompts that carry their own answer (the item dumped with str(item), a leaked hint): the model learns to
     copy, not to solve."""
-    from hermes_envs.conformance.observations.scoring import GoldProbes
+    from hermes_envs.conformance._observations.scoring import GoldProbes
 
     if not s.is_hermes_env():
         raise NotApplicable("the env has no format_prompt (not an agent env)")

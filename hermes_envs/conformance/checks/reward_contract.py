@@ -7,18 +7,18 @@ import math
 import traceback
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, Severity, Skip
-from hermes_envs.conformance.observations.group import CollectedGroup
-from hermes_envs.conformance.observations.scoring import (
+from hermes_envs.conformance._findings import Finding, Severity, Skip
+from hermes_envs.conformance._observations.group import CollectedGroup
+from hermes_envs.conformance._observations.scoring import (
     EnvTranscripts,
     GoldProbes,
     ScoredProbes,
     ScoredRollout,
     numeric,
 )
-from hermes_envs.conformance.probes import PROBES, ContractViolation
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._probes import PROBES, ContractViolation
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 
 #: The checks every score-based reward check needs first: the scores exist, and are floats in range.
 _STATS = ("HC401", "HC402", "HC403")

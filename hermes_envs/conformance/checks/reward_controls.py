@@ -6,11 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from hermes_envs.conformance._cases import Case, case_json, script_of
-from hermes_envs.conformance.checks.reward_contract import _STATS
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity
-from hermes_envs.conformance.golds import derivable
-from hermes_envs.conformance.observations.rollouts import probe_items
-from hermes_envs.conformance.observations.scoring import (
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance._golds import derivable
+from hermes_envs.conformance._observations.rollouts import probe_items
+from hermes_envs.conformance._observations.scoring import (
     Controls,
     EnvTranscripts,
     GoldProbes,
@@ -20,9 +19,10 @@ from hermes_envs.conformance.observations.scoring import (
     item_key,
     numeric,
 )
-from hermes_envs.conformance.probes import CONTROLS, PROBES
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._probes import CONTROLS, PROBES
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.env._prompt import format_prompt_of
 
 
@@ -31,7 +31,7 @@ def _answers_in_prompt(s: EnvSession, items: list[Any]) -> str:
     shows its answer as a word (an echo of the prompt then holds the answer by construction); else ``""``."""
     import re
 
-    from hermes_envs.conformance.golds import _scalar_fields
+    from hermes_envs.conformance._golds import _scalar_fields
 
     env = s.env()
     proven = {item_key(e.item): e.value for e in s.observe(GoldProbes).gold if e.value}

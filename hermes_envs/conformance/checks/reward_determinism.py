@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermes_envs.conformance.checks.reward_contract import _STATS
-from hermes_envs.conformance.findings import Finding
-from hermes_envs.conformance.observations.rollouts import run_probe
-from hermes_envs.conformance.observations.scoring import (
+from hermes_envs.conformance._findings import Finding
+from hermes_envs.conformance._observations.rollouts import run_probe
+from hermes_envs.conformance._observations.scoring import (
     GoldProbes,
     ItemControls,
     ScoredProbes,
@@ -16,8 +15,9 @@ from hermes_envs.conformance.observations.scoring import (
     numeric,
     score_rollout,
 )
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance.checks.reward_contract import _STATS
 
 
 @check(
@@ -35,7 +35,7 @@ def reward_deterministic(s: EnvSession) -> list[Finding]:
 def _same_across_processes(s: EnvSession) -> list[Finding]:
     import json
 
-    import hermes_envs.conformance.hashseed as hashseed
+    import hermes_envs.conformance._hashseed as hashseed
 
     where = hashseed.reward_set_use(s.module, s.load())
     if where is None:
@@ -90,8 +90,8 @@ def _same_across_processes(s: EnvSession) -> list[Finding]:
 
 def _other_shapes(s: EnvSession) -> list[ScoredRollout]:
     """Each proven scalar gold in every answer shape (a set of the reply's words changes with its length)."""
-    from hermes_envs.conformance.golds import ANSWER_FORMATS
-    from hermes_envs.conformance.probes import say
+    from hermes_envs.conformance._golds import ANSWER_FORMATS
+    from hermes_envs.conformance._probes import say
 
     out = []
     for gold in s.observe(GoldProbes).gold:
@@ -119,7 +119,7 @@ def _differs_by_set_order(s: EnvSession, entries: list[ScoredRollout], where: st
     """Score ``entries`` with the env module's sets iterating sorted, then reversed: a difference is hash order."""
     import copy
 
-    from hermes_envs.conformance.hashseed import set_order
+    from hermes_envs.conformance._hashseed import set_order
     from hermes_envs.tools import ToolContext, cleanup_sandbox
 
     env = s.env()

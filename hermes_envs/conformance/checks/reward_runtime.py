@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, Severity
-from hermes_envs.conformance.observations.evaluation import EvalObservation
-from hermes_envs.conformance.observations.scoring import GoldProbes, ScoredProbes
-from hermes_envs.conformance.observations.training import SetupRun
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._findings import Finding, Severity
+from hermes_envs.conformance._observations.evaluation import EvalObservation
+from hermes_envs.conformance._observations.scoring import GoldProbes, ScoredProbes
+from hermes_envs.conformance._observations.training import SetupRun
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 
 #: asyncio's own machinery: a stall sampled inside it was the event loop at work (a loaded machine), not a hook.
 _LOOP_MACHINERY = ("selectors.py", "selector_events.py", "base_events.py")

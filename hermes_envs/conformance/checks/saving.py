@@ -7,10 +7,10 @@ set, a numpy integer, a tensor) never reaches the trainer.
 
 from __future__ import annotations
 
+from hermes_envs.conformance._findings import Finding, NotApplicable, Skip
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance.checks.data import unserialisable
-from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
 
 
 @check("HC207", "group-json", "the scored group can be sent to the trainer as JSON", requires=("HC501",))
@@ -18,8 +18,8 @@ def group_json(s: EnvSession) -> list[Finding]:
     """A scored group holding objects JSON cannot write (the SDK's message object appended to ``messages``, a set
     in ``overrides``, numpy integers as tokens): atroposlib's ``json.dumps`` of the group fails when it is sent, so
     the trainer never gets a single group (and ``data_path_to_save_groups`` cannot save it)."""
+    from hermes_envs.conformance._observations.group import CollectedGroup
     from hermes_envs.conformance.checks.trajectory import eval_only
-    from hermes_envs.conformance.observations.group import CollectedGroup
 
     note = eval_only(s)
     if note:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, NotApplicable, Skip
-from hermes_envs.conformance.observations.evaluation import EvalObservation
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._findings import Finding, NotApplicable, Skip
+from hermes_envs.conformance._observations.evaluation import EvalObservation
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -97,7 +97,7 @@ def tool_schemas_valid(s: EnvSession) -> list[Finding]:
     schema, or that uses a type name JSON Schema does not have ("str", "int"): the model server rejects the request
     or the model never calls the tool right. Also reports, once, tools that cannot be resolved at all (a toolset
     hermes-envs lacks): the checks that need them are skipped naming this one."""
-    from hermes_envs.conformance.findings import Blocked
+    from hermes_envs.conformance._findings import Blocked
 
     offered: list[tuple[str, Any]] = []
     try:

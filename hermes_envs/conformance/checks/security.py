@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.secrets import find_secrets
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._secrets import find_secrets
+from hermes_envs.conformance._session import EnvSession
 
 #: Files next to an env that may hold configuration (scanned for secrets along with the env itself).
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".ini", ".cfg", ".env", ".jsonl")
@@ -67,9 +67,9 @@ def loopback_only(s: EnvSession) -> list[Finding]:
     line that made them."""
     # Run what we can first so every phase had its chance to connect (cached observations; failures are other
     # checks' findings).
-    from hermes_envs.conformance.observations.evaluation import EvalObservation
-    from hermes_envs.conformance.observations.scoring import GoldProbes
-    from hermes_envs.conformance.observations.training import SetupRun, TrainingScan
+    from hermes_envs.conformance._observations.evaluation import EvalObservation
+    from hermes_envs.conformance._observations.scoring import GoldProbes
+    from hermes_envs.conformance._observations.training import SetupRun, TrainingScan
 
     for kind in (SetupRun, TrainingScan, EvalObservation, GoldProbes):
         try:

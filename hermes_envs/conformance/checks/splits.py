@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermes_envs.conformance.findings import Finding, Severity, Skip
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._findings import Finding, Severity, Skip
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 
 
 @check(
@@ -25,9 +25,9 @@ def split_stable_across_processes(s: EnvSession) -> list[Finding]:
     """A split that changes when the env is built in another process (``random.shuffle`` unseeded, ``hash(q) %
     10`` with salted string hashes, ``list(set(...))``): after a restart, items the earlier run evaluated on are
     trained on, and eval numbers of two runs measure different items."""
+    from hermes_envs.conformance._observations.evaluation import EvalObservation
+    from hermes_envs.conformance._observations.training import TrainingScan
     from hermes_envs.conformance._splits import item_key, scan_in_fresh_process
-    from hermes_envs.conformance.observations.evaluation import EvalObservation
-    from hermes_envs.conformance.observations.training import TrainingScan
 
     if s.stand_in_note() is not None:
         raise Skip("needs the env's own split, which setup() did not load offline (see HC201)")

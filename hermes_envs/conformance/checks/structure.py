@@ -5,11 +5,11 @@ from __future__ import annotations
 import ast
 import inspect
 
+from hermes_envs.conformance._findings import Finding, Severity
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._secrets import SecretMatch, find_secrets
+from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance._static import static
-from hermes_envs.conformance.findings import Finding, Severity
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.secrets import SecretMatch, find_secrets
-from hermes_envs.conformance.session import EnvSession
 from hermes_envs.errors import EnvLoadError
 
 ASYNC_METHODS = ("setup", "get_next_item", "compute_reward", "evaluate")
@@ -301,7 +301,7 @@ def env_constructs(s: EnvSession) -> list[Finding]:
     """An ``__init__`` that raises with the config ``config_init`` returns (a backend it refuses, a missing
     environment variable, a service it contacts): nothing can run. Reported once here, as the cause; setup, the
     parser and every rollout check are skipped naming it instead of each blaming themselves."""
-    from hermes_envs.conformance.findings import Blocked
+    from hermes_envs.conformance._findings import Blocked
 
     try:
         s.env()

@@ -7,11 +7,11 @@ import math
 import subprocess
 
 from hermes_envs._chat import offered_tool_names
-from hermes_envs.conformance.findings import Finding, NotApplicable, Severity, Skip
-from hermes_envs.conformance.observations.group import CollectedGroup
-from hermes_envs.conformance.probes import call_each_tool_then
-from hermes_envs.conformance.registry import check
-from hermes_envs.conformance.session import EnvSession
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance._observations.group import CollectedGroup
+from hermes_envs.conformance._probes import call_each_tool_then
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
 
 
 def eval_only(s: EnvSession) -> str | None:

@@ -10,12 +10,12 @@ See docs/fake-server.md for the script schema, policies, faults and fixtures.
 
 from __future__ import annotations
 
-from .faults import FAULT_KINDS, Fault, parse_fault
-from .policies import POLICIES, args_from_schema, get_policy, register_policy
-from .records import Call
-from .server import FakeOpenAIServer
-from .tool_call import ToolCall
-from .turns import Match, Script, Turn, load_script
+from ._faults import FAULT_KINDS, Fault, parse_fault
+from ._policies import POLICIES, args_from_schema, get_policy, register_policy
+from ._records import Call
+from ._server import FakeOpenAIServer
+from ._tool_call import ToolCall
+from ._turns import Match, Script, Turn, load_script
 
 __all__ = [
     "Call",

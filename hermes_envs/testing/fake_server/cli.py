@@ -84,8 +84,8 @@ def _load_tokenizer(spec: str | None) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .faults import parse_fault
-    from .server import FakeOpenAIServer
+    from ._faults import parse_fault
+    from ._server import FakeOpenAIServer
 
     if not args.script and not args.policy:
         print("fake-server: give --script FILE or --policy NAME.", file=sys.stderr, flush=True)

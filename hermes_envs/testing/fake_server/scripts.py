@@ -35,9 +35,9 @@ in :mod:`.view`.
 
 from __future__ import annotations
 
-from .tool_call import ToolCall
-from .turns import Match, Script, Turn, load_script, parse_script_text
-from .view import RequestView, text_of, tool_names
+from ._tool_call import ToolCall
+from ._turns import Match, Script, Turn, load_script, parse_script_text
+from ._view import RequestView, text_of, tool_names
 
 __all__ = [
     "Match",

@@ -24,6 +24,7 @@ __all__ = [
     "ToolTimeoutError",
     "bound_result",
     "max_result_chars",
+    "rpc_request_seconds",
     "run_with_timeout",
     "set_limits",
     "timeout_for",
@@ -50,6 +51,10 @@ MARKER = "[... truncated by hermes-envs: {kept} of {total} characters kept ...]"
 
 _overrides: dict[str, float] = {}
 _max_chars: int | None = None
+#: Seconds an execute_code script's connection may stay silent before its one-line request arrives (it arrives at
+#: once: a silent client is dropped so no reply thread waits on it).
+DEFAULT_RPC_REQUEST_SECONDS = 30.0
+_rpc_request_seconds = DEFAULT_RPC_REQUEST_SECONDS
 
 
 class ToolTimeoutError(HermesEnvsError, TimeoutError):
@@ -60,9 +65,26 @@ class ToolBackendError(HermesEnvsError, RuntimeError):
     """A tool's backend cannot run: a missing API key, a missing package, an unknown backend name."""
 
 
-def set_limits(*, timeouts: dict[str, float] | None = None, max_result_chars: int | None = None) -> None:
-    """Override per-family timeouts (seconds) and the result size cap for calls made from now on."""
-    global _max_chars
+def set_limits(
+    *,
+    timeouts: dict[str, float] | None = None,
+    max_result_chars: int | None = None,
+    rpc_request_seconds: float | None = None,
+) -> None:
+    """Override per-family timeouts (seconds), the result size cap and how long an execute_code script's silent
+    tool connection is kept (``rpc_request_seconds``, default 30) for calls made from now on."""
+    global _max_chars, _rpc_request_seconds
+    if rpc_request_seconds is not None:
+        if (
+            not isinstance(rpc_request_seconds, (int, float))
+            or isinstance(rpc_request_seconds, bool)
+            or rpc_request_seconds <= 0
+        ):
+            raise ConfigError(
+                f"rpc_request_seconds should be a positive number of seconds; got {rpc_request_seconds!r}. "
+                "Fix: pass e.g. set_limits(rpc_request_seconds=30)."
+            )
+        _rpc_request_seconds = float(rpc_request_seconds)
     for family, seconds in (timeouts or {}).items():
         if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds <= 0:
             raise ConfigError(
@@ -91,6 +113,11 @@ def _env_number(name: str) -> float | None:
     if value <= 0:
         raise ConfigError(f"{name} should be positive; got {raw!r}. Fix: export {name}=60 (or unset it).")
     return value
+
+
+def rpc_request_seconds() -> float:
+    """Seconds an execute_code script's tool connection may stay silent before it is dropped (set_limits())."""
+    return _rpc_request_seconds
 
 
 def timeout_for(family: str) -> float:

@@ -22,7 +22,7 @@ from typing import Any
 from hermes_envs.errors import SandboxError
 
 from ..registry import ToolRegistry
-from ._limits import timeout_for
+from ._limits import rpc_request_seconds, timeout_for
 from ._script_api import TOOLS as _API_TOOLS
 from ._tooling import register_family, schema
 
@@ -34,7 +34,6 @@ SANDBOX_TOOLS = _API_TOOLS
 _LOCAL_TOOLS = frozenset({"terminal"})
 MAX_TOOL_CALLS = 50
 _DIR = ".hermes_exec"
-_REQUEST_SECONDS = 30.0  # a script's request arrives at once; a connection silent this long is dropped
 _MAX_REQUEST_BYTES = 64 << 20
 _registry: ToolRegistry | None = None
 
@@ -80,7 +79,9 @@ class _Rpc(threading.Thread):
     def _answer(self, conn: socket.socket) -> None:
         with conn:
             try:
-                conn.settimeout(_REQUEST_SECONDS)  # a request is one short line: a silent client is dropped
+                conn.settimeout(
+                    rpc_request_seconds()
+                )  # a request is one short line: a silent client is dropped
                 request = self._read(conn)
                 conn.settimeout(timeout_for("code_execution"))
                 conn.sendall((json.dumps(self._serve(request)) + "\n").encode())

@@ -1,0 +1,265 @@
+"""Gold answers derived from an item: what a correct rollout of it would say or do, in the shapes models use.
+
+The reward checks need transcripts that SHOULD score well, without knowing the task. They are derived from the
+item's own fields: a scalar written as an answer ("Answer: 42", "\\boxed{42}"), a dict or list field written as
+JSON (or a comma list), a path field and a text field written to that file with the env's file tool, a
+command-like field run with its terminal tool. When none of them scores, the env's own ``conformance_transcripts``
+are the proof; when there is neither, the kit says it could not derive a gold (never that the reward is wrong).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from hermes_envs.conformance._probes import Responder, play, say
+
+#: How a gold value is written in an answer: rewards parse answers in these common shapes.
+ANSWER_FORMATS: tuple[tuple[str, str], ...] = (
+    ("bare", "{v}"),
+    ("answer-line", "Answer: {v}"),
+    ("boxed", "The answer is \\boxed{{{v}}}."),
+    ("answer-tag", "<answer>{v}</answer>"),
+    ("gsm8k", "#### {v}"),
+    ("sentence", "The answer is {v}."),
+)
+#: How a structured (dict / list) gold is written: rewards parse JSON out of the reply.
+STRUCTURED_FORMATS: tuple[tuple[str, str], ...] = (
+    ("bare", "{v}"),
+    ("json-fence", "```json\n{v}\n```"),
+    ("answer-line", "Answer: {v}"),
+    ("answer-tag", "<answer>{v}</answer>"),
+)
+
+#: Field names that usually hold the expected answer: tried first, and their failure is an error (not a doubt).
+ANSWER_FIELDS = (
+    "answer",
+    "answers",
+    "solution",
+    "target",
+    "label",
+    "gold",
+    "expected",
+    "ground_truth",
+    "reference",
+    "output",
+    "result",
+    "correct",
+    "final_answer",
+)
+#: Parameter names of a tool that runs a shell command / writes a file (the env's own terminal / file tools).
+_COMMAND_PARAMS = ("command", "cmd", "script")
+_PATH_PARAMS = ("path", "file_path", "filename", "file")
+_CONTENT_PARAMS = ("content", "contents", "text", "data")
+_PATHLIKE = re.compile(r"^[\w.\-/]+\.\w{1,6}$|^[\w.\-]+/[\w.\-/]+$")
+
+
+@dataclass(frozen=True)
+class Positive:
+    """A transcript that should score above the controls: a gold-answer probe or the env's own good transcript."""
+
+    name: str  # e.g. "field 'answer' answered as 'Answer: 42'", "tool write_file(path, content) from fields"
+    responder: Responder
+    source: str  # "field", "tool" or "env"
+    field: str | None = None
+    value: str | None = None  # the gold as text (JSON for structured golds)
+    template: str | None = None  # the answer shape ("Answer: {v}") the gold was written in
+    kind: str = "scalar"  # "scalar", "dict", "list", "file", "command"
+
+
+def _rank(name: str) -> int:
+    try:
+        return ANSWER_FIELDS.index(name.lower())
+    except ValueError:
+        return len(ANSWER_FIELDS)
+
+
+def _scalar_fields(item: Any) -> list[tuple[str, str]]:
+    """(name, text) of the item's string / number fields, answer-like names first."""
+    if not isinstance(item, dict):
+        return []
+    out = []
+    for key, value in item.items():
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            continue
+        text = str(value).strip()
+        if text and len(text) <= 2000:
+            out.append((str(key), text))
+    return sorted(out, key=lambda kv: _rank(kv[0]))
+
+
+def _structured_fields(item: Any) -> list[tuple[str, str, Any]]:
+    """(name, kind, value) of the item's JSON-able dict / list fields (a dict of fields, a list answer)."""
+    if not isinstance(item, dict):
+        return []
+    out = []
+    for key, value in item.items():
+        if isinstance(value, (dict, list, tuple)) and value:
+            try:
+                json.dumps(value)
+            except (TypeError, ValueError):
+                continue
+            out.append((str(key), "dict" if isinstance(value, dict) else "list", value))
+    return sorted(out, key=lambda kv: _rank(kv[0]))
+
+
+def structured_renderings(kind: str, value: Any) -> list[str]:
+    """The usual texts of a dict / list gold: compact and spaced JSON; for a list also "a, b, c"."""
+    texts = [json.dumps(value), json.dumps(value, indent=2)]
+    if kind == "list" and all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
+        texts.append(", ".join(str(v) for v in value))
+    return texts
+
+
+def gold_answers(item: Any) -> list[tuple[str, str, str]]:
+    """``(field, value, answer text)`` for each of the item's fields written in each common answer shape."""
+    return [
+        (name, text, template.format(v=text))
+        for name, text in _scalar_fields(item)
+        for _s, template in ANSWER_FORMATS
+    ]
+
+
+def varied_answers(item: Any) -> Responder:
+    """A responder whose answers differ (across requests and across the n choices of one request): the item's
+    fields written as answers (the first three fields), alternating with wrong ones, so that scores can differ."""
+    golds = [answer for _name, _value, answer in gold_answers(item)[: 3 * len(ANSWER_FORMATS)]]
+    counter = iter(range(1_000_000))
+
+    def answer() -> str:
+        i = next(counter)
+        if i % 2 == 0 and golds:
+            return golds[(i // 2) % len(golds)]
+        return f"I think the answer is {i + 7}."
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        n = max(1, int(body.get("n") or 1))
+        return {"choices": [{"content": answer()} for _ in range(n)]}
+
+    return respond
+
+
+def _param_names(function: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    params = function.get("parameters") or {}
+    return (params.get("properties") or {}), list(params.get("required") or [])
+
+
+def _tool_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
+    """Tool calls a correct rollout would make: parameters named like item fields; a file tool writing a text
+    field to a path field; a terminal tool running a command-like field."""
+    raw = item if isinstance(item, dict) else {}
+    fields = _scalar_fields(item)
+    done = next((v for k, v in fields if k.lower() in ANSWER_FIELDS), "Done.")
+    out: list[Positive] = []
+
+    def call_then_done(name: str, about: str, arguments: dict[str, Any], kind: str) -> Positive:
+        call = {"name": name, "arguments": arguments}
+        return Positive(
+            about, play([{"content": "", "tool_calls": [call]}, {"content": done}]), "tool", kind=kind
+        )
+
+    strings = [(k, v) for k, v in fields if isinstance(raw.get(k), str)]
+    for tool in tools:
+        function = tool.get("function", tool)
+        name = function.get("name", "")
+        props, required = _param_names(function)
+        shared = [p for p in props if p in raw]
+        if shared and all(r in raw for r in required):
+            arguments = {p: raw[p] for p in shared}
+            out.append(
+                call_then_done(
+                    name, f"tool {name}({', '.join(shared)}) from the item's fields", arguments, "tool"
+                )
+            )
+            continue
+        path_param = next((p for p in _PATH_PARAMS if p in props), None)
+        content_param = next((p for p in _CONTENT_PARAMS if p in props), None)
+        command_param = next((p for p in _COMMAND_PARAMS if p in props), None)
+        if path_param and content_param and set(required) <= {path_param, content_param}:
+            for path_field, path in strings:
+                if not _PATHLIKE.match(path):
+                    continue
+                for text_field, _text in strings:
+                    if text_field != path_field:
+                        out.append(
+                            call_then_done(
+                                name,
+                                f"tool {name} writing field {text_field!r} to the path in field {path_field!r}",
+                                {path_param: path, content_param: raw[text_field]},
+                                "file",
+                            )
+                        )
+        elif command_param and set(required) <= {command_param}:
+            for field, text in strings:
+                if (
+                    " " in text
+                    and "\n" not in text.strip()
+                    and len(text) <= 300
+                    and _rank(field) < len(ANSWER_FIELDS)
+                ):
+                    out.append(
+                        call_then_done(
+                            name,
+                            f"tool {name} running field {field!r} as a command",
+                            {command_param: text},
+                            "command",
+                        )
+                    )
+    return out
+
+
+def gold_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
+    """Gold-answer probes for ``item``: tool calls built from its fields, structured fields as JSON, then each
+    scalar field in each answer shape."""
+    positives = _tool_positives(item, tools)
+    for name, kind, value in _structured_fields(item):
+        for text in structured_renderings(kind, value):
+            for _shape, template in STRUCTURED_FORMATS:
+                answer = template.format(v=text)
+                positives.append(
+                    Positive(
+                        f"field {name!r} ({kind}) answered as {answer[:80]!r}",
+                        say(answer),
+                        "field",
+                        field=name,
+                        value=json.dumps(value),
+                        template=template,
+                        kind=kind,
+                    )
+                )
+    for name, text in _scalar_fields(item):
+        # The shape's own template, not the answer with the value replaced back: a one-letter gold ("A") also
+        # occurs in the shape's words ("Answer: A"), so replacing its first occurrence misplaces it.
+        for _shape, template in ANSWER_FORMATS:
+            answer = template.format(v=text)
+            positives.append(
+                Positive(
+                    f"field {name!r} answered as {answer[:80]!r}",
+                    say(answer),
+                    "field",
+                    field=name,
+                    value=text,
+                    template=template,
+                )
+            )
+    return positives
+
+
+def derivable(item: Any) -> bool:
+    """Whether the kit can say what a correct answer of ``item`` is: an answer-like field holding a number or a
+    short one-line string, or a structured (dict / list) answer-like field. Otherwise, failing gold probes say
+    nothing about the reward."""
+    if not isinstance(item, dict):
+        return False
+    for key, value in item.items():
+        if _rank(str(key)) >= len(ANSWER_FIELDS) or isinstance(value, bool):
+            continue
+        if isinstance(value, (int, float)):
+            return True
+        if isinstance(value, str) and value.strip() and "\n" not in value.strip() and len(value) <= 80:
+            return True
+        if isinstance(value, (dict, list)) and value:
+            return True
+    return False

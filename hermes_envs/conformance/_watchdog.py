@@ -1,0 +1,333 @@
+"""Event-loop watchdog: how long the loop went without running anything else, and whose code held it.
+
+A ticker coroutine wakes every few milliseconds; the gap between two ticks is how long the loop was blocked. A
+helper thread samples the loop thread's stack while a stall is in progress, so a finding can name the function and
+line of the author's code that held the loop (``time.sleep``, a synchronous HTTP call, ``ctx.terminal`` ...).
+Garbage-collection pauses are measured (``gc.callbacks``) and subtracted, and a stall with no author frame on the
+stack, or inside a finalizer, is not counted: neither is the env's doing.
+
+The time the loop thread spends inside ``ToolContext``'s synchronous methods (``ctx.terminal`` ...) is measured too,
+and each stall says how much of it was spent there: that API is the contract's (upstream's blocks the loop the same
+way), so HC408 words such a stall as a warning naming the awaitable twins, and keeps other blocking an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import gc
+import os
+import sys
+import sysconfig
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+_TICK = 0.01
+#: ToolContext's synchronous methods (the contract's API); each has an awaitable twin named ``a<name>``.
+SYNC_TOOL_METHODS = (
+    "terminal",
+    "read_file",
+    "write_file",
+    "upload_file",
+    "upload_dir",
+    "download_file",
+    "download_dir",
+    "search",
+    "call_tool",
+    "cleanup",
+)
+_LIBRARY_ROOTS = tuple(
+    str(Path(p).resolve())
+    for p in {
+        sysconfig.get_paths().get("stdlib", ""),
+        sysconfig.get_paths().get("purelib", ""),
+        sysconfig.get_paths().get("platlib", ""),
+        str(Path(__file__).resolve().parents[1]),
+    }
+    if p
+)
+
+
+class _Sampler:
+    """The one helper thread of the process that samples the watched loops' stacks (see :meth:`LoopWatchdog.watch`).
+
+    It is started once and idles while nothing is watched: a thread started and joined per watched call (a check
+    run makes hundreds) cost more than the calls themselves on a loaded machine, where a new thread waits its turn
+    for a CPU before ``Thread.start`` returns.
+    """
+
+    def __init__(self) -> None:
+        self._watched: dict[int, LoopWatchdog] = {}
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._cpus: set[int] | None = None
+
+    def add(self, dog: LoopWatchdog) -> None:
+        with self._changed:
+            self._watched[id(dog)] = dog
+            if self._thread is None or not self._thread.is_alive():  # first use, or a forked child
+                self._thread = threading.Thread(target=self._run, name="hermes-loop-watchdog", daemon=True)
+                self._thread.start()
+                self._cpus = None
+            self._follow_cpus()
+            self._changed.notify()
+
+    def _follow_cpus(self) -> None:
+        """Keep the sampler on the CPUs the watched thread may use, as a thread it started would be: the per-call
+        sampler this replaces inherited them, so a loop pinned to one CPU (the runqueue test) is watched as
+        before, by a sampler sharing its CPU."""
+        getaffinity = getattr(os, "sched_getaffinity", None)
+        if getaffinity is None or self._thread is None or self._thread.native_id is None:
+            return
+        try:
+            cpus = getaffinity(0)
+            if cpus != self._cpus:
+                os.sched_setaffinity(self._thread.native_id, cpus)
+                self._cpus = cpus
+        except OSError:  # the thread just ended, or the platform refuses: sampling still works
+            pass
+
+    def remove(self, dog: LoopWatchdog) -> None:
+        with self._changed:
+            self._watched.pop(id(dog), None)
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while not self._watched:
+                    self._changed.wait()
+                dogs = list(self._watched.values())
+            for dog in dogs:
+                dog._maybe_sample()
+            time.sleep(_TICK * 2)
+
+
+_SAMPLER = _Sampler()
+
+
+@dataclass(frozen=True)
+class Stall:
+    """The loop was blocked ``seconds`` during ``phase``; ``where`` is the author's frame, ``inner`` the innermost.
+
+    ``sync_tool_seconds`` of the stall were spent inside ToolContext's synchronous methods ``sync_tool_calls``.
+    """
+
+    phase: str
+    seconds: float
+    where: str
+    inner: str
+    sync_tool_seconds: float = 0.0
+    sync_tool_calls: tuple[str, ...] = ()
+    #: Seconds of the stall the loop thread spent on a CPU (Linux schedstat), or None where it cannot be read: a
+    #: stall the env computed through is CPU time; a sleep / synchronous I/O is not, and neither is the machine.
+    cpu_seconds: float | None = None
+
+
+def _schedstat(native_id: int) -> tuple[float, float] | None:
+    """(seconds on a CPU, seconds runnable but waiting for one) of the thread, from Linux schedstat, or None."""
+    try:
+        with open(f"/proc/self/task/{native_id}/schedstat", "rb") as fh:
+            fields = fh.read().split()
+        return int(fields[0]) / 1e9, int(fields[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _runqueue_seconds(native_id: int) -> float | None:
+    """Seconds the thread spent runnable but waiting for a CPU (Linux ``/proc/.../schedstat``, field 2), or None.
+
+    On a loaded machine (CI shares two cores) a loop can go 0.5 s without a tick because the OS ran other
+    processes: that wait is the machine's, not the env's, and is subtracted from a stall like a GC pause.
+    """
+    try:
+        with open(f"/proc/self/task/{native_id}/schedstat", "rb") as fh:
+            return int(fh.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def is_library_file(filename: str) -> bool:
+    """True for the standard library, installed packages and hermes-envs itself (not the env author's code)."""
+    if filename.startswith("<"):
+        return True
+    try:
+        resolved = str(Path(filename).resolve())
+    except OSError:
+        return True
+    return resolved.startswith(_LIBRARY_ROOTS) or "site-packages" in resolved
+
+
+def _is_loop_iteration(code: Any) -> bool:
+    """The event loop's own "run one iteration" frame: what is above it started the loop, it does not hold it."""
+    return code.co_name == "_run_once" and code.co_filename.endswith(("base_events.py", "uvloop/loop.pyx"))
+
+
+def _describe(frame: FrameType | None) -> tuple[str, str]:
+    """(the innermost frame in the author's code, the innermost frame of all) as ``func (file:line)``.
+
+    Only frames the loop is running count: walking out from the innermost frame stops at the loop's iteration
+    frame, so a loop idle in ``selector.select`` (a process the OS did not schedule on a loaded machine) or the
+    code that called ``asyncio.run`` is never blamed.
+    """
+    inner = ""
+    author = ""
+    while frame is not None:
+        code = frame.f_code
+        if _is_loop_iteration(code):
+            return "", inner or "the event loop waiting for I/O"
+        name = getattr(code, "co_qualname", code.co_name)
+        text = f"{name} ({Path(code.co_filename).name}:{frame.f_lineno})"
+        if not inner:
+            inner = text
+        if code.co_name == "__del__" or code.co_filename.endswith("gc.py"):
+            return "", inner  # garbage collection ran finalizers here: not the env's code
+        if not author and not is_library_file(code.co_filename):
+            author = text
+            break
+        frame = frame.f_back
+    return author, inner
+
+
+_CONFORMANCE = str(Path(__file__).resolve().parent)
+
+
+def _caller_file(frame: FrameType | None) -> str:
+    """The file of the code that called a ToolContext method, past the kit's own instrumentation of it (the
+    conformance package wraps ctx methods to record paths): the env's file, or the kit helper that called it."""
+    while frame is not None and frame.f_code.co_filename.startswith(_CONFORMANCE):
+        frame = frame.f_back
+    return frame.f_code.co_filename if frame is not None else "<unknown>"
+
+
+class LoopWatchdog:
+    """Records stalls longer than ``threshold`` seconds while :meth:`watch` is active (one phase at a time)."""
+
+    def __init__(self, threshold: float) -> None:
+        self.threshold = threshold
+        self.stalls: list[Stall] = []
+        self._last = 0.0
+        self._sample: tuple[str, str] | None = None
+        self._thread_id = 0
+        self._native_id = 0
+        self._waited = 0.0  # runqueue seconds of the loop thread at the last tick
+        self._on_cpu = 0.0  # CPU seconds of the loop thread at the last tick
+        self._gc_started = 0.0
+        self._gc_seconds = (
+            0.0  # time the collector ran since the last tick: a GC pause is not the env's doing
+        )
+        # (start, end, method) of each outermost ToolContext sync call made on the loop thread since the last tick
+        self._sync_calls: list[tuple[float, float, str, bool]] = []
+        self._sync_depth = 0
+
+    def _on_gc(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        elif self._gc_started:
+            self._gc_seconds += time.perf_counter() - self._gc_started
+            self._gc_started = 0.0
+
+    def _maybe_sample(self) -> None:
+        """Called by the sampler thread: while a stall is in progress, note where the loop thread is."""
+        if self._sample is None and time.perf_counter() - self._last > self.threshold:
+            from hermes_envs.conformance._sites import current_frames
+
+            frame = current_frames().get(self._thread_id)
+            self._sample = _describe(frame)
+
+    async def _ticker(self, phase: str) -> None:
+        self._last = time.perf_counter()
+        while True:
+            await asyncio.sleep(_TICK)
+            now = time.perf_counter()
+            self._record(phase, now)
+            self._last = now
+
+    def _record(self, phase: str, now: float) -> None:
+        start = self._last
+        gap = now - start - _TICK
+        gap, self._gc_seconds = gap - self._gc_seconds, 0.0
+        stat = _schedstat(self._native_id)
+        cpu: float | None = None
+        if stat is not None:
+            on_cpu, waited = stat
+            gap, self._waited = gap - max(0.0, waited - self._waited), waited
+            cpu, self._on_cpu = max(0.0, on_cpu - self._on_cpu), on_cpu
+        calls, self._sync_calls = self._sync_calls, []
+
+        def overlap(begin: float, end: float) -> float:
+            return max(0.0, min(end, now) - max(begin, start))
+
+        # ToolContext calls the kit's own helpers make (the base's score_rollout cleaning a sandbox up) are the
+        # kit's doing, not the env's: subtracted like a GC pause, never blamed on the hook that called the helper.
+        gap -= sum(overlap(b, e) for b, e, name, by_kit in calls if by_kit)
+        if gap > self.threshold:
+            where, inner = self._sample or ("", "")
+            if where:  # a stall with no author frame on the stack is not the env's doing
+                own = [(b, e, name) for b, e, name, by_kit in calls if not by_kit]
+                in_sync = sum(overlap(b, e) for b, e, _ in own)
+                names = tuple(dict.fromkeys(name for begin, end, name in own if end > start))
+                self.stalls.append(Stall(phase, gap, where, inner, min(in_sync, gap), names, cpu))
+        self._sample = None
+
+    def _timed(self, name: str, method: Any) -> Any:
+        """``method`` (a ToolContext sync method) that records its time when called on the watched loop thread."""
+
+        @functools.wraps(method)
+        def timed(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+            if self._sync_depth or threading.get_ident() != self._thread_id:
+                return method(ctx, *args, **kwargs)  # nested, or in a worker thread: does not block the loop
+            by_kit = is_library_file(_caller_file(sys._getframe(1)))
+            self._sync_depth += 1
+            begin = time.perf_counter()
+            try:
+                return method(ctx, *args, **kwargs)
+            finally:
+                self._sync_depth -= 1
+                self._sync_calls.append((begin, time.perf_counter(), name, by_kit))
+
+        return timed
+
+    @contextlib.contextmanager
+    def _timing_tool_context(self) -> Any:
+        from hermes_envs.tools.context import ToolContext
+
+        originals = {name: vars(ToolContext)[name] for name in SYNC_TOOL_METHODS if name in vars(ToolContext)}
+        for name, method in originals.items():
+            setattr(ToolContext, name, self._timed(name, method))
+        try:
+            yield
+        finally:
+            for name, method in originals.items():
+                setattr(ToolContext, name, method)
+
+    async def watch(self, phase: str, coro: object) -> object:
+        """Await ``coro`` while measuring the loop's stalls."""
+        self._thread_id = threading.get_ident()
+        self._native_id = threading.get_native_id()
+        stat = _schedstat(self._native_id)
+        self._on_cpu, self._waited = stat or (0.0, 0.0)
+        self._last = time.perf_counter()
+        self._gc_seconds = 0.0
+        gc.callbacks.append(self._on_gc)
+        self._sample = None
+        self._sync_calls, self._sync_depth = [], 0
+        ticker = asyncio.ensure_future(self._ticker(phase))
+        _SAMPLER.add(self)
+        try:
+            with self._timing_tool_context():
+                return await coro  # type: ignore[misc]
+        finally:
+            # A stall right before the end is seen here: the ticker would be cancelled before it could run.
+            self._record(phase, time.perf_counter())
+            ticker.cancel()
+            gc.callbacks.remove(self._on_gc)
+            _SAMPLER.remove(self)
+            try:
+                await ticker
+            except (asyncio.CancelledError, Exception):
+                pass
