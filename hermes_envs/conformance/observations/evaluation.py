@@ -5,6 +5,7 @@ caught."""
 from __future__ import annotations
 
 import contextlib
+import inspect
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,9 @@ class EvalObservation:
     leaked_sandboxes: tuple[str, ...]
     swallowed: tuple[str, ...]
     log_records: tuple[str, ...]
+    #: The items evaluate() handed to compute_reward (HC709 compares what the model was told about each of them
+    #: with what a training rollout of the same item is told).
+    scored_items: tuple[Any, ...] = ()
 
     @classmethod
     def build(cls, s: EnvSession) -> EvalObservation:
@@ -64,6 +68,21 @@ class EvalObservation:
                 return await original_log(*args, **kwargs)
 
             env.evaluate_log = spy_log
+        scored_items: list[Any] = []
+        original_reward = getattr(env, "compute_reward", None)
+        if callable(original_reward) and "compute_reward" not in vars(env):
+
+            def note_item(*args: Any, **kwargs: Any) -> Any:
+                scored_items.append(args[0] if args else kwargs.get("item"))
+                return original_reward(*args, **kwargs)
+
+            async def note_item_async(*args: Any, **kwargs: Any) -> Any:
+                scored_items.append(args[0] if args else kwargs.get("item"))
+                return await original_reward(*args, **kwargs)
+
+            env.compute_reward = (
+                note_item_async if inspect.iscoroutinefunction(original_reward) else note_item
+            )
         escaped: BaseException | None = None
         with (
             s.sandbox_leaks() as leaked,
@@ -79,6 +98,8 @@ class EvalObservation:
             finally:
                 if original_log is not None:
                     del env.evaluate_log
+                if "compute_reward" in vars(env) and original_reward is not None:
+                    del env.compute_reward
         swallowed: list[str] = []
         if not made and escaped is None:
             # Nothing asked and nothing raised: run it once more under the exception tracer (too slow to leave
@@ -108,4 +129,5 @@ class EvalObservation:
             leaked_sandboxes=tuple(leaked),
             swallowed=tuple(swallowed),
             log_records=tuple(log_records),
+            scored_items=tuple(scored_items),
         )
