@@ -61,6 +61,24 @@ def split_stable_across_processes(s: EnvSession) -> list[Finding]:
                 subject="the split in two processes",
             )
         ]
+    changed = _same_id_other_prompt(s, here.items, there)
+    if changed is not None:
+        ident, mine, theirs = changed
+        return [
+            Finding(
+                "HC206",
+                f"an item should be the same task in every process; the training item {ident} is asked as "
+                f"{_clip(mine, 200)} here and as {_clip(theirs, 200)} in a fresh interpreter "
+                f"(PYTHONHASHSEED={seed}, another random state). Its content is drawn from an unseeded random "
+                "source (the global random module, a salted hash(), a set's order), so the data is not "
+                "reproducible: it differs between runs, a resumed run trains on other tasks under the same ids, "
+                "and eval numbers of two runs measure different items.",
+                "build items deterministically: draw every random part from a seeded generator "
+                "(`rng = random.Random(0)`; `rng.randint(...)`), never from the global `random.*`, `hash()` of "
+                "a string or a set's iteration order.",
+                subject=f"item {ident} in two processes",
+            )
+        ]
     if not finite:
         return []  # a generator or a random sampler: membership is not a fixed set to compare
     mine = {item_key(i) for i in here.items}
@@ -80,6 +98,41 @@ def split_stable_across_processes(s: EnvSession) -> list[Finding]:
             Severity.WARNING,
         )
     ]
+
+
+def _same_id_other_prompt(s: EnvSession, items: Any, there: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(item id, prompt here, prompt there) for the first item whose id names another prompt in the other
+    process, or None. Only ids unique in both processes and prompts stable in this one are compared (a random
+    template is HC710's business)."""
+    from hermes_envs.conformance._splits import item_id
+    from hermes_envs.env._prompt import format_prompt_of
+
+    if not s.is_hermes_env():
+        return None
+    ids_there = there.get("ids") or []
+    prompts_there = there.get("prompts") or []
+    theirs = {i: p for i, p in zip(ids_there, prompts_there) if i is not None and isinstance(p, str)}
+    if len(theirs) != len([i for i in ids_there if i is not None]):
+        return None  # an id repeats there: not an identity
+    env = s.env()
+    mine: dict[str, str] = {}
+    for item in items:
+        ident = item_id(item)
+        if ident is None:
+            continue
+        if ident in mine:
+            return None  # an id repeats here: not an identity
+        try:
+            prompt, again = format_prompt_of(env, item), format_prompt_of(env, item)
+        except Exception:
+            continue
+        if isinstance(prompt, str) and prompt == again:
+            mine[ident] = prompt
+    for ident, prompt in mine.items():
+        other = theirs.get(ident)
+        if other is not None and other != prompt:
+            return ident, prompt, other
+    return None
 
 
 def _training_prompts(s: EnvSession, items: Any) -> set[str]:
