@@ -287,7 +287,14 @@ def no_mutation(s: EnvSession) -> list[Finding]:
             findings.append(
                 Finding(
                     "HC405",
-                    f"compute_reward should leave {what} unchanged; on probe {entry.probe!r} {change}.",
+                    f"compute_reward should leave {what} unchanged; on probe {entry.probe!r} {change}"
+                    + (
+                        ": the reward mutates its item in place (a sort, an append, a pop), and the item is "
+                        "shared (get_next_item hands the same object out again and evaluate() keeps it), so "
+                        "every later prompt built from it changes and later rewards read the edited item."
+                        if what == "item"
+                        else "."
+                    ),
                     "read without changing: `last = result.messages[-1]` instead of `.pop()`, and copy before editing "
                     "(`messages = list(result.messages)`, `item = dict(item)`). The base tokenizes result.messages "
                     "after the reward, so an edit changes what the model is trained on.",
