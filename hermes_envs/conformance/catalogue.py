@@ -79,8 +79,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "HC206": (
         "The trainer restarts the env (a crash, a resume, another node); a split drawn again differently trains on "
         "items an earlier run evaluated on, and two runs' eval numbers measure different items.",
-        "Draw the split with a fixed seed (`random.Random(0)`), a stable key (hashlib, not the salted `hash()`) or a "
-        "sorted list, never the global random or a set's order.",
+        "Draw the split and every random part of an item with a fixed seed (`random.Random(0)`), a stable key "
+        "(hashlib, not the salted `hash()`) or a sorted list, never the global random or a set's order.",
     ),
     "HC207": (
         "atroposlib sends every scored group to the trainer as JSON; a group holding an SDK object, a set or numpy "

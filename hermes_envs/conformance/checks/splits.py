@@ -1,4 +1,4 @@
-"""Data (HC206): the train/eval split is the same in every process that builds the env.
+"""Data (HC206): the train/eval split, and each item's content, is the same in every process that builds the env.
 
 The trainer restarts the env (a crash, a resume, another node): a split drawn with the unseeded global random, a
 salted ``hash()`` or a set's iteration order is drawn again, and items one run held out for eval are trained on by
@@ -24,7 +24,8 @@ from hermes_envs.conformance.session import EnvSession
 def split_stable_across_processes(s: EnvSession) -> list[Finding]:
     """A split that changes when the env is built in another process (``random.shuffle`` unseeded, ``hash(q) %
     10`` with salted string hashes, ``list(set(...))``): after a restart, items the earlier run evaluated on are
-    trained on, and eval numbers of two runs measure different items."""
+    trained on, and eval numbers of two runs measure different items. Also items whose content is drawn from an
+    unseeded random: the same item id asks another question in the other process."""
     from hermes_envs.conformance._splits import item_key, scan_in_fresh_process
     from hermes_envs.conformance.observations.evaluation import EvalObservation
     from hermes_envs.conformance.observations.training import TrainingScan
@@ -63,13 +64,19 @@ def split_stable_across_processes(s: EnvSession) -> list[Finding]:
         ]
     changed = _same_id_other_prompt(s, here.items, there)
     if changed is not None:
-        ident, mine, theirs = changed
+        ident, asked_here, asked_there = changed
+        at = next(
+            (i for i, (a, b) in enumerate(zip(asked_here, asked_there)) if a != b),
+            min(len(asked_here), len(asked_there)),
+        )
+        start = max(0, at - 40)
         return [
             Finding(
                 "HC206",
                 f"an item should be the same task in every process; the training item {ident} is asked as "
-                f"{_clip(mine, 200)} here and as {_clip(theirs, 200)} in a fresh interpreter "
-                f"(PYTHONHASHSEED={seed}, another random state). Its content is drawn from an unseeded random "
+                f"...{_clip(asked_here[start:], 120)} here and as ...{_clip(asked_there[start:], 120)} in a fresh "
+                f"interpreter (PYTHONHASHSEED={seed}, another random state; the prompts differ from character "
+                f"{at}). Its content is drawn from an unseeded random "
                 "source (the global random module, a salted hash(), a set's order), so the data is not "
                 "reproducible: it differs between runs, a resumed run trains on other tasks under the same ids, "
                 "and eval numbers of two runs measure different items.",
