@@ -196,16 +196,16 @@ def _prompt_parity(s: EnvSession) -> list[Finding]:
     env = s.env()
     seen: set[str] = set()
     differing: list[tuple[Any, str]] = []
-    for item in observed.scored_items:
+    for item, prompt in zip(observed.scored_items, observed.scored_prompts):
         key = item_key(item)
-        if key in seen or len(seen) >= PARITY_ITEMS:
-            continue
+        if key in seen or len(seen) >= PARITY_ITEMS or prompt is None or not prompt.strip():
+            continue  # (None: not an item format_prompt takes, e.g. an eval record of its own)
         seen.add(key)
         try:
-            prompt, again = format_prompt_of(env, item), format_prompt_of(env, item)
+            first, again = format_prompt_of(env, item), format_prompt_of(env, item)
         except Exception:
-            continue  # not an item format_prompt takes (an eval record of its own): nothing to compare
-        if not isinstance(prompt, str) or prompt != again or not prompt.strip():
+            continue
+        if first != again:
             continue  # a random template is HC710's business
         flat = " ".join(prompt.split())
         if not any(flat in text for text in shown):

@@ -40,6 +40,11 @@ class EvalObservation:
     #: The items evaluate() handed to compute_reward (HC709 compares what the model was told about each of them
     #: with what a training rollout of the same item is told).
     scored_items: tuple[Any, ...] = ()
+    #: format_prompt(item) of each scored item just before compute_reward ran (None when it has none).
+    scored_prompts: tuple[str | None, ...] = ()
+    #: (item, prompt when it was scored, prompt once evaluate() returned) for each item whose prompt the env changed
+    #: (an item edited in place by compute_reward or evaluate(): the next rollout of it is asked something else).
+    reprompted: tuple[tuple[Any, str, str], ...] = ()
 
     @classmethod
     def build(cls, s: EnvSession) -> EvalObservation:
@@ -69,15 +74,22 @@ class EvalObservation:
 
             env.evaluate_log = spy_log
         scored_items: list[Any] = []
+        scored_prompts: list[str | None] = []
+        reprompted: list[tuple[Any, str, str]] = []
         original_reward = getattr(env, "compute_reward", None)
         if callable(original_reward) and "compute_reward" not in vars(env):
 
+            def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+                item = args[0] if args else kwargs.get("item")
+                scored_items.append(item)
+                scored_prompts.append(_prompt_of(env, item))
+
             def note_item(*args: Any, **kwargs: Any) -> Any:
-                scored_items.append(args[0] if args else kwargs.get("item"))
+                before(args, kwargs)
                 return original_reward(*args, **kwargs)
 
             async def note_item_async(*args: Any, **kwargs: Any) -> Any:
-                scored_items.append(args[0] if args else kwargs.get("item"))
+                before(args, kwargs)
                 return await original_reward(*args, **kwargs)
 
             env.compute_reward = (
@@ -100,6 +112,10 @@ class EvalObservation:
                     del env.evaluate_log
                 if "compute_reward" in vars(env) and original_reward is not None:
                     del env.compute_reward
+        for item, prompt in zip(scored_items, scored_prompts):
+            now = _prompt_of(env, item)
+            if prompt is not None and now is not None and now != prompt:
+                reprompted.append((item, prompt, now))
         swallowed: list[str] = []
         if not made and escaped is None:
             # Nothing asked and nothing raised: run it once more under the exception tracer (too slow to leave
@@ -130,4 +146,19 @@ class EvalObservation:
             swallowed=tuple(swallowed),
             log_records=tuple(log_records),
             scored_items=tuple(scored_items),
+            scored_prompts=tuple(scored_prompts),
+            reprompted=tuple(reprompted),
         )
+
+
+def _prompt_of(env: Any, item: Any) -> str | None:
+    """``format_prompt(item)`` when the env has one and it gives text, else None (never raises)."""
+    from hermes_envs.env._prompt import format_prompt_of
+
+    if not callable(getattr(env, "format_prompt", None)):
+        return None
+    try:
+        prompt = format_prompt_of(env, item)
+    except Exception:
+        return None
+    return prompt if isinstance(prompt, str) else None
