@@ -111,3 +111,19 @@ def test_items_with_ids_and_seeded_content_are_the_same_in_a_fresh_interpreter(t
     )
     outcome = _run(path, ["HC206"], thorough=True)["HC206"]
     assert outcome.status is Status.PASSED, outcome
+
+
+def test_a_reward_reading_the_current_item_is_an_error_with_a_tool_transcript_too() -> None:
+    """file_reward_current_item.py: its good transcript writes the file with a tool; replayed with nothing in between
+    it scores the same, so the change after get_next_item is the reward's (before: a warning, "tools ran again")."""
+    path = CORPUS / "bad" / "file_reward_current_item.py"
+    outcome = _run(path, ["HC413"])["HC413"]
+    assert outcome.status is Status.FAILED, outcome
+    relation = [f for f in outcome.findings if "get_next_item" in f.subject]
+    assert relation and relation[0].severity.value == "error", outcome
+
+
+def test_a_correct_file_task_with_tool_transcripts_keeps_the_relation() -> None:
+    """The twin: file_task_env.py reads its item argument; the same transcripts hold the relation."""
+    outcome = _run(CORPUS / "good" / "file_task_env.py", ["HC413"])["HC413"]
+    assert outcome.status is Status.PASSED, outcome
