@@ -10,6 +10,7 @@ prompt text, token or turn budget) is an error; what rests on a guess (a random 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -134,9 +135,52 @@ def train_eval_parity(s: EnvSession) -> list[Finding]:
                 subject=f"training vs evaluate() (item {_clip(item)})",
             )
         )
+    findings += _rejected_tools(s)
     findings += _system_parity(train, evals)
     findings += _prompt_parity(s)
     return findings
+
+
+_UNKNOWN_TOOL = re.compile(r"Unknown tool '([^']+)'")
+
+
+def _rejected(requests: Iterable[Any]) -> set[str]:
+    """Tools a request offered whose call the rollout answered "Unknown tool" (the loop's valid names leave them
+    out: offered to the model, refused when it calls them)."""
+    out: set[str] = set()
+    for call in requests:
+        body = getattr(call, "body", None) or {}
+        offered = set(offered_tool_names(body))
+        for message in body.get("messages") or []:
+            content = message.get("content")
+            if message.get("role") == "tool" and isinstance(content, str):
+                out.update(n for n in _UNKNOWN_TOOL.findall(content) if n in offered)
+    return out
+
+
+def _rejected_tools(s: EnvSession) -> list[Finding]:
+    """An eval rollout refusing, as an unknown tool, a tool its own request offers and training runs."""
+    from hermes_envs.conformance.observations.evaluation import EvalObservation
+    from hermes_envs.conformance.observations.group import CollectedGroup
+
+    refused = sorted(
+        _rejected(s.observe(EvalObservation).requests) - _rejected(s.observe(CollectedGroup).requests)
+    )
+    if not refused:
+        return []
+    return [
+        Finding(
+            "HC709",
+            f"evaluate() should run the tools it offers, as training does; eval requests offer "
+            f"{', '.join(refused)}, and when the model called {'it' if len(refused) == 1 else 'them'} the eval "
+            'rollout answered "Unknown tool" while training ran the same call: the agent loop evaluate() builds '
+            "gets other valid_tool_names than the tools it offers (toolset names instead of tool names, or a "
+            "stale list), so every eval rollout that needs those tools fails.",
+            "pass the names that come with the tools: `tools, names = self._resolve_tools_for_group()` and "
+            "`HermesAgentLoop(..., tool_schemas=tools, valid_tool_names=names)` in evaluate().",
+            subject="eval tools vs the names the eval loop accepts",
+        )
+    ]
 
 
 def _count(bodies: list[dict[str, Any]], system: str) -> int:
