@@ -115,7 +115,8 @@ The checks are instances of four general oracles, not a list of known mistakes:
   training rollout of X is told), `format_prompt` called again for one item (HC710), evaluate() run again
   (`--thorough`, HC711: the same items scored, a warning). What eval may change on purpose is never compared
   (temperature 0, eval-only text around the item's prompt, a larger budget); what it takes away from what training
-  gives is an error: a tool (when the env resolves the same tools every time), training's system prompt shown
+  gives is an error: a tool (when the env resolves the same tools every time), a tool offered but refused
+  as unknown when called, training's system prompt shown
   nowhere in eval, an item's prompt reworded, a smaller max_tokens, rollouts stopped before their tool results
   come back. A prompt that changes between calls is a warning (random templates can be deliberate).
 - **Data** (HC202-HC204, HC206, HC207, HC302). Train and eval split and disjoint, items that cycle and can be saved
