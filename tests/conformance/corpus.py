@@ -23,12 +23,7 @@ CORPUS_SETTINGS = {"setup_seconds": 2.5, "blocking_seconds": 0.3}
 #: HC503 (a `process` run in a subprocess, a few seconds) runs only on these.
 SLOW = {"main_calls_other_class.py"}
 #: The --thorough oracles (HC206: a fresh interpreter; HC708, HC711: more evaluate() runs) run only on these.
-THOROUGH = {
-    "split_unseeded_shuffle.py",
-    "eval_errors_scored_zero.py",
-    "eval_rotating_window.py",
-    "items_unseeded_content.py",
-}
+THOROUGH = {"split_unseeded_shuffle.py", "eval_errors_scored_zero.py", "eval_rotating_window.py"}
 
 
 def expected_findings(path: Path) -> set[str]:

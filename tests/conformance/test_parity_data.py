@@ -1,7 +1,8 @@
 """Parity and data oracles of issue 29 on their correct twins: what a correct env legitimately does differently in
 eval (eval-only text around the item's prompt, a larger token budget) and seeded item content stay clean; the
 mutants (conformance/bad/eval_no_system_prompt.py, eval_reworded_prompt.py, eval_one_turn.py,
-eval_short_max_tokens.py, items_unseeded_content.py) are held to their findings by test_corpus.py."""
+eval_short_max_tokens.py, eval_toolset_names.py, eval_edits_item.py, file_reward_current_item.py) are held to their
+findings by test_corpus.py; the unseeded item content, whose finding quotes random text, is tested here."""
 
 from __future__ import annotations
 
@@ -87,6 +88,33 @@ def test_a_larger_eval_token_budget_is_not_a_smaller_one(tmp_path: Path) -> None
     )
     outcome = _run(path, ["HC712"])["HC712"]
     assert outcome.status is Status.PASSED, outcome
+
+
+@pytest.mark.slow
+def test_an_item_id_that_names_another_question_in_a_fresh_interpreter_is_an_error(tmp_path: Path) -> None:
+    """Each item's padding comes from the global random, so item w4 is another question in every process (the
+    split itself is fixed). Its finding quotes random text, so this mutant lives here, not in the snapshot corpus.
+    Before: HC206 only warned that the training set moved."""
+    path = _env(
+        tmp_path,
+        """
+        class UnseededContent(LetterCountEnv):
+            name = "unseeded-content"
+
+            async def setup(self):
+                items = []
+                for index, item in enumerate(make_items()):
+                    word = item["word"] + random.choice("xyzq") * random.randint(4, 9)  # the global random
+                    items.append({"id": f"w{index}", "word": word, "letter": item["letter"],
+                                  "answer": str(word.count(item["letter"]))})
+                self.eval_items, self.train_items = items[:4], items[4:]
+                self.index = 0
+        """,
+    )
+    outcome = _run(path, ["HC206"], thorough=True)["HC206"]
+    assert outcome.status is Status.FAILED, outcome
+    assert "not reproducible" in outcome.findings[0].message
+    assert outcome.findings[0].severity.value == "error"
 
 
 @pytest.mark.slow
