@@ -12,7 +12,7 @@ from typing import Any
 from hermes_envs.conformance.findings import Skip
 from hermes_envs.conformance.observations.logs import captured_log
 from hermes_envs.conformance.observations.rollouts import check_rollouts_possible
-from hermes_envs.conformance.observations.training import SetupRun
+from hermes_envs.conformance.observations.training import SetupRun, _item_key
 from hermes_envs.conformance.session import EnvSession
 
 #: What the fake model answers in evaluate() after calling the tools: a judge's prompt quotes it.
@@ -75,6 +75,7 @@ class EvalObservation:
             env.evaluate_log = spy_log
         scored_items: list[Any] = []
         scored_prompts: list[str | None] = []
+        scored_keys: list[str] = []
         reprompted: list[tuple[Any, str, str]] = []
         original_reward = getattr(env, "compute_reward", None)
         if callable(original_reward) and "compute_reward" not in vars(env):
@@ -83,6 +84,7 @@ class EvalObservation:
                 item = args[0] if args else kwargs.get("item")
                 scored_items.append(item)
                 scored_prompts.append(_prompt_of(env, item))
+                scored_keys.append(_item_key(item))
 
             def note_item(*args: Any, **kwargs: Any) -> Any:
                 before(args, kwargs)
@@ -112,9 +114,10 @@ class EvalObservation:
                     del env.evaluate_log
                 if "compute_reward" in vars(env) and original_reward is not None:
                     del env.compute_reward
-        for item, prompt in zip(scored_items, scored_prompts):
+        for item, prompt, key in zip(scored_items, scored_prompts, scored_keys):
             now = _prompt_of(env, item)
-            if prompt is not None and now is not None and now != prompt:
+            # The item itself changed too: a prompt that follows the env's own state (an eval flag) is not this.
+            if prompt is not None and now is not None and now != prompt and _item_key(item) != key:
                 reprompted.append((item, prompt, now))
         swallowed: list[str] = []
         if not made and escaped is None:
