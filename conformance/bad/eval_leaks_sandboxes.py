@@ -22,7 +22,7 @@ class LeakyEvalEnv(LetterCountEnv):
             loop = HermesAgentLoop(
                 self.server, tools, names, max_turns=self.config.max_agent_turns, temperature=0.0
             )
-            result = await loop.run([{"role": "user", "content": self.format_prompt(item)}])
+            result = await loop.run(self.initial_messages(item))
             ctx = ToolContext(loop.task_id)
             correct += await self.compute_reward(item, result, ctx) == 1.0  # no ctx.cleanup()
         await self.evaluate_log(

@@ -8,7 +8,7 @@ from _good import LetterCountEnv
 from environments.agent_loop import HermesAgentLoop
 from environments.tool_context import ToolContext
 
-EXPECTED_FINDINGS = ["HC709", "HC711"]  # HC709: runs --thorough in the corpus (LetterCountEnv's eval prompt)
+EXPECTED_FINDINGS = ["HC711"]
 
 
 class RotatingEvalEnv(LetterCountEnv):
@@ -32,7 +32,7 @@ class RotatingEvalEnv(LetterCountEnv):
                 max_turns=self.config.max_agent_turns,
                 temperature=0.0,
             )
-            result = await loop.run([{"role": "user", "content": self.format_prompt(item)}])
+            result = await loop.run(self.initial_messages(item))
             ctx = ToolContext(loop.task_id)
             try:
                 correct += await self.compute_reward(item, result, ctx) == 1.0

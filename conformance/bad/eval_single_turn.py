@@ -16,7 +16,7 @@ class SingleTurnEvalEnv(LetterCountEnv):
         correct = 0
         for item in self.eval_items:
             completion = await self.server.chat_completion(
-                messages=[{"role": "user", "content": self.format_prompt(item)}], n=1, temperature=0.0
+                messages=self.initial_messages(item), n=1, temperature=0.0
             )
             numbers = re.findall(r"-?\d+", completion.choices[0].message.content or "")
             correct += bool(numbers) and numbers[-1] == item["answer"]

@@ -5,9 +5,7 @@ import random
 
 from _good import LetterCountEnv, make_items
 
-#: HC709 too: this file runs --thorough in the corpus, where the warning that LetterCountEnv's evaluate() leaves out the
-#: training system prompt is on.
-EXPECTED_FINDINGS = ["HC206", "HC709"]
+EXPECTED_FINDINGS = ["HC206"]
 
 
 class UnseededSplitEnv(LetterCountEnv):

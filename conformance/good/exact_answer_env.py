@@ -99,7 +99,7 @@ class LetterCountEnv(HermesAgentBaseEnv):
         tools, names = self._resolve_tools_for_group()
         correct = 0
         for item in self.eval_items:
-            messages = [{"role": "user", "content": self.format_prompt(item)}]
+            messages = self.initial_messages(item)
             loop = HermesAgentLoop(
                 server=self.server,
                 tool_schemas=tools,

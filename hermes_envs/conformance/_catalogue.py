@@ -79,8 +79,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "HC206": (
         "The trainer restarts the env (a crash, a resume, another node); a split drawn again differently trains on "
         "items an earlier run evaluated on, and two runs' eval numbers measure different items.",
-        "Draw the split with a fixed seed (`random.Random(0)`), a stable key (hashlib, not the salted `hash()`) or a "
-        "sorted list, never the global random or a set's order.",
+        "Draw the split and every random part of an item with a fixed seed (`random.Random(0)`), a stable key "
+        "(hashlib, not the salted `hash()`) or a sorted list, never the global random or a set's order.",
     ),
     "HC207": (
         "atroposlib sends every scored group to the trainer as JSON; a group holding an SDK object, a set or numpy "
@@ -265,8 +265,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "let the error propagate; HermesAgentBaseEnv.evaluate_log adds the count for rollouts run through it.",
     ),
     "HC709": (
-        "An eval that offers other tools than training (or leaves out the system prompt) measures a task the "
-        "policy was not trained on: its accuracy says nothing about training progress.",
+        "An eval that offers other tools than training, leaves out the system prompt or rewords the item's prompt "
+        "measures a task the policy was not trained on: its accuracy says nothing about training progress.",
         "Build eval rollouts as training does: `self.initial_messages(item)` and the tools of "
         "`self._resolve_tools_for_group()`.",
     ),
@@ -280,6 +280,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "The trainer compares evals across steps; evals over different items mix the items' difficulty into what "
         "looks like the policy's progress.",
         "Evaluate the whole split, or a subset fixed once in setup() with a seeded random.",
+    ),
+    "HC712": (
+        "An eval that cuts replies or tool use off earlier than training (a smaller max_tokens, a turn limit of "
+        "one) scores the trained policy on answers it was never allowed to finish: eval under-reports it.",
+        "Use training's budgets in evaluate(): the same max_tokens and `max_turns=self.config.max_agent_turns`; "
+        "differ in temperature only.",
     ),
     "HC801": (
         "An unknown parser crashes rollouts; one that cannot round-trip the env's tools loses tool calls "

@@ -30,10 +30,25 @@ def item_key(item: Any) -> str:
         return repr(item)
 
 
+#: Item fields that name an item (the first one present, a str or int, is its identity).
+ID_FIELDS = ("id", "item_id", "task_id", "uid", "qid", "question_id", "problem_id", "key", "name")
+
+
+def item_id(item: Any) -> str | None:
+    """The item's own identity (its ``id`` field or the like) as text, or None when it has none."""
+    if not isinstance(item, dict):
+        return None
+    for name in ID_FIELDS:
+        value = item.get(name)
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
+            return f"{name}={value}"
+    return None
+
+
 def scan_in_fresh_process(
     path: Path, class_name: str, settings: Any, folder: Path, timeout: float = 300.0
 ) -> dict[str, Any]:
-    """The other process's training scan: ``{"keys", "prompts", "cycled", "seed"}``; raises RuntimeError with the
+    """The other process's training scan: ``{"keys", "ids", "prompts", "cycled", "seed"}``; raises RuntimeError with the
     end of its stderr when the worker failed."""
     folder.mkdir(parents=True, exist_ok=True)
     infile, outfile = folder / "split-settings.json", folder / "split-scan.json"
@@ -90,6 +105,7 @@ def _work(path: str, class_name: str, infile: str, outfile: str) -> None:
             prompts.append(prompt if isinstance(prompt, str) else None)
         out = {
             "keys": [item_key(i) for i in scan.items],
+            "ids": [item_id(i) for i in scan.items],
             "prompts": prompts,
             "cycled": scan.cycled and not scan.stuck,
             "error": scan.error,

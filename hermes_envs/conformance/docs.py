@@ -110,19 +110,24 @@ The checks are instances of four general oracles, not a list of known mistakes:
   tool result (HC411), a search for transcripts without the answer (HC412); *cost* — finite scores (HC403) and
   bounded CPU on hostile replies (HC413, re-measured). Doubts are warnings: another item's answer scoring as well
   as the item's own (HC413), every probe scoring 0 (HC407).
-- **Parity** (HC601, HC701, HC702, HC706, HC709-HC711). The same task seen two ways: concurrent vs one at a time
+- **Parity** (HC601, HC701, HC702, HC706, HC709-HC712). The same task seen two ways: concurrent vs one at a time
   (HC601), a training rollout vs evaluate() compared by the requests the fake model received (the agent loop and
-  tools, HC701/HC709; temperature, HC702; judge calls, HC706), `format_prompt` called again for one item (HC710),
-  evaluate() run again (`--thorough`, HC711: the same items scored, a warning).
-  Differences a correct env makes on purpose (eval temperature 0, another turn budget) are never compared; other
-  tools in eval than in training are an error when the env resolves the same tools every time, a missing system
-  prompt (`--thorough`) and a prompt that changes between calls are warnings (zero-shot eval and random templates
-  can be deliberate).
+  tools, HC701/HC709; temperature, HC702; judge calls, HC706; the token and turn budget, HC712), the same item both
+  ways (HC709: evaluate() handed item X to compute_reward, so its requests must show `format_prompt(X)`, the text a
+  training rollout of X is told), `format_prompt` called again for one item (HC710), evaluate() run again
+  (`--thorough`, HC711: the same items scored, a warning). What eval may change on purpose is never compared
+  (temperature 0, eval-only text around the item's prompt, a larger budget); what it takes away from what training
+  gives is an error: a tool (when the env resolves the same tools every time), a tool offered but refused
+  as unknown when called, training's system prompt shown
+  nowhere in eval, an item's prompt reworded, a smaller max_tokens, rollouts stopped before their tool results
+  come back. A prompt that changes between calls is a warning (random templates can be deliberate).
 - **Data** (HC202-HC204, HC206, HC207, HC302). Train and eval split and disjoint, items that cycle and can be saved
   as JSON, a scored group atroposlib can send as JSON (HC207), the answer not shown in the prompt, and
-  (`--thorough`, HC206) the same split in a fresh interpreter with another PYTHONHASHSEED: an item this process
-  evaluates on and never trains on, trained on there, is an error (after a restart the trainer trains on held-out
-  items); another training set with no item shown to move is a warning.
+  (`--thorough`, HC206) the data in a fresh interpreter with another PYTHONHASHSEED and another random state: an
+  item this process evaluates on and never trains on, trained on there, is an error (after a restart the trainer
+  trains on held-out items), and so is an item id (its `id` field or the like, unique in both processes) whose
+  prompt there differs from its prompt here (content drawn from an unseeded random: the data is not
+  reproducible); another training set with no item shown to move is a warning.
 - **Faults** (HC402, HC501, HC505, HC506, HC507, HC703, HC705, HC708). Rollouts and evaluate() under an empty reply, broken tool
   calls, tool errors, max-turns truncation and model-server errors (every request an HTTP 500): a group scored
   without a single model reply is an error (HC505); an evaluate() whose report under the outage is identical to its
@@ -147,7 +152,7 @@ counterexample (a structural rule) is replayed by running its check again.
 `--thorough` (`--hermes-thorough` under pytest) runs the costlier oracles in full: HC413 on every proven item (the
 default run checks the first), HC412's search with five times the examples, and the oracles that cost a process or
 whole evaluate() runs: HC206 (the split in a fresh interpreter), HC708 (evaluate() under an outage and under wrong
-answers), HC711 (evaluate() run again) and HC709's system-prompt comparison.
+answers) and HC711 (evaluate() run again).
 
 ## Configuration
 

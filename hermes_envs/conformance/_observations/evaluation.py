@@ -5,13 +5,14 @@ caught."""
 from __future__ import annotations
 
 import contextlib
+import inspect
 from dataclasses import dataclass
 from typing import Any
 
 from hermes_envs.conformance._findings import Skip
 from hermes_envs.conformance._observations.logs import captured_log
 from hermes_envs.conformance._observations.rollouts import check_rollouts_possible
-from hermes_envs.conformance._observations.training import SetupRun
+from hermes_envs.conformance._observations.training import SetupRun, _item_key
 from hermes_envs.conformance._session import EnvSession
 
 #: What the fake model answers in evaluate() after calling the tools: a judge's prompt quotes it.
@@ -36,6 +37,14 @@ class EvalObservation:
     leaked_sandboxes: tuple[str, ...]
     swallowed: tuple[str, ...]
     log_records: tuple[str, ...]
+    #: The items evaluate() handed to compute_reward (HC709 compares what the model was told about each of them
+    #: with what a training rollout of the same item is told).
+    scored_items: tuple[Any, ...] = ()
+    #: format_prompt(item) of each scored item just before compute_reward ran (None when it has none).
+    scored_prompts: tuple[str | None, ...] = ()
+    #: (item, prompt when it was scored, prompt once evaluate() returned) for each item whose prompt the env changed
+    #: (an item edited in place by compute_reward or evaluate(): the next rollout of it is asked something else).
+    reprompted: tuple[tuple[Any, str, str], ...] = ()
 
     @classmethod
     def build(cls, s: EnvSession) -> EvalObservation:
@@ -64,6 +73,30 @@ class EvalObservation:
                 return await original_log(*args, **kwargs)
 
             env.evaluate_log = spy_log
+        scored_items: list[Any] = []
+        scored_prompts: list[str | None] = []
+        scored_keys: list[str] = []
+        reprompted: list[tuple[Any, str, str]] = []
+        original_reward = getattr(env, "compute_reward", None)
+        if callable(original_reward) and "compute_reward" not in vars(env):
+
+            def before(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+                item = args[0] if args else kwargs.get("item")
+                scored_items.append(item)
+                scored_prompts.append(_prompt_of(env, item))
+                scored_keys.append(_item_key(item))
+
+            def note_item(*args: Any, **kwargs: Any) -> Any:
+                before(args, kwargs)
+                return original_reward(*args, **kwargs)
+
+            async def note_item_async(*args: Any, **kwargs: Any) -> Any:
+                before(args, kwargs)
+                return await original_reward(*args, **kwargs)
+
+            env.compute_reward = (
+                note_item_async if inspect.iscoroutinefunction(original_reward) else note_item
+            )
         escaped: BaseException | None = None
         with (
             s.sandbox_leaks() as leaked,
@@ -79,6 +112,13 @@ class EvalObservation:
             finally:
                 if original_log is not None:
                     del env.evaluate_log
+                if "compute_reward" in vars(env) and original_reward is not None:
+                    del env.compute_reward
+        for item, prompt, key in zip(scored_items, scored_prompts, scored_keys):
+            now = _prompt_of(env, item)
+            # The item itself changed too: a prompt that follows the env's own state (an eval flag) is not this.
+            if prompt is not None and now is not None and now != prompt and _item_key(item) != key:
+                reprompted.append((item, prompt, now))
         swallowed: list[str] = []
         if not made and escaped is None:
             # Nothing asked and nothing raised: run it once more under the exception tracer (too slow to leave
@@ -108,4 +148,20 @@ class EvalObservation:
             leaked_sandboxes=tuple(leaked),
             swallowed=tuple(swallowed),
             log_records=tuple(log_records),
+            scored_items=tuple(scored_items),
+            scored_prompts=tuple(scored_prompts),
+            reprompted=tuple(reprompted),
         )
+
+
+def _prompt_of(env: Any, item: Any) -> str | None:
+    """``format_prompt(item)`` when the env has one and it gives text, else None (never raises)."""
+    from hermes_envs.env._prompt import format_prompt_of
+
+    if not callable(getattr(env, "format_prompt", None)):
+        return None
+    try:
+        prompt = format_prompt_of(env, item)
+    except Exception:
+        return None
+    return prompt if isinstance(prompt, str) else None

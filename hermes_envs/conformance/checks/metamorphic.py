@@ -140,12 +140,23 @@ def _next_item_relation(s: EnvSession, entry: ScoredRollout) -> Finding | None:
     """The same transcript scored again after the trainer called get_next_item() must score the same: the reward
     grades against its ``item`` argument, not the item the env handed out last."""
     script = script_of(entry.result.messages)
+    text_only = _text_only(script)
+    # A transcript with tool calls is first replayed once more with nothing in between: when that scores the same,
+    # its tools replay stably, and a change after get_next_item is the reward's, not a tool's.
+    control = () if text_only else ("transcript again",)
     case = Case(
         rule="a transcript scores the same after the trainer fetched the next item (get_next_item)",
         item=entry.item,
-        scripts={"transcript": script, "transcript after get_next_item": script},
-        order=("transcript", "transcript after get_next_item"),
-        holds=(("transcript after get_next_item", "!=", "transcript"),),
+        scripts={
+            "transcript": script,
+            **{c: script for c in control},
+            "transcript after get_next_item": script,
+        },
+        order=("transcript", *control, "transcript after get_next_item"),
+        holds=(
+            *((c, "==", "transcript") for c in control),
+            ("transcript after get_next_item", "!=", "transcript"),
+        ),
         # Fetched again first only from a dataset that cycles (a generated one may never hand it out again).
         fetch=("transcript",) if s.observe(TrainingScan).cycled else (),
         advance=("transcript after get_next_item",),
@@ -153,7 +164,11 @@ def _next_item_relation(s: EnvSession, entry: ScoredRollout) -> Finding | None:
     run = run_case(s, case)
     if not run.violated:
         return None
-    text_only, caveat = _replay_caveat(script)
+    caveat = (
+        ""
+        if text_only
+        else " (its tools ran again and replay stably: replayed with nothing in between, it scored the same)"
+    )
     return _finding(
         case,
         run,
@@ -165,7 +180,7 @@ def _next_item_relation(s: EnvSession, entry: ScoredRollout) -> Finding | None:
         f"in flight every rollout is scored against the wrong item{caveat}.",
         "read the question, the answer and anything else about the task from compute_reward's `item` argument; "
         "never keep 'the current item' on self in get_next_item for the reward to use.",
-        Severity.ERROR if text_only else Severity.WARNING,
+        Severity.ERROR,
         "relation: get_next_item between rollout and reward",
     )
 

@@ -1,14 +1,16 @@
-"""Parity (HC709, HC710): the same task seen two ways must look the same to the model.
+"""Parity (HC709-HC712): the same task seen two ways must look the same to the model.
 
 A training rollout and an evaluate() rollout are compared by the REQUESTS the fake model received (which tools it
-was offered, what system prompt it was told); ``format_prompt`` is called twice for one item; evaluate() is run
-twice. Differences a correct env has on purpose (eval at temperature 0, another turn budget, sampling settings) are
-never compared. Only a difference no correct env makes is an error (the tools offered, when the env resolves the
-same tools every time); the rest rests on a guess about the task and is a warning.
+was offered, what system prompt it was told, what it was asked about an item evaluate() scored, how many tokens and
+turns it was given); ``format_prompt`` is called twice for one item; evaluate() is run twice. Differences a correct
+env has on purpose (eval at temperature 0, eval-only text added around the prompt, a larger budget) are never
+compared. A difference that takes from eval something training gives (a tool, the system prompt, the item's own
+prompt text, token or turn budget) is an error; what rests on a guess (a random subset per eval) is a warning.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -89,13 +91,15 @@ def _names(body: dict[str, Any]) -> tuple[str, ...]:
 @check(
     "HC709",
     "train-eval-parity",
-    "evaluate() offers the model the tools (and, --thorough, the system prompt) training does",
+    "evaluate() tells the model what training tells it (tools, system prompt, the same item's prompt)",
     requires=("HC501", "HC701"),
 )
 def train_eval_parity(s: EnvSession) -> list[Finding]:
     """evaluate() building its own requests and drifting from training: other tools offered (a tool the policy
-    learned to use is missing, or one it never saw appears), or another system prompt (the answer-format
-    instruction training gave is left out), so the eval measures a task the policy was not trained on."""
+    learned to use is missing, or one it never saw appears), no trace of training's system prompt (the
+    answer-format instruction training gave is left out), or an item evaluate() scored whose eval request does not
+    show the item's own format_prompt text (a reworded question), so the eval measures a task the policy was not
+    trained on."""
     train, evals, item = _rollouts(s)
     findings: list[Finding] = []
     train_tools = {_names(b) for b in train}
@@ -131,33 +135,148 @@ def train_eval_parity(s: EnvSession) -> list[Finding]:
                 subject=f"training vs evaluate() (item {_clip(item)})",
             )
         )
-    train_systems = {_system(b) for b in train}
-    eval_systems = {_system(b) for b in evals}
-    if len(train_systems) == 1 and s.settings.thorough:
-        # Only under --thorough: a guess (zero-shot eval without the training prompt can be deliberate, and the
-        # guide's own style builds eval messages without it), so a warning the default run does not spend on.
-        trained_system = next(iter(train_systems))
-        if trained_system and "" in eval_systems:
-            findings.append(
-                Finding(
-                    "HC709",
-                    f"evaluate() should tell the model what training tells it; a training rollout's request "
-                    f"has the system prompt {_clip(trained_system)}, {_count(evals, '')} of {len(evals)} eval "
-                    "rollout(s) have none, so an instruction the policy was trained with (an answer format, the "
-                    "tools' use) is missing in eval.",
-                    "build eval messages as training does: `messages = self.initial_messages(item)` (system "
-                    "prompt and user prompt), not a bare user message. If eval is meant to run without it, "
-                    'silence HC709 with conformance_ignore = {"HC709": "why"}.',
-                    # A guess: an env may evaluate zero-shot without the training prompt on purpose.
-                    Severity.WARNING,
-                    subject="a training rollout vs the eval rollouts",
-                )
-            )
+    findings += _rejected_tools(s)
+    findings += _system_parity(train, evals)
+    findings += _prompt_parity(s)
     return findings
+
+
+_UNKNOWN_TOOL = re.compile(r"Unknown tool '([^']+)'")
+
+
+def _rejected(requests: Iterable[Any]) -> set[str]:
+    """Tools a request offered whose call the rollout answered "Unknown tool" (the loop's valid names leave them
+    out: offered to the model, refused when it calls them)."""
+    out: set[str] = set()
+    for call in requests:
+        body = getattr(call, "body", None) or {}
+        offered = set(offered_tool_names(body))
+        for message in body.get("messages") or []:
+            content = message.get("content")
+            if message.get("role") == "tool" and isinstance(content, str):
+                out.update(n for n in _UNKNOWN_TOOL.findall(content) if n in offered)
+    return out
+
+
+def _rejected_tools(s: EnvSession) -> list[Finding]:
+    """An eval rollout refusing, as an unknown tool, a tool its own request offers and training runs."""
+    from hermes_envs.conformance._observations.evaluation import EvalObservation
+    from hermes_envs.conformance._observations.group import CollectedGroup
+
+    refused = sorted(
+        _rejected(s.observe(EvalObservation).requests) - _rejected(s.observe(CollectedGroup).requests)
+    )
+    if not refused:
+        return []
+    return [
+        Finding(
+            "HC709",
+            f"evaluate() should run the tools it offers, as training does; eval requests offer "
+            f"{', '.join(refused)}, and when the model called {'it' if len(refused) == 1 else 'them'} the eval "
+            'rollout answered "Unknown tool" while training ran the same call: the agent loop evaluate() builds '
+            "gets other valid_tool_names than the tools it offers (toolset names instead of tool names, or a "
+            "stale list), so every eval rollout that needs those tools fails.",
+            "pass the names that come with the tools: `tools, names = self._resolve_tools_for_group()` and "
+            "`HermesAgentLoop(..., tool_schemas=tools, valid_tool_names=names)` in evaluate().",
+            subject="eval tools vs the names the eval loop accepts",
+        )
+    ]
 
 
 def _count(bodies: list[dict[str, Any]], system: str) -> int:
     return sum(1 for b in bodies if _system(b) == system)
+
+
+def _said(body: dict[str, Any]) -> str:
+    """Every text the request shows the model (all messages, or the raw prompt), whitespace normalised."""
+    texts = [m.get("content") for m in body.get("messages") or []]
+    texts.append(body.get("prompt"))
+    return " ".join(" ".join(t.split()) for t in texts if isinstance(t, str))
+
+
+def _system_parity(train: list[dict[str, Any]], evals: list[dict[str, Any]]) -> list[Finding]:
+    """Training's (one) system prompt nowhere in any eval request: the instruction the policy was trained with
+    (an answer format, the tools' use) is missing in eval. Upstream's own envs pass it to eval too."""
+    train_systems = {_system(b) for b in train}
+    if len(train_systems) != 1:
+        return []
+    trained = " ".join(next(iter(train_systems)).split())
+    if not trained or any(trained in _said(b) for b in evals):
+        return []
+    return [
+        Finding(
+            "HC709",
+            f"evaluate() should tell the model what training tells it; every training rollout's request has the "
+            f"system prompt {_clip(trained)}, and none of the {len(evals)} eval rollout(s) shows it (neither as a "
+            "system message nor inside the user message), so the eval prompt differs from training: the "
+            "instruction the policy was trained with (an answer format, how to use the tools) is missing and eval "
+            "under-reports the trained policy.",
+            "build eval messages as training does: `messages = self.initial_messages(item)` (system prompt and "
+            "user prompt), not a bare user message. If eval is meant to run zero-shot without it, silence HC709 "
+            'with conformance_ignore = {"HC709": "why"}.',
+            subject="the system prompt, training vs evaluate()",
+        )
+    ]
+
+
+#: How many of the items evaluate() scored HC709 compares with their training prompt.
+PARITY_ITEMS = 8
+
+
+def _prompt_parity(s: EnvSession) -> list[Finding]:
+    """The same item seen both ways: evaluate() scored item X, so a training rollout of X would be told
+    ``format_prompt(X)``; no eval request showing that text (for an item whose prompt is stable) is an eval that
+    asks its own, reworded question."""
+    import difflib
+
+    from hermes_envs.conformance._observations.evaluation import EvalObservation
+    from hermes_envs.conformance._observations.scoring import item_key
+    from hermes_envs.env._prompt import format_prompt_of
+
+    observed = s.observe(EvalObservation)
+    bodies = [b for b in (getattr(c, "body", None) or {} for c in observed.requests) if b]
+    shown = [_said(b) for b in bodies]
+    users = [u for u in dict.fromkeys(_user(b) for b in bodies) if u]
+    env = s.env()
+    seen: set[str] = set()
+    differing: list[tuple[Any, str]] = []
+    for item, prompt in zip(observed.scored_items, observed.scored_prompts):
+        key = item_key(item)
+        if key in seen or len(seen) >= PARITY_ITEMS or prompt is None or not prompt.strip():
+            continue  # (None: not an item format_prompt takes, e.g. an eval record of its own)
+        seen.add(key)
+        try:
+            first, again = format_prompt_of(env, item), format_prompt_of(env, item)
+        except Exception:
+            continue
+        if first != again:
+            continue  # a random template is HC710's business
+        flat = " ".join(prompt.split())
+        if not any(flat in text for text in shown):
+            differing.append((item, prompt))
+    if not differing or not users:
+        return []
+    item, prompt = differing[0]
+    closest = max(users, key=lambda u: difflib.SequenceMatcher(None, prompt, u).ratio())
+    missing = [line.strip() for line in prompt.splitlines() if line.strip() and line.strip() not in closest]
+    lost = (
+        f"; lines of the training prompt missing from it: {_clip(' / '.join(missing), 200)}"
+        if missing
+        else ""
+    )
+    return [
+        Finding(
+            "HC709",
+            f"evaluate() should ask the model about an item what a training rollout of that item asks; for "
+            f"{len(differing)} of the {len(seen)} item(s) evaluate() scored, no eval request shows the item's "
+            f"format_prompt text. For item {_clip(item)} training would send {_clip(prompt, 200)}, while the "
+            f"closest eval prompt is {_clip(closest, 200)}{lost}. The eval prompt differs from training (reworded "
+            "or built by hand), so eval measures another task than the one trained.",
+            "build the eval user message with `self.format_prompt(item)` (or `self.initial_messages(item)`), the "
+            "same call training uses; add eval-only text around it, never instead of it.",
+            subject=f"item {_clip(item)}, training vs evaluate()",
+        )
+    ]
 
 
 def _tools_stable(s: EnvSession) -> bool:
@@ -268,3 +387,88 @@ def eval_same_items(s: EnvSession) -> list[Finding]:
             subject="evaluate() run twice",
         )
     ]
+
+
+def _budget_requests(requests: Iterable[Any], quoted: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Bodies of the policy's requests: a judge's request quotes the fake model's answer in its user message."""
+    out = []
+    for call in requests:
+        body = getattr(call, "body", None) or {}
+        prompt = body.get("prompt")
+        asked = _user(body) or (prompt if isinstance(prompt, str) else "")
+        if body and not any(mark in asked for mark in quoted):
+            out.append(body)
+    return out
+
+
+def _max_tokens(body: dict[str, Any]) -> int | None:
+    value = body.get("max_tokens", body.get("max_completion_tokens"))
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _has_tool_result(body: dict[str, Any]) -> bool:
+    return any(m.get("role") == "tool" for m in body.get("messages") or [])
+
+
+@check(
+    "HC712",
+    "eval-budget-parity",
+    "evaluate() gives the model at least the token and turn budget training gives",
+    requires=("HC501", "HC202"),
+)
+def eval_budget_parity(s: EnvSession) -> list[Finding]:
+    """evaluate() sampling with a smaller max_tokens than training, or stopping its rollouts before the tool
+    results reach the model (a turn limit of one): a reply or a tool use the policy was trained to make is cut off
+    in eval, so eval under-reports the trained policy."""
+    from hermes_envs.conformance._observations.evaluation import EVAL_ANSWER, EvalObservation
+    from hermes_envs.conformance._observations.group import CollectedGroup
+    from hermes_envs.conformance.checks.trajectory import eval_only
+
+    note = eval_only(s)
+    if note:
+        raise NotApplicable(note)
+    observed = s.observe(EvalObservation)
+    if observed.error:
+        raise Skip(f"evaluate() raised {observed.error} (see HC202)")
+    quoted = (EVAL_ANSWER, "I think the answer is")
+    train = _budget_requests(s.observe(CollectedGroup).requests, quoted)
+    evals = _budget_requests(observed.requests, quoted)
+    if not train or not evals:
+        raise Skip("training or evaluate() made no model request of its own (see HC501 / HC202)")
+    findings: list[Finding] = []
+    trained = [t for t in (_max_tokens(b) for b in train) if t is not None]
+    evaluated = [t for t in (_max_tokens(b) for b in evals) if t is not None]
+    if trained and len(evaluated) == len(evals) and max(evaluated) < min(trained):
+        findings.append(
+            Finding(
+                "HC712",
+                f"evaluate() should let the model write as long a reply as training does; training requests ask "
+                f"for max_tokens={min(trained)}, eval requests for max_tokens={max(evaluated)}, so a reply of "
+                f"between {max(evaluated)} and {min(trained)} tokens that training completes is truncated in eval "
+                "(cut off, and usually scored 0): the eval token budget is smaller and under-reports the policy.",
+                "pass the same max_tokens in evaluate() as in training (e.g. both `self.config.max_token_length`); "
+                "eval may differ in temperature, never in the room the answer has.",
+                subject="max_tokens, training vs evaluate()",
+            )
+        )
+    offered = [b for b in evals if offered_tool_names(b)]
+    if (
+        any(_has_tool_result(b) for b in train)
+        and offered
+        and len(offered) == len(evals)
+        and not any(_has_tool_result(b) for b in evals)
+    ):
+        findings.append(
+            Finding(
+                "HC712",
+                f"evaluate() should give its rollouts the turns training gives; the fake model called the offered "
+                f"tools in both, and training sent the tool results back to the model for another turn, but none of "
+                f"the {len(evals)} eval request(s) carries a tool result: every eval rollout is cut off after its "
+                "first turn (max_turns=1, or a turn limit smaller than training's max_agent_turns), so a task the "
+                "policy solves with tools in training cannot be solved in eval.",
+                "run eval rollouts with the training turn limit: `max_turns=self.config.max_agent_turns` in the "
+                "agent loop evaluate() builds.",
+                subject="turn limit, training vs evaluate()",
+            )
+        )
+    return findings

@@ -14,6 +14,7 @@ from hermes_envs.conformance._observations.scoring import (
     GoldProbes,
     ScoredProbes,
     ScoredRollout,
+    _short,
     numeric,
 )
 from hermes_envs.conformance._probes import PROBES, ContractViolation
@@ -276,7 +277,9 @@ def reward_range(s: EnvSession) -> list[Finding]:
 
 @check("HC405", "no-mutation", "compute_reward does not mutate the messages or the item", requires=_STATS)
 def no_mutation(s: EnvSession) -> list[Finding]:
-    """Rewards that pop/append/edit ``result.messages`` or the item: the trainer then tokenizes a changed transcript."""
+    """Rewards that pop/append/edit ``result.messages`` or the item: the trainer then tokenizes a changed transcript;
+    and an item whose prompt has changed once evaluate() scored it (edited in place by the reward or by evaluate()),
+    so the next rollout of that shared item is asked something else."""
     findings = []
     seen: set[str] = set()
     for entry in s.observe(ScoredProbes).rollouts:
@@ -287,11 +290,49 @@ def no_mutation(s: EnvSession) -> list[Finding]:
             findings.append(
                 Finding(
                     "HC405",
-                    f"compute_reward should leave {what} unchanged; on probe {entry.probe!r} {change}.",
+                    f"compute_reward should leave {what} unchanged; on probe {entry.probe!r} {change}"
+                    + (
+                        ": the reward mutates its item in place (a sort, an append, a pop), and the item is "
+                        "shared (get_next_item hands the same object out again and evaluate() keeps it), so "
+                        "every later prompt built from it changes and later rewards read the edited item."
+                        if what == "item"
+                        else "."
+                    ),
                     "read without changing: `last = result.messages[-1]` instead of `.pop()`, and copy before editing "
                     "(`messages = list(result.messages)`, `item = dict(item)`). The base tokenizes result.messages "
                     "after the reward, so an edit changes what the model is trained on.",
                     subject=f"probe {entry.probe}",
                 )
             )
+    if "item" not in seen:
+        findings += _reprompted_in_eval(s)
     return findings
+
+
+def _reprompted_in_eval(s: EnvSession) -> list[Finding]:
+    """An item whose format_prompt text changed between its scoring in evaluate() and evaluate()'s end: the env
+    edits the item in place, and the next rollout of that item is asked another question."""
+    from hermes_envs.conformance._observations.evaluation import EvalObservation
+
+    try:
+        observed = s.observe(EvalObservation)
+    except Exception:
+        return []
+    for item, before, after in observed.reprompted[:1]:
+        at = next((i for i, (a, b) in enumerate(zip(before, after)) if a != b), min(len(before), len(after)))
+        start = max(0, at - 40)
+        return [
+            Finding(
+                "HC405",
+                f"compute_reward and evaluate() should leave the item unchanged; once evaluate() had scored item "
+                f"{_short(item)}, the item's prompt (format_prompt(item)) had changed from "
+                f"...{before[start : start + 120]!r} to ...{after[start : start + 120]!r}: the env mutates its item "
+                "in place (a sort, an append, a pop in the reward or in evaluate()'s own bookkeeping), and the item "
+                "is shared (get_next_item and evaluate() hand the same object out again), so every later prompt "
+                "built from it changes (it can show the answer) and later rewards read the edited item.",
+                "read without changing: `sorted(item['rows'], ...)` instead of `item['rows'].sort(...)`, and copy "
+                "before editing (`item = copy.deepcopy(item)`).",
+                subject=f"item {_short(item, 60)} in evaluate()",
+            )
+        ]
+    return []

@@ -1,4 +1,4 @@
-"""Data (HC206): the train/eval split is the same in every process that builds the env.
+"""Data (HC206): the train/eval split, and each item's content, is the same in every process that builds the env.
 
 The trainer restarts the env (a crash, a resume, another node): a split drawn with the unseeded global random, a
 salted ``hash()`` or a set's iteration order is drawn again, and items one run held out for eval are trained on by
@@ -24,7 +24,8 @@ from hermes_envs.conformance._session import EnvSession
 def split_stable_across_processes(s: EnvSession) -> list[Finding]:
     """A split that changes when the env is built in another process (``random.shuffle`` unseeded, ``hash(q) %
     10`` with salted string hashes, ``list(set(...))``): after a restart, items the earlier run evaluated on are
-    trained on, and eval numbers of two runs measure different items."""
+    trained on, and eval numbers of two runs measure different items. Also items whose content is drawn from an
+    unseeded random: the same item id asks another question in the other process."""
     from hermes_envs.conformance._observations.evaluation import EvalObservation
     from hermes_envs.conformance._observations.training import TrainingScan
     from hermes_envs.conformance._splits import item_key, scan_in_fresh_process
@@ -61,6 +62,30 @@ def split_stable_across_processes(s: EnvSession) -> list[Finding]:
                 subject="the split in two processes",
             )
         ]
+    changed = _same_id_other_prompt(s, here.items, there)
+    if changed is not None:
+        ident, asked_here, asked_there = changed
+        at = next(
+            (i for i, (a, b) in enumerate(zip(asked_here, asked_there)) if a != b),
+            min(len(asked_here), len(asked_there)),
+        )
+        start = max(0, at - 40)
+        return [
+            Finding(
+                "HC206",
+                f"an item should be the same task in every process; the training item {ident} is asked as "
+                f"...{_clip(asked_here[start:], 120)} here and as ...{_clip(asked_there[start:], 120)} in a fresh "
+                f"interpreter (PYTHONHASHSEED={seed}, another random state; the prompts differ from character "
+                f"{at}). Its content is drawn from an unseeded random "
+                "source (the global random module, a salted hash(), a set's order), so the data is not "
+                "reproducible: it differs between runs, a resumed run trains on other tasks under the same ids, "
+                "and eval numbers of two runs measure different items.",
+                "build items deterministically: draw every random part from a seeded generator "
+                "(`rng = random.Random(0)`; `rng.randint(...)`), never from the global `random.*`, `hash()` of "
+                "a string or a set's iteration order.",
+                subject=f"item {ident} in two processes",
+            )
+        ]
     if not finite:
         return []  # a generator or a random sampler: membership is not a fixed set to compare
     mine = {item_key(i) for i in here.items}
@@ -80,6 +105,41 @@ def split_stable_across_processes(s: EnvSession) -> list[Finding]:
             Severity.WARNING,
         )
     ]
+
+
+def _same_id_other_prompt(s: EnvSession, items: Any, there: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(item id, prompt here, prompt there) for the first item whose id names another prompt in the other
+    process, or None. Only ids unique in both processes and prompts stable in this one are compared (a random
+    template is HC710's business)."""
+    from hermes_envs.conformance._splits import item_id
+    from hermes_envs.env._prompt import format_prompt_of
+
+    if not s.is_hermes_env():
+        return None
+    ids_there = there.get("ids") or []
+    prompts_there = there.get("prompts") or []
+    theirs = {i: p for i, p in zip(ids_there, prompts_there) if i is not None and isinstance(p, str)}
+    if len(theirs) != len([i for i in ids_there if i is not None]):
+        return None  # an id repeats there: not an identity
+    env = s.env()
+    mine: dict[str, str] = {}
+    for item in items:
+        ident = item_id(item)
+        if ident is None:
+            continue
+        if ident in mine:
+            return None  # an id repeats here: not an identity
+        try:
+            prompt, again = format_prompt_of(env, item), format_prompt_of(env, item)
+        except Exception:
+            continue
+        if isinstance(prompt, str) and prompt == again:
+            mine[ident] = prompt
+    for ident, prompt in mine.items():
+        other = theirs.get(ident)
+        if other is not None and other != prompt:
+            return ident, prompt, other
+    return None
 
 
 def _training_prompts(s: EnvSession, items: Any) -> set[str]:
