@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from hermes_envs.conformance import EnvSession, Settings, Status
-from hermes_envs.conformance._findings import Severity
 from hermes_envs.conformance.checks.faults import _comparable
 
 from .corpus import BAD, CORPUS_SETTINGS, GOOD, THOROUGH, outcomes
