@@ -207,3 +207,61 @@ def test_an_eval_that_samples_on_purpose_is_a_warning() -> None:
         outcome = session.run("HC702")
     assert outcome.status is Status.WARNED, outcome.findings
     assert "silence HC702" in outcome.findings[0].fix
+
+
+_BURNS_ON_LONG_REPLIES = """
+import time
+
+from element_quiz_env import ElementQuizEnv as _Quiz
+
+
+class CostlyQuizEnv(_Quiz):
+    name = "costly-quiz"
+
+    async def compute_reward(self, item, result, ctx):
+        text = result.messages[-1].get("content") or ""
+        if len(text) > 1000:  # as slow on half a long reply as on all of it: no reply length is safe
+            start = time.thread_time()
+            while time.thread_time() - start < {burn}:
+                pass
+        return await super().compute_reward(item, result, ctx)
+"""
+
+
+@pytest.mark.slow  # scores three 40,000-character replies twice on one item or more
+def test_a_reward_whose_cost_falls_with_the_reply_is_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """blind's element quiz (correct) reads `<answer>(.*?)</answer>`, which rescans the text from each open tag:
+    quadratic, about 5 s of CPU on 5,000 open tags under load, and HC413 failed the env. Half the reply costs a
+    quarter: the env's token budget may keep real replies cheap, so it is a warning. The bound is set from this
+    machine's own cost of that regex, so the test does not depend on the CPU's speed."""
+    import re
+    import time
+
+    from hermes_envs.conformance.checks import metamorphic
+
+    tag = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+    start = time.thread_time()
+    tag.findall("<answer>" * 5_000)
+    monkeypatch.setattr(metamorphic, "COST_CPU_SECONDS", (time.thread_time() - start) / 2)
+    env = CORPUS / "blind" / "element_quiz_env.py"
+    with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC413"])) as session:
+        outcome = session.run("HC413")
+    costs = [f for f in outcome.findings if f.subject == "relation: cost on a hostile reply"]
+    assert costs and outcome.status is Status.WARNED, outcome.findings
+    assert "the cost falls with the reply's length" in costs[0].message
+
+
+@pytest.mark.slow  # burns a bounded amount of CPU per long reply
+def test_a_reward_as_slow_on_half_the_reply_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_envs.conformance.checks import metamorphic
+
+    monkeypatch.setattr(metamorphic, "COST_CPU_SECONDS", 0.2)
+    env = tmp_path / "costly_quiz_env.py"
+    env.write_text(_BURNS_ON_LONG_REPLIES.replace("{burn}", "0.4"))
+    monkeypatch.syspath_prepend(str(CORPUS / "blind"))
+    with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC413"])) as session:
+        outcome = session.run("HC413")
+    assert outcome.status is Status.FAILED, outcome.findings
+    assert any(f.subject == "relation: cost on a hostile reply" for f in outcome.findings)
