@@ -1,5 +1,5 @@
 """Build hook: the wheel, and an editable install too, also install ``hermes_envs_layout.pth`` at the top of
-site-packages (one line that imports the standard-library-only :mod:`_hermes_envs_layout`), so upstream's ``tools.*``
+site-packages (one line that imports the standard-library-only :mod:`_hermes_envs_layout`, when it can), so upstream's ``tools.*``
 and an author's own ``environments`` package resolve with nothing of hermes-envs imported first. Everything else is in
 pyproject.toml.
 """
@@ -12,7 +12,10 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 PTH = "hermes_envs_layout.pth"
-PTH_LINE = "import _hermes_envs_layout\n"
+# Guarded: where the module cannot be imported (an editable install's checkout not mounted inside a bwrap sandbox,
+# say), every Python started there would print "Error processing line 1 of hermes_envs_layout.pth" on stderr, which
+# commands' output (and the reward reading it) would carry. The hook is a convenience: without it nothing breaks.
+PTH_LINE = 'import sys; exec("try:\\n import _hermes_envs_layout\\nexcept Exception:\\n pass")\n'
 
 
 class BuildWithPth(build_py):

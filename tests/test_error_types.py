@@ -46,6 +46,8 @@ KNOWN: dict[str, list[tuple[str, int, str]]] = {
             "mount/unshare failed (errno from the kernel); caught: the kit runs uncontained and says so",
         ),
     ],
+    # An optional extra that is missing: ImportError is what code importing the module (and pytest) expects.
+    "testing/snapshots.py": [("ImportError", 1, "syrupy missing: the message names the snapshots extra")],
     # A command-line run that ends with its reason: SystemExit prints the message and exits 1, no traceback.
     "env/_base.py": [("SystemExit", 1, "process run stopped by a dead model server: exit 1 with the reason")],
     # Abstract method placeholders.
@@ -89,8 +91,9 @@ KNOWN: dict[str, list[tuple[str, int, str]]] = {
         ("TimeoutError", 1, "conformance area"),
         (
             "RuntimeError",
-            1,
-            "HC206's fresh-interpreter worker failed: caught by the check, which skips naming why",
+            3,
+            "HC206's fresh-interpreter worker failed (caught by the check, which skips naming why); HC414's failing "
+            "tool backend (2: a tool call failing as a real tool's would, turned into an error result)",
         ),
         ("KeyError", 1, "the Mapping protocol of the read-only CHECKS view (CHECKS[unknown id])"),
     ],

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_envs.errors import EnvLoadError
+from hermes_envs.errors import ConfigError, EnvLoadError
 
 __all__ = ["Changed", "ContainerResult", "run_contained"]
 
@@ -481,7 +481,7 @@ def run_contained(
     A run that sends nothing for ``hang_seconds`` is stopped (``result.hung``).
     """
     if start not in ("auto", "fork", "fresh"):
-        raise ValueError(f"start should be 'auto', 'fork' or 'fresh'; got {start!r}")
+        raise ConfigError(f"start should be 'auto', 'fork' or 'fresh'; got {start!r}")
     base = tempfile.mkdtemp(prefix="hermes-contain-")
     result = ContainerResult(unavailable=containable(), base=base)
     kit_tmp = os.path.join(base, "tmp")

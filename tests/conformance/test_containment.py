@@ -299,7 +299,10 @@ def test_with_a_kit_thread_running_the_container_starts_from_a_fresh_interpreter
         report = run_conformance([str(env_file)], Settings(select=["HC101", "HC903"]))
     finally:
         stop.set()
-    assert len(started) == 1 and "_main()" in started[0][2]
+    # the spy sees every Popen of the process (a sandbox's spare shell started by another thread too): count the
+    # container's own starts
+    containers = [argv for argv in started if "_container import _main" in " ".join(map(str, argv))]
+    assert len(containers) == 1, started
     assert sorted(p.name for p in checkout.iterdir()) == [".git", "hostile_env.py"]
     (outcome,) = [o for o in report.envs[0].outcomes if o.check_id == "HC903"]
     assert [f.subject for f in outcome.findings] == [str(checkout / "written_at_import.txt")]

@@ -39,9 +39,10 @@ def test_a_bad_env_trips_exactly_its_declared_checks(path: Path) -> None:
     )
 
 
-#: Checks judged only when the env runs contained (a worker process of its own): the in-process corpus run here
-#: cannot trip them, so their hostile envs live in these test files, which run them contained.
-CONTAINED_ONLY = {"HC903": "test_containment.py"}
+#: Checks whose hostile envs live in test files instead of conformance/bad: HC903 is judged only when the env runs
+#: contained (the in-process corpus run here cannot trip it); HC904's mutants are blind3's raw code executor made
+#: to run code in the trainer's folder or with its secrets, run from test_model_code.py.
+CONTAINED_ONLY = {"HC903": "test_containment.py", "HC904": "test_model_code.py"}
 
 
 def test_every_check_has_a_bad_env() -> None:

@@ -17,8 +17,9 @@ THOROUGH = sum(c.thorough for c in all_checks())
 #: The checks of the HC1 family (loading the env file), which a test about collection selects.
 HC1 = sum(c.id.startswith("HC1") for c in all_checks())
 #: Checks that do not apply to the example env (an agent env without a judge), reported as skipped: HC506 (a judge
-#: outage) and HC507 (cut-off completions of a raw env).
-NOT_APPLICABLE = 2
+#: outage), HC507 (cut-off completions of a raw env), HC414 (its reward credits no tool call: no transcript's score
+#: rests on its calls) and HC904 (a raw env running the model's code).
+NOT_APPLICABLE = 4
 
 pytest_plugins = ["pytester"]
 
