@@ -240,9 +240,16 @@ def test_a_reward_whose_cost_falls_with_the_reply_is_a_warning(monkeypatch: pyte
     from hermes_envs.conformance.checks import metamorphic
 
     tag = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
-    start = time.thread_time()
-    tag.findall("<answer>" * 5_000)
-    monkeypatch.setattr(metamorphic, "COST_CPU_SECONDS", (time.thread_time() - start) / 2)
+
+    def one_scan() -> float:
+        start = time.thread_time()
+        tag.findall("<answer>" * 5_000)
+        return time.thread_time() - start
+
+    # The kit scores each reply twice (HC404), so the full reply costs two scans (twice the bound) and half the reply
+    # two quarter-scans (half the bound): a factor of two either side absorbs a loaded machine's noise. (A bound of
+    # half a scan put the half reply exactly on it, and CI's overhead tipped it over.)
+    monkeypatch.setattr(metamorphic, "COST_CPU_SECONDS", sorted(one_scan() for _ in range(3))[1])
     env = CORPUS / "blind" / "element_quiz_env.py"
     with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC413"])) as session:
         outcome = session.run("HC413")
