@@ -85,8 +85,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("manifest", type=Path)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", type=Path, help="write every verdict here")
-    parser.add_argument("check_args", nargs="*", help="extra arguments for `hermes-envs check` (after --)")
-    args = parser.parse_args(argv)
+    # Everything after the first "--" goes to `hermes-envs check` untouched: argparse's own "--" handling rejects
+    # "M --jobs 1 -- --thorough" (an option between the positionals), so the split is made here.
+    argv = sys.argv[1:] if argv is None else list(argv)
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:cut])
+    args.check_args = argv[cut + 1 :]
     manifest = yaml.safe_load(args.manifest.read_text())
     entries = (
         manifest if isinstance(manifest, list) else manifest.get("entries") or manifest.get("files") or []
