@@ -1,0 +1,36 @@
+"""The correct blind4 envs run offline end to end: a group collected through the real agent loop against a scripted
+fake model, a good rollout scored as it should be."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from blind4_helpers import build, group_scores
+
+
+def _all_items(env: Any) -> list[dict]:
+    return [*env._items, *env._eval_items]
+
+
+def _sql(env: Any) -> tuple[dict, Any, float]:
+    item = next(i for i in _all_items(env) if i["ordered"])
+    script = [
+        {"tool_calls": [{"name": "run_sql", "arguments": {"query": "SELECT * FROM orders LIMIT 3"}}]},
+        {"content": f"Here it is:\n```sql\n{item['gold']}\n```"},
+    ]
+    return item, script, 1.0
+
+
+CASES = {
+    "sql_env": _sql,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+async def test_good_group_scores_as_expected(name: str) -> None:
+    probe = build(name)
+    await probe.setup()
+    item, script, expected = CASES[name](probe)
+    scores = await group_scores(name, item, script)
+    assert scores == [expected, expected]
