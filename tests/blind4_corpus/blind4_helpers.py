@@ -111,3 +111,35 @@ async def dispatch(name: str, arguments: dict[str, Any], task_id: str) -> str:
     from hermes_envs.tools import registry
 
     return await registry.adispatch(name, arguments, task_id)
+
+
+def winning_line(start: str) -> list[int] | None:
+    """X's moves (1-9) that beat the env's deterministic opponent from ``start``, if there are any."""
+    ttt = load("tictactoe_env")
+
+    def search(board: list[str]) -> list[int] | None:
+        for i in range(9):
+            if board[i] != ".":
+                continue
+            after = board.copy()
+            after[i] = "X"
+            if ttt.winner(after) == "X":
+                return [i + 1]
+            if "." not in after:
+                continue
+            after[ttt.opponent_move(after)] = "O"
+            if ttt.winner(after) is None:
+                rest = search(after)
+                if rest is not None:
+                    return [i + 1, *rest]
+        return None
+
+    return search(list(start))
+
+
+def ttt_script(item: dict, moves: list[int]) -> list[dict]:
+    calls = [
+        {"tool_calls": [{"name": "play", "arguments": {"game_id": item["game_id"], "cell": c}}]}
+        for c in moves
+    ]
+    return [*calls, {"content": "I won."}]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from blind4_helpers import build, group_scores
+from blind4_helpers import build, group_scores, ttt_script, winning_line
 
 
 def _all_items(env: Any) -> list[dict]:
@@ -22,7 +22,13 @@ def _sql(env: Any) -> tuple[dict, Any, float]:
     return item, script, 1.0
 
 
+def _tictactoe(env: Any) -> tuple[dict, Any, float]:
+    item = next(i for i in env._items if winning_line(i["start"]))
+    return item, ttt_script(item, winning_line(item["start"]) or []), 1.0
+
+
 CASES = {
+    "tictactoe_env": _tictactoe,
     "sql_env": _sql,
 }
 
