@@ -27,7 +27,22 @@ def _tictactoe(env: Any) -> tuple[dict, Any, float]:
     return item, ttt_script(item, winning_line(item["start"]) or []), 1.0
 
 
+def _units(env: Any) -> tuple[dict, Any, float]:
+    item = next(i for i in env._items if i["unit"] == "m/s")
+    script = [
+        {"tool_calls": [{"name": "calc", "arguments": {"expression": "1000 / 3600"}}]},
+        {
+            "tool_calls": [
+                {"name": "convert", "arguments": {"value": 1.0, "from_unit": "km/h", "to_unit": "m/s"}}
+            ]
+        },
+        {"content": f"Distance over time.\nAnswer: {item['value'] * 3.6:.3f} km/h"},
+    ]
+    return item, script, 1.0
+
+
 CASES = {
+    "units_env": _units,
     "tictactoe_env": _tictactoe,
     "sql_env": _sql,
 }
