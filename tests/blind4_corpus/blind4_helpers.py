@@ -143,3 +143,8 @@ def ttt_script(item: dict, moves: list[int]) -> list[dict]:
         for c in moves
     ]
     return [*calls, {"content": "I won."}]
+
+
+def json_reply(record: dict) -> str:
+    """A perfect extraction reply for the json_extract env family."""
+    return "Here is the record:\n```json\n" + json.dumps(record, indent=2) + "\n```"

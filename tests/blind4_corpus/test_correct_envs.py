@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from blind4_helpers import build, group_scores, ttt_script, winning_line
+from blind4_helpers import build, group_scores, json_reply, ttt_script, winning_line
 
 
 def _all_items(env: Any) -> list[dict]:
@@ -41,7 +41,13 @@ def _units(env: Any) -> tuple[dict, Any, float]:
     return item, script, 1.0
 
 
+def _json(env: Any) -> tuple[dict, Any, float]:
+    item = env._items[0]
+    return item, [{"content": json_reply(item["record"])}], 1.0
+
+
 CASES = {
+    "json_extract_env": _json,
     "units_env": _units,
     "tictactoe_env": _tictactoe,
     "sql_env": _sql,
