@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from blind4_helpers import build, group_scores, json_reply, ttt_script, winning_line
+from blind4_helpers import build, group_scores, json_reply, load, ttt_script, winning_line
 
 
 def _all_items(env: Any) -> list[dict]:
@@ -46,7 +46,29 @@ def _json(env: Any) -> tuple[dict, Any, float]:
     return item, [{"content": json_reply(item["record"])}], 1.0
 
 
+def _shop(env: Any) -> tuple[dict, Any, float]:
+    item = env._items[0]
+    product = load("webshop_env").CATALOGUE[item["target"]]
+    script = [
+        {
+            "tool_calls": [
+                {"name": "search", "arguments": {"query": f"{product['color']} {product['category']}"}}
+            ]
+        },
+        {"tool_calls": [{"name": "view_product", "arguments": {"product_id": item["target"]}}]},
+        {
+            "tool_calls": [
+                {"name": "add_to_cart", "arguments": {"product_id": item["target"], "qty": item["qty"]}}
+            ]
+        },
+        {"tool_calls": [{"name": "checkout", "arguments": {}}]},
+        {"content": f"I ordered {item['qty']} x {product['title']}."},
+    ]
+    return item, script, 1.0
+
+
 CASES = {
+    "webshop_env": _shop,
     "json_extract_env": _json,
     "units_env": _units,
     "tictactoe_env": _tictactoe,
