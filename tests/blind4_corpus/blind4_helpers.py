@@ -148,3 +148,25 @@ def ttt_script(item: dict, moves: list[int]) -> list[dict]:
 def json_reply(record: dict) -> str:
     """A perfect extraction reply for the json_extract env family."""
     return "Here is the record:\n```json\n" + json.dumps(record, indent=2) + "\n```"
+
+
+def user_prompts(srv: Any) -> list[str]:
+    """The last user message of every chat request the fake server answered."""
+    out = []
+    for c in srv.calls:
+        messages = (c.body or {}).get("messages") or []
+        users = [m.get("content") for m in messages if m.get("role") == "user"]
+        if users:
+            out.append(users[-1])
+    return out
+
+
+def chain_solver(env: Any) -> Any:
+    """A fake-model policy answering every curriculum-chain prompt of ``env``'s eval set correctly."""
+    answers = {env.format_prompt(i): i["answer"] for i in env._eval_items}
+
+    def policy(body: dict) -> dict:
+        prompt = [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
+        return {"content": f"Answer: {answers.get(prompt, 0)}"}
+
+    return policy

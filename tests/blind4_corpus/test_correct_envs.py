@@ -3,6 +3,7 @@ fake model, a good rollout scored as it should be."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -67,7 +68,13 @@ def _shop(env: Any) -> tuple[dict, Any, float]:
     return item, script, 1.0
 
 
+def _curriculum(env: Any) -> tuple[dict, Any, float]:
+    item = load("curriculum_env").make_chain(2, random.Random(5))
+    return item, [{"content": f"Working it through.\nAnswer: {item['answer']}"}], 1.0
+
+
 CASES = {
+    "curriculum_env": _curriculum,
     "webshop_env": _shop,
     "json_extract_env": _json,
     "units_env": _units,

@@ -30,4 +30,6 @@ async def test_other_coroutines_run_during_a_search(name: str, blocks: bool) -> 
     running = False
     await task
     assert "kettle" in out
-    assert (during == 0) is blocks  # an awaiting search lets the ticker run at least once; a blocking one never
+    assert (
+        during == 0
+    ) is blocks  # an awaiting search lets the ticker run at least once; a blocking one never
