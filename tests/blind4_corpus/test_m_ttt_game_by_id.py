@@ -6,12 +6,13 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from blind4_helpers import dispatch, ready
+from blind4_helpers import dispatch, load, ready
 
 
 @pytest.mark.parametrize(("name", "shared"), [("m_ttt_game_by_id", True), ("tictactoe_env", False)])
 async def test_two_rollouts_of_one_item_share_a_board(name: str, shared: bool) -> None:
     env = await ready(name)
+    load(name)._GAMES.clear()  # games of an earlier test in this session
     item = env._items[0]
     free = item["start"].index(".") + 1
     first = await dispatch("play", {"game_id": item["game_id"], "cell": free}, f"b4-{uuid.uuid4()}")
