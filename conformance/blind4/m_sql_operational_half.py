@@ -151,8 +151,7 @@ def run_sql(query: str, task_id: str) -> str:
     """
     conn = _rollout_db(task_id)
     try:
-        cur = conn.execute(query)
-        rows = cur.fetchmany(MAX_ROWS_SHOWN + 1)
+        rows = execute(conn, query)
         conn.commit()
     except sqlite3.Error as exc:
         return f"error: {exc}"
@@ -174,8 +173,16 @@ def extract_sql(text: str) -> str | None:
     return None
 
 
+def _deny_files(action: int, *_args: object) -> int:
+    """sqlite authorizer: no ATTACH (nor VACUUM INTO, which attaches), so no query reads or creates a host file."""
+    return (
+        sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH) else sqlite3.SQLITE_OK
+    )
+
+
 def execute(conn: sqlite3.Connection, sql: str) -> list[tuple]:
-    """Rows of a query, stopped when it runs too long."""
+    """Rows of a query, stopped when it runs too long; queries may not touch other files."""
+    conn.set_authorizer(_deny_files)
     calls = 0
 
     def _budget() -> int:  # called every 1000 VM steps; non-zero aborts the query

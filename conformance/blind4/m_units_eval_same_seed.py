@@ -157,7 +157,7 @@ def convert(value: float, from_unit: str, to_unit: str) -> str:
     return repr(value * fa / fb)
 
 
-_ANSWER = re.compile(r"Answer:\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*([A-Za-z/^0-9]+)?")
+_ANSWER = re.compile(r"Answer:\s*(-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*([A-Za-z/^0-9]+)?")
 
 
 def parse_answer(text: str) -> tuple[float, str | None] | None:
@@ -166,7 +166,7 @@ def parse_answer(text: str) -> tuple[float, str | None] | None:
     if not found:
         return None
     number, unit = found[-1]
-    return float(number), (unit or None)
+    return float(number.replace(",", "")), (unit or None)
 
 
 def score_answer(text: str, value: float, unit: str) -> float:

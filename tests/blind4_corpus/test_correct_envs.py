@@ -4,10 +4,24 @@ fake model, a good rollout scored as it should be."""
 from __future__ import annotations
 
 import random
+import uuid
 from typing import Any
 
 import pytest
-from blind4_helpers import build, group_scores, json_reply, load, ttt_script, winning_line
+from blind4_helpers import (
+    answer,
+    build,
+    dispatch,
+    group_scores,
+    json_reply,
+    load,
+    ready,
+    transcript,
+    ttt_script,
+    winning_line,
+)
+
+from hermes_envs.tools import cleanup_sandbox
 
 
 def _all_items(env: Any) -> list[dict]:
@@ -90,3 +104,22 @@ async def test_good_group_scores_as_expected(name: str) -> None:
     item, script, expected = CASES[name](probe)
     scores = await group_scores(name, item, script)
     assert scores == [expected, expected]
+
+
+async def test_sql_queries_cannot_touch_host_files(tmp_path) -> None:
+    """The correct SQL env's tool refuses ATTACH / VACUUM INTO: no query reads or creates a file outside its db."""
+    await ready("sql_env")
+    task = f"b4-{uuid.uuid4()}"
+    try:
+        for query in (f"ATTACH DATABASE '{tmp_path}/a.db' AS a", f"VACUUM INTO '{tmp_path}/v.db'"):
+            assert (await dispatch("run_sql", {"query": query}, task)).startswith("error:")
+    finally:
+        cleanup_sandbox(task)
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_units_reads_thousands_separators(ctx) -> None:
+    env = await ready("units_env")
+    item = next(i for i in env._items if i["unit"] == "W" and i["value"] >= 1000)
+    result = transcript(env.format_prompt(item), answer(f"Answer: {item['value']:,.2f} W"))
+    assert await env.compute_reward(item, result, ctx) == 1.0
