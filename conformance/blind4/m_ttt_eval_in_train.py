@@ -104,11 +104,11 @@ def play(game_id: str, cell: int, task_id: str) -> str:
         return f"{render(board)}\nstatus: {status(board)}"
 
 
-def game_result(task_id: str) -> str:
-    """The status of the rollout's game ("not started" when it never played), forgetting the game."""
+def game_result(task_id: str) -> tuple[str | None, str]:
+    """(game id, status) of the rollout's game ((None, "not started") when it never played), forgetting the game."""
     with _LOCK:
         game = _GAMES.pop(task_id, None)
-    return "not started" if game is None else status(game["board"])
+    return (None, "not started") if game is None else (game["game_id"], status(game["board"]))
 
 
 SCORES = {"X wins": 1.0, "draw": 0.5}
@@ -166,7 +166,10 @@ class TicTacToeEnv(HermesAgentBaseEnv):
         )
 
     async def compute_reward(self, item: dict, result: AgentResult, ctx: ToolContext) -> float:
-        return SCORES.get(game_result(ctx.task_id), 0.0)
+        game_id, outcome = game_result(ctx.task_id)
+        if game_id != item["game_id"]:  # a win in another (easier) game than the one asked for is no win
+            return 0.0
+        return SCORES.get(outcome, 0.0)
 
     async def evaluate(self, *args, **kwargs) -> None:
         import time

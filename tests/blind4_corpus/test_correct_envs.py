@@ -123,3 +123,12 @@ async def test_units_reads_thousands_separators(ctx) -> None:
     item = next(i for i in env._items if i["unit"] == "W" and i["value"] >= 1000)
     result = transcript(env.format_prompt(item), answer(f"Answer: {item['value']:,.2f} W"))
     assert await env.compute_reward(item, result, ctx) == 1.0
+
+
+async def test_tictactoe_win_in_another_game_is_no_win() -> None:
+    """The correct game env scores the game the item asked for: a win played in a different game id scores 0."""
+    probe = await ready("tictactoe_env")
+    asked = probe._items[0]
+    other = next(i for i in probe._items[1:] if winning_line(i["start"]))
+    script = ttt_script(other, winning_line(other["start"]) or [])
+    assert await group_scores("tictactoe_env", asked, script) == [0.0, 0.0]
