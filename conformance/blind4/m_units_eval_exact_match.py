@@ -13,13 +13,14 @@ import operator
 import random
 import re
 import time
+import uuid
 
 from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
 from environments.agent_loop import AgentResult
 from environments.hermes_base_env import HermesAgentBaseEnv, HermesAgentEnvConfig
 from environments.tool_context import ToolContext
-from hermes_envs.tools import registry
+from hermes_envs.tools import cleanup_sandbox, registry
 
 SYSTEM_PROMPT = (
     "You solve physics problems carefully, with units. You may use the calc and convert tools. "
@@ -242,7 +243,9 @@ class UnitsPhysicsEnv(HermesAgentBaseEnv):
         start = time.time()
         scores = []
         for item in self._eval_items:
-            result = await self.run_agent(self.initial_messages(item), temperature=0.0)
+            task_id = str(uuid.uuid4())
+            result = await self.run_agent(self.initial_messages(item), task_id=task_id, temperature=0.0)
+            cleanup_sandbox(task_id)
             parsed = parse_answer(final_text(result))
             scores.append(1.0 if parsed == (round(item["value"], 2), item["unit"]) else 0.0)
         accuracy = sum(scores) / len(scores)
