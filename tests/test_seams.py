@@ -37,3 +37,115 @@ def test_retry_objects_are_found_on_atroposlib_server_classes() -> None:
     assert _retry_objects(), (
         "fast_retries() would find no tenacity object: tests against failing fakes get slow"
     )
+
+
+# ------------------------------------------------------------------------------------- each seam applies, or falls back
+# A seam "applies" when the code that uses it gets what it wants from the installed version; it "falls back" when
+# the target is gone (simulated by removing it from the third-party module for the test): the user's run goes on,
+# degraded as the table says, never with a crash.
+
+
+def test_the_sdk_http_module_is_found_and_httpx_is_assumed_without_the_private_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    from hermes_envs._http_client import sdk_http_module_name
+
+    assert sdk_http_module_name() in ("httpx", "httpx2")
+    monkeypatch.setitem(sys.modules, "openai._base_client", None)  # (an import of it now raises ImportError)
+    assert sdk_http_module_name.__wrapped__() == "httpx"
+
+
+def test_interpreter_exit_is_seen_and_a_missing_flag_reads_as_running(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from concurrent.futures import thread
+
+    from hermes_envs.tools.backends._workers import spawner_gone
+
+    assert thread._shutdown is False and spawner_gone() is False  # type: ignore[attr-defined]
+    monkeypatch.setattr(thread, "_shutdown", True)
+    assert spawner_gone() is True
+    monkeypatch.delattr(thread, "_shutdown")
+    assert spawner_gone() is False
+
+
+def test_the_cli_fast_exit_returns_for_a_normal_exit_without_the_interpreters_hooks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    from hermes_envs.cli import _exit_now
+
+    monkeypatch.delattr(threading, "_shutdown")
+    assert _exit_now(3) is None  # (with the hook it would end this process)
+
+
+def test_hypothesis_local_constants_are_off_in_the_block_and_left_alone_without_the_hook(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hypothesis.internal.conjecture import providers
+
+    from hermes_envs.conformance.checks.fuzz import _without_local_constants
+
+    before = providers._get_local_constants
+    with _without_local_constants():
+        assert len(providers._get_local_constants()) == 0
+    assert providers._get_local_constants is before
+    monkeypatch.delattr(providers, "_get_local_constants")
+    with _without_local_constants():  # another hypothesis version: the search runs with its constants
+        pass
+
+
+def test_the_evaluate_log_spy_records_and_is_removed_and_a_missing_method_skips_the_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from atroposlib.envs.base import BaseEnv
+
+    from hermes_envs.conformance._findings import Skip
+    from hermes_envs.conformance.checks.faults import _spy_base_evaluate_log
+
+    original = BaseEnv.__dict__["evaluate_log"]
+    metrics: list[object] = []
+    samples: list[int] = []
+    with _spy_base_evaluate_log(metrics, samples):
+        assert BaseEnv.__dict__["evaluate_log"] is not original
+    assert BaseEnv.__dict__["evaluate_log"] is original
+    monkeypatch.delattr(BaseEnv, "evaluate_log")
+    with pytest.raises(Skip, match="BaseEnv has no evaluate_log"):
+        with _spy_base_evaluate_log(metrics, samples):
+            pass
+
+
+def test_tool_calls_are_built_directly_on_the_installed_pydantic() -> None:
+    from hermes_envs.parsers import _calls
+
+    # (without the slots, _DIRECT is False at import and every call is validated: the same objects, slower)
+    assert _calls._DIRECT is True
+
+
+def test_offline_mode_flips_the_imported_hub_flags_and_goes_on_without_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import huggingface_hub.constants as hub
+
+    from hermes_envs.testing.offline import offline_mode
+
+    monkeypatch.setattr(hub, "HF_HUB_OFFLINE", False)
+    with offline_mode():
+        assert hub.HF_HUB_OFFLINE is True
+    assert hub.HF_HUB_OFFLINE is False
+    monkeypatch.delattr(hub, "HF_HUB_DISABLE_TELEMETRY")
+    with offline_mode():  # a release without the flag: the environment variable alone
+        assert hub.HF_HUB_OFFLINE is True
+
+
+def test_the_ini_default_is_given_and_a_config_without_the_cache_is_left_alone() -> None:
+    from hermes_envs.plugin import _quiet_dependencies
+
+    class NoCache:  # a pytest whose Config keeps ini values elsewhere
+        def getini(self, name: str) -> None:
+            return None
+
+    _quiet_dependencies(NoCache())  # type: ignore[arg-type]
