@@ -149,3 +149,47 @@ def test_the_ini_default_is_given_and_a_config_without_the_cache_is_left_alone()
             return None
 
     _quiet_dependencies(NoCache())  # type: ignore[arg-type]
+
+
+def test_arguments_are_encoded_by_the_c_encoder_and_by_json_without_it() -> None:
+    import json
+    import subprocess
+    import sys
+
+    from hermes_envs.parsers import _json
+
+    value = {"path": "é/a.py", "n": [1, 2.5, None, True]}
+    assert _json._C_ENCODE is not None and _json.dumps(value) == json.dumps(value, ensure_ascii=False)
+    code = (
+        "import json, json.encoder; json.encoder.c_make_encoder = None\n"  # (a Python without the accelerator)
+        "from hermes_envs.parsers import _json\n"
+        "assert _json._C_ENCODE is None\n"
+        f"print(_json.dumps({value!r}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == json.dumps(value, ensure_ascii=False)
+
+
+def test_a_shut_down_tool_pool_is_replaced_and_a_pool_without_the_flag_is_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from hermes_envs.tools import SandboxManager
+
+    manager = SandboxManager()
+    pool = manager.executor()
+    pool.shutdown()
+    assert manager.executor() is not pool  # (upstream envs shut it down at the end of evaluate)
+    manager.executor().shutdown()
+    init = ThreadPoolExecutor.__init__
+
+    def without_flag(self: ThreadPoolExecutor, *args: object, **kwargs: object) -> None:
+        init(self, *args, **kwargs)  # type: ignore[arg-type]
+        del self._shutdown  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(ThreadPoolExecutor, "__init__", without_flag)
+    other = SandboxManager()
+    kept = other.executor()
+    assert other.executor() is kept  # a Python whose executor lacks the flag: treated as running
