@@ -193,3 +193,20 @@ def test_a_shut_down_tool_pool_is_replaced_and_a_pool_without_the_flag_is_kept(
     other = SandboxManager()
     kept = other.executor()
     assert other.executor() is kept  # a Python whose executor lacks the flag: treated as running
+
+
+def test_fast_retries_make_one_quick_attempt_and_a_server_module_without_retries_gives_none() -> None:
+    import types
+
+    from hermes_envs.testing.retries import _find_retry_objects, _retry_objects, fast_retries
+
+    found = _retry_objects()
+    before = [(r.stop, r.wait) for r in found]
+    with fast_retries():
+        assert all((r.stop, r.wait) != b for r, b in zip(found, before))
+    assert [(r.stop, r.wait) for r in found] == before
+
+    class APIServer:  # an atroposlib whose methods carry no tenacity object: fast_retries() changes nothing
+        async def chat_completion(self) -> None: ...
+
+    assert _find_retry_objects(types.SimpleNamespace(APIServer=APIServer)) == []
