@@ -71,20 +71,20 @@ def test_interpreter_exit_is_seen_and_a_missing_flag_reads_as_running(
     assert spawner_gone() is False
 
 
+@pytest.mark.parametrize("hook", ["threading._shutdown", "atexit._run_exitfuncs"])
 def test_the_cli_fast_exit_returns_for_a_normal_exit_without_the_interpreters_hooks(
-    monkeypatch: pytest.MonkeyPatch,
+    hook: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import threading
+    import importlib
 
     from hermes_envs.cli import _exit_now
 
-    monkeypatch.delattr(threading, "_shutdown")
-    assert _exit_now(3) is None  # (with the hook it would end this process)
+    module, _, name = hook.partition(".")
+    monkeypatch.delattr(importlib.import_module(module), name)
+    assert _exit_now(3) is None  # (with both hooks it would end this process)
 
 
-def test_hypothesis_local_constants_are_off_in_the_block_and_left_alone_without_the_hook(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_hypothesis_local_constants_are_off_in_the_block_and_restored_after() -> None:
     from hypothesis.internal.conjecture import providers
 
     from hermes_envs.conformance.checks.fuzz import _without_local_constants
@@ -93,9 +93,30 @@ def test_hypothesis_local_constants_are_off_in_the_block_and_left_alone_without_
     with _without_local_constants():
         assert len(providers._get_local_constants()) == 0
     assert providers._get_local_constants is before
-    monkeypatch.delattr(providers, "_get_local_constants")
-    with _without_local_constants():  # another hypothesis version: the search runs with its constants
-        pass
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "hypothesis.internal.conjecture.providers:_get_local_constants",
+        "hypothesis.internal.conjecture.providers:CONSTANTS_CACHE",
+        "hypothesis.internal.constants_ast:Constants",
+    ],
+)
+def test_the_fuzz_search_runs_with_hypothesis_constants_when_a_hook_is_missing(
+    target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib
+
+    from hypothesis.internal.conjecture import providers
+
+    from hermes_envs.conformance.checks.fuzz import _without_local_constants
+
+    module, _, name = target.partition(":")
+    monkeypatch.delattr(importlib.import_module(module), name)
+    before = getattr(providers, "_get_local_constants", None)
+    with _without_local_constants():  # another hypothesis version: the search keeps its constants
+        assert getattr(providers, "_get_local_constants", None) is before
 
 
 def test_the_evaluate_log_spy_records_and_is_removed_and_a_missing_method_skips_the_check(
