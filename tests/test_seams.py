@@ -231,3 +231,14 @@ def test_fast_retries_make_one_quick_attempt_and_a_server_module_without_retries
         async def chat_completion(self) -> None: ...
 
     assert _find_retry_objects(types.SimpleNamespace(APIServer=APIServer)) == []
+
+
+def test_the_env_tags_atroposlibs_server_manager_with_its_parser_and_a_loop_falls_back_to_hermes() -> None:
+    from atroposlib.envs.server_handling.server_manager import ServerManager
+
+    from hermes_envs.agent import HermesAgentLoop
+
+    server = ServerManager.__new__(ServerManager)  # (no servers needed: only the attribute is tried)
+    server.hermes_tool_call_parser = "mistral"  # type: ignore[attr-defined]  # as HermesAgentBaseEnv sets it
+    assert HermesAgentLoop(server, [], []).tool_call_parser == "mistral"
+    assert HermesAgentLoop(object(), [], []).tool_call_parser == "hermes"  # a server that refuses attributes
