@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+__all__ = ["assistant_turns", "offered_functions", "offered_tool_names", "tool_names"]
+
 
 def assistant_turns(messages: Iterable[Any] | None) -> int:
     """How many assistant messages ``messages`` holds (entries that are not mappings are skipped)."""

@@ -13,7 +13,7 @@ import inspect
 import os
 from typing import Any
 
-__all__ = ["definition_site", "same_definition", "same_file", "where"]
+__all__ = ["Site", "definition_site", "same_definition", "same_file", "where"]
 
 Site = tuple[str, str]  # (real path of the source file, __qualname__)
 

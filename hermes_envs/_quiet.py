@@ -12,6 +12,8 @@ import warnings
 from collections.abc import Iterator
 from typing import TextIO
 
+__all__ = ["captured"]
+
 
 @contextlib.contextmanager
 def captured(log: TextIO, verbose: bool) -> Iterator[None]:

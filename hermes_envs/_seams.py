@@ -6,6 +6,10 @@ the versions it was checked against and what happens when it is missing (every u
 ``tests/test_seams.py`` resolves every target against the installed versions, so an upgrade that removes one fails
 a test naming the seam instead of silently changing behaviour; CI's openai 2.x leg runs it against that SDK too.
 
+Public names we wrap for a while are not listed, as their owners promise them: the socket functions and methods
+the network guard wraps (``testing/_network_guard.py``), ``os._exit`` as the contained worker's tracer reports it
+(``conformance/_tracer.py``), and our own ToolContext's methods timed by the loop watchdog.
+
 This module imports nothing: targets are strings, resolved only by :func:`resolve` (the test, a debugging user).
 """
 
@@ -127,6 +131,64 @@ SEAMS: tuple[Seam, ...] = (
         "pytest 8",
         "the warning shows (harmless)",
         marker="_inicache",
+    ),
+    Seam(
+        "atroposlib.envs.base:BaseEnv.evaluate_log",
+        "hermes_envs/conformance/checks/faults.py",
+        "swapped on the class while HC708 and the cut-off checks record what evaluate() reports (metrics, and the "
+        "samples as its seventh positional argument), restored after",
+        "atroposlib 0.4",
+        "the checks that need it are skipped, saying why",
+    ),
+    Seam(
+        "pydantic:BaseModel.__pydantic_fields_set__",
+        "hermes_envs/parsers/_calls.py",
+        "tool-call objects are built by setting pydantic's slots directly (a third of a many-call reply's cost), "
+        "used only while an import-time comparison with a validated object finds them identical",
+        "pydantic 2.14",
+        "every call is validated (slower, same objects)",
+    ),
+    Seam(
+        "pydantic:BaseModel.__pydantic_extra__",
+        "hermes_envs/parsers/_calls.py",
+        "as above",
+        "pydantic 2.14",
+        "as above",
+    ),
+    Seam(
+        "pydantic:BaseModel.__pydantic_private__",
+        "hermes_envs/parsers/_calls.py",
+        "as above",
+        "pydantic 2.14",
+        "as above",
+    ),
+    Seam(
+        "huggingface_hub.constants:HF_HUB_OFFLINE",
+        "hermes_envs/testing/offline.py",
+        "read once at import: offline_mode() sets it too when the module is already imported, restored after",
+        "huggingface_hub 2.4",
+        "the environment variable alone (a module imported earlier stays online)",
+    ),
+    Seam(
+        "huggingface_hub.constants:HF_HUB_DISABLE_TELEMETRY",
+        "hermes_envs/testing/offline.py",
+        "as above, for telemetry",
+        "huggingface_hub 2.4",
+        "as above",
+    ),
+    Seam(
+        "datasets.config:HF_HUB_OFFLINE",
+        "hermes_envs/testing/offline.py",
+        "as above, datasets' own copy",
+        "datasets 5.2",
+        "as above",
+    ),
+    Seam(
+        "datasets.config:HF_DATASETS_OFFLINE",
+        "hermes_envs/testing/offline.py",
+        "as above",
+        "datasets 5.2",
+        "as above",
     ),
     Seam(
         "atroposlib.envs.server_handling.server_manager:ServerManager",

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["clip", "exception_text", "quoted", "short_repr", "shorten"]
+
 
 def shorten(text: str, limit: int, *, marker: str = "...") -> str:
     """``text`` if it has at most ``limit`` characters; else its start and ``marker``, ``limit`` characters in all."""

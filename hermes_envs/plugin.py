@@ -128,6 +128,29 @@ _MARKERS = ("fake_openai", "hermes_cassette", "hermes_conformance")
 _ALL_FAMILIES_VAR = (
     "HERMES_TOOL_BACKENDS"  # (hermes_envs.tools.toolsets reads it; importing that costs a load)
 )
+#: transformers says "PyTorch was not found" on import (atroposlib imports it); the tokenizer-only use never needs it.
+_QUIET_TRANSFORMERS = {"TRANSFORMERS_NO_ADVISORY_WARNINGS": "1"}
+#: Variables set for the span of a test that uses the plugin (a value the user set already is left alone).
+_TEST_ENVIRON = {_ALL_FAMILIES_VAR: "fake", **_QUIET_TRANSFORMERS}
+_SESSION_ENVIRON = pytest.StashKey[dict[str, str | None]]()
+
+
+def _set_unset(values: dict[str, str]) -> dict[str, str | None]:
+    """Set each of ``values`` that ``os.environ`` lacks; the previous values of those set, for :func:`_restore`."""
+    saved: dict[str, str | None] = {}
+    for key, value in values.items():
+        if key not in os.environ:
+            saved[key] = None
+            os.environ[key] = value
+    return saved
+
+
+def _restore(saved: dict[str, str | None]) -> None:
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 def _uses_hermes(item: pytest.Item) -> bool:
@@ -139,27 +162,26 @@ def _uses_hermes(item: pytest.Item) -> bool:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     """For the span of a test that uses the plugin, tool families default to their fakes (an author's own
-    HERMES_TOOL_BACKENDS or HERMES_<FAMILY>_BACKEND still wins); restored after it, so nothing leaks into other
-    tests or child processes started outside it."""
-    if os.environ.get(_ALL_FAMILIES_VAR) is not None or not _uses_hermes(item):
+    HERMES_TOOL_BACKENDS or HERMES_<FAMILY>_BACKEND still wins) and transformers keeps its import notice to itself;
+    restored after it, so nothing leaks into other tests or child processes started outside it."""
+    if not _uses_hermes(item):
         yield
         return
-    os.environ[_ALL_FAMILIES_VAR] = "fake"
+    saved = _set_unset(_TEST_ENVIRON)
     try:
         yield
     finally:
-        os.environ.pop(_ALL_FAMILIES_VAR, None)
+        _restore(saved)
 
 
 def _quiet_dependencies(config: pytest.Config) -> None:
     """Keep the libraries hermes-envs installs from adding noise to every run of the user's own tests.
 
-    transformers prints "PyTorch was not found" when imported (atroposlib imports it; the tokenizer-only use never
-    needs PyTorch). pytest-asyncio, a dependency of ours, warns on every run of a project that does not set
+    pytest-asyncio, a dependency of ours, warns on every run of a project that does not set
     ``asyncio_default_fixture_loop_scope``: it is given "function" (pytest-asyncio's own coming default) unless
     the project sets it. pytest has no public setter for an ini value; ``getini`` reads its ``_inicache`` first
-    (what ``addinivalue_line`` edits), and any error leaves pytest-asyncio as it was."""
-    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    (what ``addinivalue_line`` edits), and any error leaves pytest-asyncio as it was. (No environment variable is
+    set here: a session that uses none of the plugin's options or fixtures must see the environment it was given.)"""
     try:
         if config.getini("asyncio_default_fixture_loop_scope") is None:
             config._inicache["asyncio_default_fixture_loop_scope"] = "function"
@@ -182,6 +204,8 @@ def pytest_configure(config: pytest.Config) -> None:
     targets = config.getoption("hermes_conformance", default=None)
     if not targets:
         return
+    # the checks import atroposlib (and so transformers): quiet for this session only
+    config.stash[_SESSION_ENVIRON] = _set_unset(_QUIET_TRANSFORMERS)
     from hermes_envs.conformance._runner import (
         discover,
         load_settings,
@@ -300,3 +324,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         )
 
     terminal_summary(terminalreporter, config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Put back the environment a ``--hermes-conformance`` session changed (a pytest run inside a process)."""
+    _restore(config.stash.get(_SESSION_ENVIRON, {}))

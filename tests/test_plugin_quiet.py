@@ -131,3 +131,41 @@ def test_a_run_that_uses_hypothesis_still_gets_its_report(tmp_path: Path) -> Non
     )
     _modules, output = _run_with_exit_modules(tmp_path, "--hypothesis-show-statistics")
     assert "Hypothesis Statistics" in output and "test_any" in output, output[-2000:]
+
+
+def test_a_users_own_test_run_sees_the_environment_it_was_given(tmp_path: Path) -> None:
+    """The plugin set TRANSFORMERS_NO_ADVISORY_WARNINGS in every pytest session of a machine with hermes-envs
+    installed (and every process the user's tests started inherited it), though no hermes option or fixture was
+    used. A session without them must see, and pass on, exactly the environment it was started with."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (tmp_path / "test_theirs.py").write_text(
+        "import json, os, subprocess, sys\n\n\n"
+        "def test_records_its_environment():\n"
+        "    child = subprocess.run([sys.executable, '-c', 'import os, json; print(json.dumps(dict(os.environ)))'],\n"
+        "                           capture_output=True, text=True, check=True).stdout\n"
+        "    with open('seen.json', 'w') as fh:\n"
+        "        json.dump({'test': dict(os.environ), 'child': json.loads(child)}, fh)\n",
+        encoding="utf-8",
+    )
+    given = _user_environ()
+
+    def seen(*plugin: str) -> dict[str, dict[str, str]]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *plugin],
+            cwd=tmp_path,
+            env=given,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+        return json.loads((tmp_path / "seen.json").read_text(encoding="utf-8"))
+
+    # pytest itself adds its own variables (PYTEST_*, and LINES/COLUMNS for child processes): the same session
+    # without the plugin is the baseline
+    without, loaded = seen("-p", "no:hermes_envs"), seen()
+    for where, environ in loaded.items():
+        added = {k: v for k, v in environ.items() if without[where].get(k) != v}
+        removed = sorted(set(without[where]) - set(environ))
+        assert not added and not removed, f"the {where} saw {added} added or changed, {removed} removed"
+        assert not [k for k in environ if k.startswith(("HERMES_", "TRANSFORMERS_"))], sorted(environ)

@@ -165,31 +165,6 @@ def test_the_scan_leaves_public_and_foreign_names_alone(source: str) -> None:
     assert not private_patches(source), source
 
 
-#: Patches that still have no public seam (issue 24 left them; the list may only shrink): file -> patched names.
-NOT_YET: dict[str, set[str]] = {
-    # containment: simulating a host without namespaces and spying the container's start needs a runtime object
-    "tests/conformance/test_containment.py": {
-        "hermes_envs.conformance._container.containable",
-        "hermes_envs.conformance._contained._WARNED",
-        "hermes_envs.conformance._container.subprocess.Popen",
-    },
-    "tests/conformance/test_model_code.py": {
-        "hermes_envs.conformance._container.containable",
-        "hermes_envs.conformance._contained._WARNED",
-    },
-    # a made-up upstream attribute (every real one is provided by hermes-envs' base by now)
-    "tests/conformance/test_real_causes.py": {"hermes_envs.env._causes.UPSTREAM_BASE_ATTRIBUTES"},
-    # parsers' scan-cost counters (another workstream owns parsers/)
-    "tests/parsers/test_fast_path.py": {"hermes_envs.<type(parser)>._parse"},
-    "tests/parsers/test_scan_speedups.py": {"hermes_envs.parsers.deepseek_v4._Reader._cycles"},
-    "tests/parsers/test_xml_fast_paths.py": {
-        "hermes_envs.parsers.custom_xml.CustomXmlParser._mention_skipper"
-    },
-    # a spy on every SIGKILL the sandbox sends
-    "tests/tools/test_sandbox.py": {"hermes_envs.tools.backends._procfs.kill"},
-}
-
-
 def _found() -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for path in sorted(TESTS.rglob("*.py")):
@@ -200,17 +175,8 @@ def _found() -> dict[str, set[str]]:
 
 def test_no_test_patches_private_hermes_envs_state() -> None:
     found = _found()
-    new = sorted(f"{f}: {n}" for f, names in found.items() for n in names - NOT_YET.get(f, set()))
+    new = sorted(f"{f}: {n}" for f, names in found.items() for n in names)
     assert not new, (
         "these tests patch private hermes_envs state; give the code a public seam (a setting, a runtime argument, "
         "a context manager) and use it instead:\n" + "\n".join(new)
-    )
-
-
-def test_the_list_of_patches_without_a_seam_only_shrinks() -> None:
-    found = _found()
-    gone = sorted(f"{f}: {n}" for f, names in NOT_YET.items() for n in names - found.get(f, set()))
-    assert not gone, (
-        "these patches are gone: remove them from NOT_YET in tests/test_private_patches.py:\n"
-        + ("\n".join(gone))
     )

@@ -179,3 +179,127 @@ def test_the_docs_name_each_public_module_and_it_imports(dotted: str) -> None:
         f"{dotted} is public but no doc names it. Fix: make it private (_name.py) or document it."
     )
     importlib.import_module(dotted)
+
+
+#: Private modules exempt from declaring ``__all__``, with the reason.
+NO_ALL = {
+    # the sandbox's `hermes_tools` module (copied in as a file): `from hermes_tools import *` must give whatever
+    # tools _keep_only left, which a fixed __all__ would break
+    "tools/toolsets/_script_api.py",
+}
+
+
+def _private_modules() -> list[Path]:
+    """Every ``_name.py`` implementation module of hermes_envs (dunder files aside)."""
+    return sorted(
+        p for p in PACKAGE.rglob("_*.py") if not p.name.startswith("__") and not p.stem.startswith("__")
+    )
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _top_level(tree: ast.Module) -> tuple[list[str] | None, set[str]]:
+    """(the module's ``__all__`` as written, None when it has none; every name bound at its top level)."""
+    declared: list[str] | None = None
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and node in tree.body:
+            bound.update((a.asname or a.name).partition(".")[0] for a in node.names)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign)
+            else []
+        )
+        for target in targets:
+            if isinstance(target, ast.Name):
+                bound.add(target.id)
+                if target.id == "__all__" and isinstance(node.value, (ast.List, ast.Tuple)):
+                    declared = [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+        if isinstance(node, ast.If):  # (TYPE_CHECKING / version branches)
+            for inner in ast.walk(node):
+                if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                    bound.update((a.asname or a.name).partition(".")[0] for a in inner.names)
+                elif isinstance(inner, (ast.FunctionDef, ast.ClassDef)):
+                    bound.add(inner.name)
+    return declared, bound
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in _private_modules() if str(p.relative_to(PACKAGE)) not in NO_ALL],
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
+def test_each_private_module_declares_all(path: Path) -> None:
+    declared, bound = _top_level(ast.parse(path.read_text(encoding="utf-8")))
+    assert declared is not None, (
+        f"{_module_name(path)} should set __all__ (the names its package and others may import from it). Fix: "
+        "add __all__ = [...] after the imports, listing its public names."
+    )
+    missing = sorted(set(declared) - bound)
+    assert not missing, f"{_module_name(path)}.__all__ names {missing}, which the module does not define."
+
+
+def _imports_from_private_modules() -> list[tuple[str, str, str]]:
+    """(importing module, private module, name) for every ``from <private module> import name`` in hermes_envs
+    whose importer lives in another package than the private module."""
+    found = []
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    for importer, path in modules.items():
+        package = importer if path.name == "__init__.py" else importer.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom) or node.level or node.module not in modules:
+                continue
+            target = node.module
+            leaf = target.rpartition(".")[2]
+            if leaf.startswith("_") and not leaf.startswith("__") and target.rpartition(".")[0] != package:
+                found += [(importer, target, a.name) for a in node.names]
+    return found
+
+
+def test_other_packages_import_only_what_a_private_module_exports() -> None:
+    wrong = []
+    for importer, target, name in _imports_from_private_modules():
+        path = PACKAGE.joinpath(*target.split(".")[1:]).with_suffix(".py")
+        declared, _bound = _top_level(ast.parse(path.read_text(encoding="utf-8")))
+        if declared is not None and name not in declared:
+            wrong.append(f"{importer} imports {name} from {target}")
+    assert not wrong, (
+        "these imports take a name its private module does not export (not in its __all__):\n"
+        + "\n".join(wrong)
+        + "\nFix: make the name public there (no underscore, listed in __all__), or move it to a shared module."
+    )
+
+
+def test_no_check_module_imports_a_private_name_of_another_check_module() -> None:
+    checks = PACKAGE / "conformance" / "checks"
+    wrong = []
+    for path in sorted(checks.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "hermes_envs.conformance.checks."
+            ):
+                wrong += [
+                    f"{path.name} imports {a.name} from {node.module}"
+                    for a in node.names
+                    if a.name.startswith("_")
+                ]
+            elif isinstance(node, ast.ImportFrom) and node.level and node.module:
+                wrong += [
+                    f"{path.name} imports {a.name} from .{node.module}"
+                    for a in node.names
+                    if a.name.startswith("_")
+                ]
+    assert not wrong, (
+        "a check module should not reach into another one's private names:\n"
+        + "\n".join(wrong)
+        + "\nFix: give the shared name a home outside the check modules (the registry, _golds, _cases, an "
+        "observation) under a public name, or make it public in the module that owns it."
+    )

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 
 from hermes_envs.agent.result import AgentResult
 
+__all__ = ["report_result", "watch_results", "watched_results"]
+
 _WATCHERS: contextvars.ContextVar[list[AgentResult] | None] = contextvars.ContextVar(
     "hermes_agent_result_watchers", default=None
 )

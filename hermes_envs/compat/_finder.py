@@ -19,6 +19,8 @@ import types
 from collections.abc import Sequence
 from typing import Any
 
+__all__ = ["STAND_INS", "StandInFinder", "install", "is_stand_in", "uninstall"]
+
 #: Upstream module name -> our module that provides it.
 STAND_INS: dict[str, str] = {
     "tools.terminal_tool": "hermes_envs.compat.terminal_tool",

@@ -17,6 +17,8 @@ import types
 from collections.abc import Sequence
 from pathlib import Path
 
+__all__ = ["LayoutFinder", "OURS", "PACKAGE", "install", "package_folders", "uninstall"]
+
 PACKAGE = "environments"
 #: The folder of the ``environments`` package shipped with hermes-envs (beside ``hermes_envs`` in a wheel install,
 #: in the checkout for an editable one).

@@ -16,6 +16,22 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+__all__ = [
+    "ADVANCE_CALLS",
+    "Case",
+    "CaseRun",
+    "FETCH_CALLS",
+    "advance_past",
+    "case_json",
+    "fetch_item",
+    "fmt_score",
+    "is_transcript",
+    "json_safe",
+    "run_case",
+    "script_of",
+    "transcript_result",
+]
+
 #: The comparisons a case may state: ``(left, op, right)``, each side a script name or a number.
 _OPS = {
     "<": lambda a, b: a < b - 1e-9,

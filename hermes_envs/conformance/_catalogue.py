@@ -6,6 +6,8 @@ and docs/checks.md in sync.
 
 from __future__ import annotations
 
+__all__ = ["CATALOGUE"]
+
 #: check id -> (why it matters for training, the usual fix)
 CATALOGUE: dict[str, tuple[str, str]] = {
     "HC101": (

@@ -28,7 +28,6 @@ __all__ = ["ContainedRun", "ContainedSession", "HOST_CHECK", "contained_classes"
 
 #: The check judged in the parent from the container's record (every other check runs in the worker).
 HOST_CHECK = "HC903"
-_WARNED: list[str] = []
 
 
 def outcome_to_dict(outcome: Outcome) -> dict[str, Any]:
@@ -216,7 +215,11 @@ def contained_classes(path: Path, wanted: str | None, settings: Settings) -> tup
     """The env classes of ``path`` (None when it does not import) and the label, learned by importing it in the
     container (its import-time code never runs in the kit's process)."""
     result = run_contained(
-        _TARGET, _args(path, wanted, settings, True), on_event=_echo, hang_seconds=settings.hang_seconds
+        _TARGET,
+        _args(path, wanted, settings, True),
+        on_event=_echo,
+        hang_seconds=settings.hang_seconds,
+        namespaces=settings.namespaces,
     )
     for event in result.events:
         if event.get("ev") == "classes":
@@ -225,8 +228,9 @@ def contained_classes(path: Path, wanted: str | None, settings: Settings) -> tup
 
 
 def _say_once(why: str) -> None:
-    if why and why not in _WARNED:
-        _WARNED.append(why)
+    """Warn that the run is traced only; Python's warning filters show each reason once per place (no list of ours
+    that a second run, or a test, would have to reset)."""
+    if why:
         warnings.warn(
             f"hermes-envs: the env under test runs traced but NOT contained: {why}. Its writes, processes and "
             "connections reach this machine; run the check as root on Linux to contain them.",
@@ -241,7 +245,11 @@ def run_env_contained(path: Path, class_name: str | None, settings: Settings) ->
 
     start = time.perf_counter()
     result = run_contained(
-        _TARGET, _args(path, class_name, settings, False), on_event=_echo, hang_seconds=settings.hang_seconds
+        _TARGET,
+        _args(path, class_name, settings, False),
+        on_event=_echo,
+        hang_seconds=settings.hang_seconds,
+        namespaces=settings.namespaces,
     )
     _say_once(result.unavailable)
     label = f"{path.name}::{class_name}" if class_name else path.name

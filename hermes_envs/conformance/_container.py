@@ -73,6 +73,8 @@ class ContainerResult:
     leftover: list[tuple[int, str]] = field(default_factory=list)
     #: Seconds of silence after which the kit stopped the run as hung (0: it was not stopped).
     hung: float = 0.0
+    #: How the container's first process started: ``fork`` (of this process) or ``fresh`` (a new interpreter).
+    started: str = ""
 
 
 _LIBC: list[Any] = []
@@ -470,6 +472,7 @@ def run_contained(
     hang_seconds: float | None = None,
     *,
     start: str = "auto",
+    namespaces: bool = True,
 ) -> ContainerResult:
     """Run ``module:factory`` ``target``'s ``factory(*args)(write_fd, kit_tmp)`` contained and collect what it sends
     on ``write_fd`` (JSON lines); ``args`` are JSON values (a fresh interpreter may have to rebuild the worker).
@@ -478,12 +481,14 @@ def run_contained(
     ``on_event`` sees each event as it arrives. The container is a fork of this process, which has already imported
     the heavy libraries, unless a thread of the kit runs here (a fork would inherit its locks mid-use): then it
     starts from a fresh interpreter. ``start`` = ``"fork"`` or ``"fresh"`` picks one (tests of each way).
-    A run that sends nothing for ``hang_seconds`` is stopped (``result.hung``).
+    A run that sends nothing for ``hang_seconds`` is stopped (``result.hung``). ``namespaces=False`` runs the
+    worker traced only, as on a host without namespaces (``result.unavailable`` says so).
     """
     if start not in ("auto", "fork", "fresh"):
         raise ConfigError(f"start should be 'auto', 'fork' or 'fresh'; got {start!r}")
     base = tempfile.mkdtemp(prefix="hermes-contain-")
-    result = ContainerResult(unavailable=containable(), base=base)
+    off = "" if namespaces else "namespaces are switched off (the namespaces setting is false)"
+    result = ContainerResult(unavailable=containable() or off, base=base)
     kit_tmp = os.path.join(base, "tmp")
     spec: dict[str, Any] = {
         "target": target, "args": args, "base": base, "kit_tmp": kit_tmp, "cwd": os.getcwd(),
@@ -494,7 +499,8 @@ def run_contained(
     sys.stdout.flush()
     sys.stderr.flush()
     fresh: subprocess.Popen[bytes] | None = None
-    if start == "fork" or (start == "auto" and _fork_safe()):
+    result.started = "fork" if start == "fork" or (start == "auto" and _fork_safe()) else "fresh"
+    if result.started == "fork":
         pid = os.fork()
         if pid == 0:
             os.close(read_fd)

@@ -11,6 +11,8 @@ import functools
 import re
 from typing import Any
 
+__all__ = ["absolute_paths", "record_paths", "shared_paths", "task_has_own_root"]
+
 _PATH_METHODS = (
     "read_file",
     "write_file",

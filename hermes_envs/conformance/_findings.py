@@ -9,6 +9,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+__all__ = ["Blocked", "Finding", "NOT_SILENCEABLE", "NotApplicable", "Outcome", "Severity", "Skip", "Status"]
+
 
 class Severity(str, enum.Enum):
     """An ``error`` fails the run (and the pytest item); a ``warning`` is reported but does not fail."""

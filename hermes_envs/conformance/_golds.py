@@ -16,6 +16,20 @@ from typing import Any
 
 from hermes_envs.conformance._probes import Responder, play, say
 
+__all__ = [
+    "ANSWER_FIELDS",
+    "ANSWER_FORMATS",
+    "Positive",
+    "STRUCTURED_FORMATS",
+    "derivable",
+    "gold_answers",
+    "gold_positives",
+    "scalar_fields",
+    "structured_fields",
+    "structured_renderings",
+    "varied_answers",
+]
+
 #: How a gold value is written in an answer: rewards parse answers in these common shapes.
 ANSWER_FORMATS: tuple[tuple[str, str], ...] = (
     ("bare", "{v}"),
@@ -76,7 +90,7 @@ def _rank(name: str) -> int:
         return len(ANSWER_FIELDS)
 
 
-def _scalar_fields(item: Any) -> list[tuple[str, str]]:
+def scalar_fields(item: Any) -> list[tuple[str, str]]:
     """(name, text) of the item's string / number fields, answer-like names first."""
     if not isinstance(item, dict):
         return []
@@ -90,7 +104,7 @@ def _scalar_fields(item: Any) -> list[tuple[str, str]]:
     return sorted(out, key=lambda kv: _rank(kv[0]))
 
 
-def _structured_fields(item: Any) -> list[tuple[str, str, Any]]:
+def structured_fields(item: Any) -> list[tuple[str, str, Any]]:
     """(name, kind, value) of the item's JSON-able dict / list fields (a dict of fields, a list answer)."""
     if not isinstance(item, dict):
         return []
@@ -117,7 +131,7 @@ def gold_answers(item: Any) -> list[tuple[str, str, str]]:
     """``(field, value, answer text)`` for each of the item's fields written in each common answer shape."""
     return [
         (name, text, template.format(v=text))
-        for name, text in _scalar_fields(item)
+        for name, text in scalar_fields(item)
         for _s, template in ANSWER_FORMATS
     ]
 
@@ -150,7 +164,7 @@ def _tool_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
     """Tool calls a correct rollout would make: parameters named like item fields; a file tool writing a text
     field to a path field; a terminal tool running a command-like field."""
     raw = item if isinstance(item, dict) else {}
-    fields = _scalar_fields(item)
+    fields = scalar_fields(item)
     done = next((v for k, v in fields if k.lower() in ANSWER_FIELDS), "Done.")
     out: list[Positive] = []
 
@@ -214,7 +228,7 @@ def gold_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
     """Gold-answer probes for ``item``: tool calls built from its fields, structured fields as JSON, then each
     scalar field in each answer shape."""
     positives = _tool_positives(item, tools)
-    for name, kind, value in _structured_fields(item):
+    for name, kind, value in structured_fields(item):
         for text in structured_renderings(kind, value):
             for _shape, template in STRUCTURED_FORMATS:
                 answer = template.format(v=text)
@@ -229,7 +243,7 @@ def gold_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
                         kind=kind,
                     )
                 )
-    for name, text in _scalar_fields(item):
+    for name, text in scalar_fields(item):
         # The shape's own template, not the answer with the value replaced back: a one-letter gold ("A") also
         # occurs in the shape's words ("Answer: A"), so replacing its first occurrence misplaces it.
         for _shape, template in ANSWER_FORMATS:

@@ -22,6 +22,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+__all__ = ["SEEDS", "collect", "reward_set_use", "set_order", "start_workers"]
+
 #: The hash seeds of the two other interpreters (this one has a random seed of its own).
 SEEDS = (1, 2)
 _SET_CALLS = {"set", "frozenset", "hash"}

@@ -17,6 +17,23 @@ from hermes_envs.testing.fake_server import _policies as policies
 from hermes_envs.testing.fake_server._policies import args_from_schema
 from hermes_envs.testing.fake_server.scripts import RequestView
 
+__all__ = [
+    "CONTROLS",
+    "ContractViolation",
+    "PROBES",
+    "REFUSAL",
+    "Responder",
+    "StrictAgentResult",
+    "UNICODE_TEXT",
+    "broken_tools_then",
+    "call_each_tool_then",
+    "env_transcripts",
+    "huge",
+    "play",
+    "say",
+    "spam_tools",
+]
+
 #: what answers each request of a probe (a fake-server policy: a Turn, a message dict or a plain text)
 Responder = policies.Policy
 

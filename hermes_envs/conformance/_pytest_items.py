@@ -21,6 +21,17 @@ from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance._stash import SETTINGS, TARGETS
 from hermes_envs.errors import EnvLoadError
 
+__all__ = [
+    "ConformanceEnv",
+    "ConformanceFailed",
+    "ConformanceFile",
+    "ConformanceItem",
+    "ConformanceWarning",
+    "REPORT_KEY",
+    "finish_report",
+    "outcome_record",
+]
+
 
 class ConformanceWarning(UserWarning):
     """A conformance finding of severity warning (reported, does not fail the run)."""

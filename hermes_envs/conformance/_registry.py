@@ -16,6 +16,20 @@ from hermes_envs._registry import Registry
 from hermes_envs.conformance._findings import Finding, Severity
 from hermes_envs.errors import RegistryError
 
+__all__ = [
+    "CHECKS",
+    "CHECK_REGISTRY",
+    "CheckFn",
+    "CheckIdError",
+    "CheckInfo",
+    "SCORE_PREREQUISITES",
+    "all_checks",
+    "check",
+]
+
+#: The checks every score-based reward check requires first: the scores exist, are floats, and are in range.
+SCORE_PREREQUISITES = ("HC401", "HC402", "HC403")
+
 #: A check takes the EnvSession (typed loosely here: the session imports this registry, not the reverse).
 CheckFn = Callable[[Any], "list[Finding]"]
 

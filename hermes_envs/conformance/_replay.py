@@ -19,6 +19,8 @@ from typing import Any
 from hermes_envs.conformance._findings import Severity, Status
 from hermes_envs.conformance._settings import Settings
 
+__all__ = ["replay", "write_counterexamples"]
+
 #: Exit codes of ``hermes-envs replay``: the violation is there again / it no longer reproduces.
 REPRODUCED, GONE = 1, 0
 

@@ -399,6 +399,7 @@ __all__ = [
     "env_sessions",
     "load_settings",
     "parse_env_options",
+    "parse_overrides",
     "refuse_report_over_input",
     "run_conformance",
     "split_target",

@@ -18,6 +18,8 @@ from hermes_envs.conformance._standins import NEEDS_OWN_DATA
 from hermes_envs.conformance._static import STATIC, STATIC_NOTE
 from hermes_envs.errors import EnvLoadError
 
+__all__ = ["CheckScheduler"]
+
 
 class CheckScheduler:
     """The check-running half of a session: needs ``settings``, ``outcomes``, ``label``, ``load()``, ``env_cls``

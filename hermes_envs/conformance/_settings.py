@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+__all__ = ["Settings"]
+
 
 @dataclass
 class Settings:
@@ -32,6 +34,9 @@ class Settings:
     #: Run the env under test contained (a child process with its own mount, PID and network namespaces over an
     #: overlay of the host, see docs/architecture.md); false runs it in the kit's own process, uncontained.
     contain: bool = True
+    #: With ``contain``: false runs the env's process without namespaces or overlay, traced only (its writes,
+    #: processes and connections are recorded and judged, none held back), as on a host that has none.
+    namespaces: bool = True
     #: HC412: how many transcripts the hypothesis search of the reward tries per gold and direction (the bound that
     #: makes one env give the same findings on a fast laptop and a loaded CI runner), its seed (the report names
     #: it, so a finding can be reproduced), and a safety cap in seconds for a very slow reward only.

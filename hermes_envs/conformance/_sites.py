@@ -12,6 +12,8 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+__all__ = ["BUG_TYPES", "RaisedInAuthorCode", "author_site", "current_frames", "is_author_file"]
+
 _LIBRARY_DIRS = tuple(
     str(Path(p).resolve()) for p in {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"]}
 )

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+__all__ = ["ID_FIELDS", "item_id", "item_key", "other_seed", "scan_in_fresh_process"]
+
 
 def other_seed() -> str:
     """A PYTHONHASHSEED different from this process's (when it has a fixed one), else 1."""

@@ -27,6 +27,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+__all__ = ["LoopWatchdog", "SYNC_TOOL_METHODS", "Stall", "is_library_file"]
+
 _TICK = 0.01
 #: ToolContext's synchronous methods (the contract's API); each has an awaitable twin named ``a<name>``.
 SYNC_TOOL_METHODS = (

@@ -218,6 +218,7 @@ def _thresholds() -> str:
         "fuzz_seed": "HC412: the search's seed (named in findings, to reproduce one)",
         "thorough": "HC412/HC413 in full, HC206, HC708, HC711 (also --thorough / --hermes-thorough)",
         "contain": "run the env in a container of its own (false: in the kit's process, for debugging)",
+        "namespaces": "with contain: false runs the env's process traced only, no namespaces (as on a host without)",
     }
     lines = []
     for name, note in notes.items():

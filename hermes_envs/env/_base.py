@@ -43,6 +43,8 @@ from hermes_envs.env._trajectory import managed_tokens, tokenize_transcript
 from hermes_envs.env.distributions import sample_toolsets
 from hermes_envs.errors import ConfigError, HermesEnvsError
 
+__all__ = ["HermesAgentBaseEnv", "RewardTypeError", "current_env"]
+
 logger = logging.getLogger(__name__)
 
 

@@ -16,6 +16,8 @@ from hermes_envs.agent.budget import (
 from hermes_envs.agent.loop import DEFAULT_TOOL_TIMEOUT
 from hermes_envs.errors import ConfigError
 
+__all__ = ["HermesAgentEnvConfig"]
+
 
 class HermesAgentEnvConfig(BaseEnvConfig):
     """Settings of a tool-calling agent environment; every field is also a ``--env.<field>`` CLI flag."""

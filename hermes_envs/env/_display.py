@@ -6,6 +6,8 @@ from typing import Any
 
 from hermes_envs._text import clip
 
+__all__ = ["ARGUMENTS_CHARS", "REASONING_CHARS", "RESULT_CHARS", "format_trajectory"]
+
 #: Characters kept of each part, so one huge tool result does not fill the table cell.
 REASONING_CHARS = 300
 ARGUMENTS_CHARS = 200

@@ -26,6 +26,14 @@ from hermes_envs.env._causes import (
 )
 from hermes_envs.errors import EnvLoadError
 
+__all__ = [
+    "defines_env_class",
+    "env_files_in",
+    "find_env_classes",
+    "import_env_module",
+    "looks_like_env_file",
+]
+
 #: Upstream-layout re-export modules: never environments themselves.
 _LAYOUT_MODULES = {
     "hermes_base_env.py",

@@ -18,6 +18,8 @@ from atroposlib.envs.server_handling.managed_server import ManagedServer
 from hermes_envs.parsers import get_parser
 from hermes_envs.parsers.invoke import parse_with
 
+__all__ = ["HermesManagedServer", "ParserTranslator", "pick_server"]
+
 
 class ParserTranslator:
     """Bidirectional text <-> tool_calls translation with a hermes-envs parser (the ManagedServer translator API)."""

@@ -12,7 +12,7 @@ from typing import Any
 
 from hermes_envs.errors import ArgumentTypeError
 
-__all__ = ["coroutine_name", "format_prompt_of", "prompt_content"]
+__all__ = ["coroutine_name", "format_prompt_of", "initial_messages_of", "prompt_content"]
 
 
 def coroutine_name(value: Any) -> str:
@@ -38,3 +38,17 @@ def prompt_content(env: Any, item: Any) -> Any:
             "(load what it needs in setup())."
         )
     return prompt
+
+
+def initial_messages_of(env: Any, item: Any) -> list[dict[str, Any]]:
+    """The messages a rollout of ``item`` starts from: the env's ``initial_messages(item)`` when it has one (every
+    HermesAgentBaseEnv), else the config's system prompt (if any) and ``format_prompt(item)`` as the user turn."""
+    build = getattr(env, "initial_messages", None)
+    if build is not None:
+        return build(item)
+    messages = []
+    system = getattr(getattr(env, "config", None), "system_prompt", None)
+    if system:
+        messages.append({"role": "system", "content": system})
+    messages.append({"role": "user", "content": format_prompt_of(env, item)})
+    return messages

@@ -20,6 +20,16 @@ from urllib.parse import urlsplit
 from hermes_envs.agent import AgentResult
 from hermes_envs.errors import HermesEnvsError
 
+__all__ = [
+    "ProcessStop",
+    "close_stopped_process",
+    "dropped_group_message",
+    "eval_failure_message",
+    "failed_on_server",
+    "server_urls",
+    "unreachable_message",
+]
+
 
 def failed_on_server(result: AgentResult) -> bool:
     """True when the rollout ended because a model call raised (``termination == "api_error"``)."""

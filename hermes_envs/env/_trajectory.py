@@ -11,6 +11,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+__all__ = ["MASKED", "managed_tokens", "tokenize_transcript", "transcript_spans"]
+
 logger = logging.getLogger(__name__)
 
 MASKED = -100

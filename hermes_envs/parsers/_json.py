@@ -6,8 +6,8 @@ The decoder is what keeps the JSON formats linear on degenerate output (see :fun
 from __future__ import annotations
 
 import json
+import json.encoder
 import re
-from json.encoder import c_make_encoder as _c_make_encoder  # type: ignore[attr-defined]  # C accelerator, not in typeshed
 from json.encoder import encode_basestring as _encode_basestring
 from typing import Any
 
@@ -190,6 +190,8 @@ def loads_strict(raw: str) -> Any:
     return value
 
 
+#: The C encoder (a seam, hermes_envs._seams): None on a Python without it, where json.dumps serves.
+_c_make_encoder: Any = getattr(json.encoder, "c_make_encoder", None)
 _ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(..., ensure_ascii=False) builds one per call
 # The C encoder behind it, called directly: JSONEncoder.encode's Python layers cost more than encoding a small
 # call's arguments. No circular-reference bookkeeping (a cycle ends in RecursionError, turned into ValueError).

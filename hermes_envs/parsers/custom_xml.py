@@ -91,6 +91,10 @@ class CustomXmlParser(ToolCallParser):
     """Calls in a user-declared XML layout (see :class:`XmlLayout`; the default is upstream's)."""
 
     layout: XmlLayout = XmlLayout()  # (an instance given its own layout keeps it: see __init__)
+    #: Degenerate output (a looping model's thousands of tag mentions, or copies of one call) is skipped in bulk;
+    #: False reads each repeat one by one, as the general reading does: same result, slower on such output (for
+    #: checking the shortcut against the reading it stands for).
+    skip_repeats: bool = True
 
     def __init__(self, layout: XmlLayout | None = None) -> None:
         if layout is not None:
@@ -156,7 +160,7 @@ class CustomXmlParser(ToolCallParser):
         made: tuple[str, str] | None = None
         single = len(scanners) == 1
         while at != -1:
-            if mark != -1:
+            if mark != -1 and self.skip_repeats:
                 copies = local_copies(text, mark, at, reach, scanners[0][0])
                 if copies:
                     period = at - mark
@@ -176,7 +180,7 @@ class CustomXmlParser(ToolCallParser):
             params, end, problem = self._params(text, body, tag, value_closes, call_closes[tag], key_ends)
             if not params and problem is None:  # a mention of the tag, not a call: skip it
                 if candidates is None:
-                    candidates = self._mention_skipper(text)
+                    candidates = self._mention_skipper(text) if self.skip_repeats else []
                 if not candidates:
                     at, tag = next_call(at + 1)
                     continue

@@ -132,11 +132,12 @@ _LONG = re.compile(f'[^"<>\\n]{{{_SHORT + 1}}}')
 class _Reader:
     """Reads the invokes of one text: the cached forward searches shared by all of them."""
 
-    __slots__ = ("closes", "invoke_ends", "name_ends", "schemas", "text")
+    __slots__ = ("closes", "invoke_ends", "name_ends", "schemas", "skip_repeats", "text")
 
-    def __init__(self, text: str, schemas: ToolSchemas) -> None:
+    def __init__(self, text: str, schemas: ToolSchemas, skip_repeats: bool = True) -> None:
         self.text = text
         self.schemas = schemas
+        self.skip_repeats = skip_repeats
         self.closes = Finder(text, PARAM_CLOSE)
         self.invoke_ends = Finder(text, INVOKE_CLOSE)
         self.name_ends = CharsFinder(text, '"<>\n')
@@ -204,7 +205,7 @@ class _Reader:
             problems = len(errors) + errors.dropped
             last = starts.get(key)
             starts[key] = (pos, problems)
-            if last is not None:
+            if last is not None and self.skip_repeats:
                 skipped = self._cycles(pos, last[0], problems - last[1], errors)
                 if skipped:
                     pos += skipped
@@ -220,6 +221,10 @@ class _Reader:
 @register_parser("deepseek_v4", "deepseek_dsml", "deepseek_v32")
 class DeepSeekV4Parser(ToolCallParser):
     """DeepSeek V3.2 / V4 DSML tool calls (the invoke markup, and upstream's token spelling)."""
+
+    #: A looping model's copies of an invoke, or of a stretch of parameters inside one, are counted in bulk; False
+    #: reads each copy, as the general reading does: same result, slower on such output (for checking the shortcut).
+    skip_repeats: bool = True
 
     @classmethod
     def _call_markers(cls) -> tuple[str, ...]:
@@ -250,7 +255,7 @@ class DeepSeekV4Parser(ToolCallParser):
         schemas = ToolSchemas(tools)
         section = MarkerScanner(text, CALLS_OPEN, think_close=invokes.think_close).next(0)
         first = section if section != -1 and section < at else at
-        reader = _Reader(text, schemas)
+        reader = _Reader(text, schemas, self.skip_repeats)
         calls: list[ChatCompletionMessageToolCall] = []
         errors = Problems()
         index = 0
@@ -259,7 +264,7 @@ class DeepSeekV4Parser(ToolCallParser):
         mark, reach, made_problems = -1, 0, 0
         made = ("", "")
         while at != -1:
-            if mark != -1 and (len(errors) >= MAX_ERRORS or not made_problems):
+            if mark != -1 and self.skip_repeats and (len(errors) >= MAX_ERRORS or not made_problems):
                 copies = local_copies(text, mark, at, reach, invokes)
                 if copies:
                     # a looping model: copies of the invoke just read, each read the same way, are built from

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+__all__ = ["process_command", "run_process"]
+
 
 def process_command(
     env_file: str | Path,

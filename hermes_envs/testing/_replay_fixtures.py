@@ -32,12 +32,14 @@ import pytest
 __all__ = [
     "CASSETTES",
     "SnapshotKeptWarning",
+    "add_options",
     "hermes_cassette",
     "hermes_cassette_path",
     "hermes_provider",
     "hermes_record_mode",
     "recorded_rollouts",
     "reward_snapshot",
+    "terminal_summary",
     "transcript_snapshot",
 ]
 

@@ -23,13 +23,7 @@ from typing import Any
 from hermes_envs.errors import MissingFileError
 from hermes_envs.testing.secret_rules import encoded_forms, looks_real, scan, secret_name, sse_events
 
-__all__ = [
-    "CASSETTE_SUFFIXES",
-    "SecretFinding",
-    "lint_paths",
-    "lint_text",
-    "secret_values_from_env",
-]
+__all__ = ["CASSETTE_SUFFIXES", "SecretFinding", "lint_paths", "lint_text", "main", "secret_values_from_env"]
 
 #: Environment variables whose current values must never appear in a cassette.
 _SECRET_VARS = re.compile(

@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+__all__ = ["spy_base_wandb_log"]
+
 
 @contextmanager
 def spy_base_wandb_log(

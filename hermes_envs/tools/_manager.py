@@ -429,7 +429,8 @@ class SandboxManager:
     def executor(self) -> ThreadPoolExecutor:
         with self._lock:
             # Recreated when shut down by its owner: upstream envs shut `_tool_executor` down at the end of evaluate.
-            if self._pool is None or self._pool._shutdown:
+            # (``_shutdown``: a seam, hermes_envs._seams; a Python without it: treated as running)
+            if self._pool is None or getattr(self._pool, "_shutdown", False):
                 self._pool = ThreadPoolExecutor(
                     max_workers=self._pool_size, thread_name_prefix="hermes-sandbox"
                 )

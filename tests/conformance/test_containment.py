@@ -255,16 +255,13 @@ def test_connections_through_a_subprocess_and_ctypes_are_reported(tmp_path: Path
 def test_without_a_container_the_env_is_traced_and_the_run_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hermes_envs.conformance import _container
     from hermes_envs.conformance._runner import run_conformance
     from hermes_envs.conformance._settings import Settings
 
     checkout, env_file = _env(tmp_path, module='\nopen("written_at_import.txt", "w").write("x")\n')
     monkeypatch.chdir(checkout)
-    monkeypatch.setattr(_container, "containable", lambda: "namespaces are off in this test")
-    monkeypatch.setattr("hermes_envs.conformance._contained._WARNED", [])
-    with pytest.warns(RuntimeWarning, match="NOT contained: namespaces are off in this test"):
-        report = run_conformance([str(env_file)], Settings(select=["HC101", "HC903"]))
+    with pytest.warns(RuntimeWarning, match="NOT contained: namespaces are switched off"):
+        report = run_conformance([str(env_file)], Settings(select=["HC101", "HC903"], namespaces=False))
     (outcome,) = [o for o in report.envs[0].outcomes if o.check_id == "HC903"]
     assert outcome.note.startswith("traced only, not contained")
     (finding,) = outcome.findings
@@ -278,35 +275,23 @@ def test_with_a_kit_thread_running_the_container_starts_from_a_fresh_interpreter
     # A fork would inherit the thread's locks and executors half-made (a child that hangs on its first tool call).
     import threading
 
-    from hermes_envs.conformance import _container
-    from hermes_envs.conformance._runner import run_conformance
+    from hermes_envs.conformance._contained import run_env_contained
     from hermes_envs.conformance._settings import Settings
 
     checkout, env_file = _env(tmp_path, module='\nopen("written_at_import.txt", "w").write("x")\n')
     monkeypatch.chdir(checkout)
-    started: list[list[str]] = []
-    popen = _container.subprocess.Popen
-
-    def recording(argv: list[str], **kwargs: object) -> object:
-        started.append(argv)
-        return popen(argv, **kwargs)
-
-    monkeypatch.setattr(_container.subprocess, "Popen", recording)
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait, name="hermes-test-busy", daemon=True)
     thread.start()
     try:
-        report = run_conformance([str(env_file)], Settings(select=["HC101", "HC903"]))
+        run = run_env_contained(env_file.resolve(), None, Settings(select=["HC101", "HC903"]))
     finally:
         stop.set()
-    # the spy sees every Popen of the process (a sandbox's spare shell started by another thread too): count the
-    # container's own starts
-    containers = [argv for argv in started if "_container import _main" in " ".join(map(str, argv))]
-    assert len(containers) == 1, started
+    assert run.container.started == "fresh"
     assert sorted(p.name for p in checkout.iterdir()) == [".git", "hostile_env.py"]
-    (outcome,) = [o for o in report.envs[0].outcomes if o.check_id == "HC903"]
+    (outcome,) = [o for o in run.outcomes if o.check_id == "HC903"]
     assert [f.subject for f in outcome.findings] == [str(checkout / "written_at_import.txt")]
-    (imported,) = [o for o in report.envs[0].outcomes if o.check_id == "HC101"]
+    (imported,) = [o for o in run.outcomes if o.check_id == "HC101"]
     assert imported.status.value == "passed", imported  # the fresh interpreter registers the catalogue itself
 
 

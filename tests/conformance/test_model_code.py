@@ -63,7 +63,6 @@ def test_a_file_written_into_the_trainers_working_directory_is_an_error(
 ) -> None:
     """HC903 called a write into the cwd the kit was started from (outside the checkout) a warning; that folder is
     the trainer's, shared by every rollout and run (blind3's audit log written with a relative path)."""
-    from hermes_envs.conformance import _container
     from hermes_envs.conformance._runner import run_conformance
 
     from .test_containment import _env
@@ -72,10 +71,8 @@ def test_a_file_written_into_the_trainers_working_directory_is_an_error(
     trainer = tmp_path / "trainer"
     trainer.mkdir()
     monkeypatch.chdir(trainer)
-    monkeypatch.setattr(_container, "containable", lambda: "traced only in this test")
-    monkeypatch.setattr("hermes_envs.conformance._contained._WARNED", [])
     with pytest.warns(RuntimeWarning):
-        report = run_conformance([str(env_file)], Settings(select=["HC101", "HC903"]))
+        report = run_conformance([str(env_file)], Settings(select=["HC101", "HC903"], namespaces=False))
     (outcome,) = [o for o in report.envs[0].outcomes if o.check_id == "HC903"]
     (finding,) = [f for f in outcome.findings if f.subject == str(trainer / "audit.jsonl")]
     assert finding.severity is Severity.ERROR and "trainer's working directory" in finding.message

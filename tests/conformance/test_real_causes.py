@@ -190,22 +190,36 @@ def test_an_import_failing_inside_evaluate_is_named_as_an_import_not_a_split(tmp
     assert "held-out eval list" not in finding.fix
 
 
-def test_an_attribute_upstreams_base_provides_and_ours_lacks_is_a_gap_of_the_kit(
-    tmp_path: Path, monkeypatch
-) -> None:
-    from hermes_envs.env import _causes
-
-    # A name upstream's base has and hermes-envs' lacks (the real ones get provided over time: a made-up one here).
-    monkeypatch.setattr(_causes, "UPSTREAM_BASE_ATTRIBUTES", frozenset({"_upstream_group_state"}))
+def test_a_name_missing_from_an_upstream_module_we_provide_is_a_gap_of_the_kit(tmp_path: Path) -> None:
     source = GOOD_SOURCE.replace(
         "    async def get_next_item(self) -> dict:\n",
-        "    async def get_next_item(self) -> dict:\n        self._upstream_group_state.clear()\n",
+        "    async def get_next_item(self) -> dict:\n        import toolsets\n\n"
+        "        toolsets.a_helper_only_upstream_has()\n",
     )
     env = _write(tmp_path / "gap_env.py", source)
     (finding,) = _outcomes(env, Settings(select=["HC202"]))["HC202"].findings
-    assert "`self._upstream_group_state`, which it never sets itself" in finding.message
+    assert "hermes-envs' toolsets" in finding.message and "`a_helper_only_upstream_has`" in finding.message
     assert "gap of the kit, not a mistake in your env" in finding.message
     assert finding.fix.startswith("nothing in the env")
+
+
+def test_an_attribute_upstreams_base_provides_and_ours_lacks_is_a_gap_of_the_kit(tmp_path: Path) -> None:
+    from hermes_envs.env import HermesAgentBaseEnv
+    from hermes_envs.env._causes import kit_gap
+
+    class GapEnv(HermesAgentBaseEnv):  # (never built: only its class hierarchy is read)
+        pass
+
+    env_file = _write(tmp_path / "gap_env.py", "def f(self):\n    return self._upstream_group_state\n")
+    error = "AttributeError: 'GapEnv' object has no attribute '_upstream_group_state'"
+    # a name upstream's base has and hermes-envs' lacks (every real one is provided by now: a made-up one here)
+    upstream = frozenset({"_upstream_group_state"})
+    gap = kit_gap(error, GapEnv, env_file, upstream_attributes=upstream)
+    assert gap is not None and "`self._upstream_group_state`, which it never sets itself" in gap
+    assert "gap of the kit, not a mistake in your env" in gap
+    assert kit_gap(error, GapEnv, env_file) is None  # not one of upstream's: the env's own bug
+    sets_it = _write(tmp_path / "sets_env.py", "def f(self):\n    self._upstream_group_state = {}\n")
+    assert kit_gap(error, GapEnv, sets_it, upstream_attributes=upstream) is None  # the env's own attribute
 
 
 def test_an_attribute_upstream_does_not_have_is_the_envs_own_bug(tmp_path: Path) -> None:

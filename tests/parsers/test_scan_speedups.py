@@ -122,12 +122,8 @@ def test_deepseek_v4_skipping_repeated_parameters_gives_the_full_reading(cut, ti
     text = head + DSML_CALL[:cut] * times + tail
     parser = get_parser("deepseek_v4")
     fast = _outcome(parser.parse_detailed(text))
-    original = deepseek_v4._Reader._cycles
-    deepseek_v4._Reader._cycles = lambda self, pos, last, problems, errors: 0
-    try:
-        assert fast == _outcome(parser.parse_detailed(text))
-    finally:
-        deepseek_v4._Reader._cycles = original
+    parser.skip_repeats = False
+    assert fast == _outcome(parser.parse_detailed(text))
 
 
 XML_KEY_PIECES = ["<parameter=", "k", ">", "\n", "<", " ", "[", "</parameter>", "é"]

@@ -40,12 +40,9 @@ def outcome(result):
 
 
 def read_each_mention(text: str, tools=None):
-    original = CustomXmlParser._mention_skipper
-    CustomXmlParser._mention_skipper = lambda self, text: []  # step from each mention to the next marker
-    try:
-        return get_parser("custom_xml").parse_detailed(text, tools)
-    finally:
-        CustomXmlParser._mention_skipper = original
+    parser = CustomXmlParser()
+    parser.skip_repeats = False  # step from each mention to the next marker, read each copy of a call
+    return parser.parse_detailed(text, tools)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))

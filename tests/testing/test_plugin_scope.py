@@ -26,15 +26,18 @@ def test_plain():
 @pytest.mark.fake_openai(script=[{"content": "hi"}])
 def test_uses_the_fixture(fake_openai):
     assert os.environ["HERMES_TOOL_BACKENDS"] == "fake"
+    assert os.environ["TRANSFORMERS_NO_ADVISORY_WARNINGS"] == "1"
 
 
 def test_plain_again():
     assert "HERMES_TOOL_BACKENDS" not in os.environ
+    assert "TRANSFORMERS_NO_ADVISORY_WARNINGS" not in os.environ
 """
 
 
 def test_an_unrelated_session_sees_no_hermes_variable(pytester: pytest.Pytester, monkeypatch) -> None:
     monkeypatch.delenv("HERMES_TOOL_BACKENDS", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_NO_ADVISORY_WARNINGS", raising=False)
     monkeypatch.delenv(
         "HERMES_TESTS_CORPUS_CACHE", raising=False
     )  # our own suite's shared cache, not the plugin's

@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -82,15 +83,15 @@ def test_a_shell_that_exited_is_not_signalled_by_its_old_pid(monkeypatch, backen
     if init is None:
         pytest.skip("no PID namespace on this machine")
     ns = box.backend.shell.namespace
-    outside: list[int] = []  # pids signalled at a moment they were not (or no longer) in the task's namespace
-    real_kill = _procfs.kill
+    outside: list[int] = []  # pids SIGKILLed at a moment they were not (or no longer) in the task's namespace
+    real_kill = os.kill
 
-    def spy(pid: int) -> None:
-        if _procfs.pid_namespace(pid) != ns:
+    def spy(pid: int, sig: int) -> None:  # (at the OS boundary: every kill of this process passes here)
+        if sig == signal.SIGKILL and _procfs.pid_namespace(pid) != ns:
             outside.append(pid)
-        real_kill(pid)
+        real_kill(pid, sig)
 
-    monkeypatch.setattr(_procfs, "kill", spy)
+    monkeypatch.setattr(os, "kill", spy)
     assert box.run("exit 3")["exit_code"] == 3
     box.cleanup()
     assert init not in outside

@@ -15,7 +15,7 @@ from hermes_envs.conformance._findings import Skip
 from hermes_envs.conformance._observations.training import TrainingScan
 from hermes_envs.conformance._probes import PROBES, Responder
 from hermes_envs.conformance._session import EnvSession
-from hermes_envs.env._prompt import format_prompt_of
+from hermes_envs.env._prompt import format_prompt_of, initial_messages_of
 
 
 def check_rollouts_possible(s: EnvSession) -> None:
@@ -79,7 +79,7 @@ def run_probe(
 
     env = s.env()
     schemas, names = s.tools()
-    messages = _initial_messages(env, item)
+    messages = initial_messages_of(env, item)
     task_id = f"probe-{name}-{uuid.uuid4().hex[:8]}"
     loop = HermesAgentLoop(
         env.server,
@@ -93,18 +93,6 @@ def run_probe(
     with s.responding(responder):
         result = s.run_env(lambda _env: loop.run(messages), phase=phase)
     return result, task_id
-
-
-def _initial_messages(env: Any, item: Any) -> list[dict[str, Any]]:
-    build = getattr(env, "initial_messages", None)
-    if build is not None:
-        return build(item)
-    messages = []
-    system = getattr(getattr(env, "config", None), "system_prompt", None)
-    if system:
-        messages.append({"role": "system", "content": system})
-    messages.append({"role": "user", "content": format_prompt_of(env, item)})
-    return messages
 
 
 def cassette_files(s: EnvSession) -> list[Path]:

@@ -225,12 +225,12 @@ class ItemControls:
 
     @classmethod
     def build(cls, s: EnvSession) -> ItemControls:
-        from hermes_envs.conformance._golds import _structured_fields
+        from hermes_envs.conformance._golds import structured_fields
         from hermes_envs.conformance._probes import say
 
         out: list[ScoredRollout] = []
         for item in probe_items(s):
-            kinds = {kind for _name, kind, _value in _structured_fields(item)}
+            kinds = {kind for _name, kind, _value in structured_fields(item)}
             for kind in sorted(kinds):
                 for text in EMPTY_STRUCTURED[kind]:
                     name = f"empty {'object' if kind == 'dict' else 'list'} {text!r}"

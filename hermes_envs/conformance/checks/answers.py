@@ -26,9 +26,8 @@ from hermes_envs.conformance._observations.scoring import (
     score_rollout,
 )
 from hermes_envs.conformance._probes import say
-from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
-from hermes_envs.conformance.checks.reward_contract import _STATS
 
 _INT = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?\d+\.\d+$")
@@ -104,7 +103,7 @@ def rendering_scores(s: EnvSession) -> list[Rendered]:
     "HC410",
     "answer-renderings",
     "a correct answer scores the same in its other usual renderings",
-    requires=_STATS,
+    requires=SCORE_PREREQUISITES,
 )
 def answer_renderings(s: EnvSession) -> list[Finding]:
     """A reward that credits "Answer: 42" but not "Answer: 5000" for 5000.0, "1,234", "paris" for Paris, or "**42**": the
@@ -209,7 +208,7 @@ def tool_output_scores(s: EnvSession) -> list[Rendered]:
     "HC411",
     "grades-model-answer",
     "the reward grades the model's answer, not a tool's output",
-    requires=_STATS,
+    requires=SCORE_PREREQUISITES,
 )
 def grades_model_answer(s: EnvSession) -> list[Finding]:
     """A reward that reads ``result.messages[-1]`` (or any message) instead of the last assistant message: when the

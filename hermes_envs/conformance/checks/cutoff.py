@@ -158,7 +158,7 @@ def _eval_reads_cut_off(s: EnvSession, item: Any, offset: int) -> str:
     """Which eval metrics fall when every completion (the candidate answer that earned credit in training) is cut
     off rather than finished; ``""`` when none does, or evaluate() cannot tell (it raised, asked the model
     nothing)."""
-    from hermes_envs.conformance.checks.faults import _describe, _eval_run
+    from hermes_envs.conformance.checks.faults import describe_eval_run, eval_run
 
     def answering(reason: str | None) -> Responder:
         def respond(body: dict[str, Any]) -> dict[str, Any]:
@@ -169,16 +169,18 @@ def _eval_reads_cut_off(s: EnvSession, item: Any, offset: int) -> str:
 
         return respond
 
-    finished = _eval_run(s, answering(None), "cutoff-eval-finished")
+    finished = eval_run(s, answering(None), "cutoff-eval-finished")
     if finished.error is not None or not finished.requests:
         return ""
-    cut = _eval_run(s, answering("length"), "cutoff-eval-length")
+    cut = eval_run(s, answering("length"), "cutoff-eval-length")
     if cut.error is not None or not cut.requests or cut.report() == finished.report():
         return ""
     fell = _fallen(finished.metrics, cut.metrics)
     if not fell:
         return ""  # only another number moved (a truncation count it monitors): no score it gives was lowered
-    return f"{', '.join(fell[:3])}; finished: {_describe(finished)}; cut off: {_describe(cut)}"
+    return (
+        f"{', '.join(fell[:3])}; finished: {describe_eval_run(finished)}; cut off: {describe_eval_run(cut)}"
+    )
 
 
 def _fallen(finished: tuple[Any, ...], cut: tuple[Any, ...]) -> list[str]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from hermes_envs.conformance._cases import Case, fmt_score, json_safe, run_case, script_of
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
-from hermes_envs.conformance._observations.rollouts import _initial_messages, probe_items
+from hermes_envs.conformance._observations.rollouts import probe_items
 from hermes_envs.conformance._observations.scoring import (
     Controls,
     EnvTranscripts,
@@ -33,9 +33,9 @@ from hermes_envs.conformance._observations.scoring import (
     score_rollout,
 )
 from hermes_envs.conformance._probes import play
-from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
-from hermes_envs.conformance.checks.reward_contract import _STATS
+from hermes_envs.env._prompt import initial_messages_of
 
 #: What every tool call raises in the fault runs: the tool backend is down, so no work happened.
 FAULT = "the tool backend is unavailable (the conformance kit failed this call on purpose)"
@@ -95,7 +95,7 @@ def _failing_run(s: EnvSession, item: Any, script: list[dict[str, Any]]) -> tupl
         tool_call_parser=getattr(env.config, "tool_call_parser", "hermes"),
         registry=_FailingTools(),
     )
-    messages = _initial_messages(env, item)
+    messages = initial_messages_of(env, item)
     with s.responding(play(script)):
         result = s.run_env(lambda _env: loop.run(messages), phase="failed-tools")
     return result, task_id
@@ -233,7 +233,7 @@ def _run_plain(s: EnvSession, item: Any, script: list[dict[str, Any]]) -> tuple[
     "HC414",
     "failed-work-credited",
     "tool calls that all failed earn no credit (the reward reads the work's outcome)",
-    requires=(*_STATS, "HC404"),
+    requires=(*SCORE_PREREQUISITES, "HC404"),
 )
 def failed_work_credited(s: EnvSession) -> list[Finding]:
     """Rewards that credit the tool calls the model made without checking they succeeded (a refund the billing

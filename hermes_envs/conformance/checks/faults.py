@@ -104,7 +104,7 @@ _HTTP_LOGGERS = ("openai", "httpx", "httpcore", "atroposlib", "tenacity", "async
 
 
 @dataclass(frozen=True)
-class _EvalRun:
+class EvalRun:
     """One evaluate() run with a given fake model: what it raised, logged, returned and let reach wandb_log."""
 
     error: str | None
@@ -156,7 +156,12 @@ def _spy_base_evaluate_log(metrics: list[Any], samples: list[int]) -> Iterator[N
     HermesAgentBaseEnv's, added its counts): the metrics and how many samples."""
     from atroposlib.envs.base import BaseEnv
 
-    original = BaseEnv.__dict__["evaluate_log"]
+    original = BaseEnv.__dict__.get("evaluate_log")
+    if original is None:  # (a seam: hermes_envs._seams)
+        raise Skip(
+            "the installed atroposlib's BaseEnv has no evaluate_log (hermes-envs was checked against 0.4), so what "
+            "evaluate() reports cannot be recorded. Fix: install a supported atroposlib, or ignore this check."
+        )
 
     async def spy(env_self: Any, *args: Any, **kwargs: Any) -> Any:
         given = kwargs.get("metrics", args[0] if args else None)
@@ -172,7 +177,7 @@ def _spy_base_evaluate_log(metrics: list[Any], samples: list[int]) -> Iterator[N
         BaseEnv.evaluate_log = original
 
 
-def _eval_run(s: EnvSession, responder: Responder, phase: str) -> _EvalRun:
+def eval_run(s: EnvSession, responder: Responder, phase: str) -> EvalRun:
     from hermes_envs.testing._wandb_spy import spy_base_wandb_log
 
     metrics: list[Any] = []
@@ -200,7 +205,7 @@ def _eval_run(s: EnvSession, responder: Responder, phase: str) -> _EvalRun:
                 s.run_env(lambda e: e.wandb_log({}), phase="wandb_log")
             except Exception:  # HC704 reports a wandb_log that cannot log
                 pass
-    return _EvalRun(
+    return EvalRun(
         error=error,
         metrics=tuple(metrics),
         samples=tuple(samples),
@@ -224,14 +229,14 @@ def eval_faults_reported(s: EnvSession) -> list[Finding]:
     without counting it anywhere: a server outage during eval reads as a policy that got worse (or, dropped, as
     a mean over fewer items that nobody knows is smaller). Seen as two evaluate() runs whose reports are identical:
     one where every model request failed (HTTP 500) and one where the model answered every item wrongly."""
-    baseline = _eval_run(s, _answering, "evaluate-baseline")
+    baseline = eval_run(s, _answering, "evaluate-baseline")
     if baseline.error is not None:
         raise Skip(f"evaluate() raised with a model that answers ({baseline.error}); HC202/HC707 report it")
     if not baseline.requests:
         raise Skip("evaluate() made no model request (see HC202)")
     if not any(baseline.metrics) and not baseline.returned and not baseline.wandb:
         raise NotApplicable("evaluate() reports no metrics to compare (HC703 reports that)")
-    faulted = _eval_run(s, _failing, "evaluate-faults")
+    faulted = eval_run(s, _failing, "evaluate-faults")
     if faulted.error is not None or not faulted.requests:
         return []  # raised (the trainer sees it), or asked nothing this time (HC707's subject)
     if any(code < 400 for code in faulted.statuses):
@@ -241,7 +246,7 @@ def eval_faults_reported(s: EnvSession) -> list[Finding]:
     told = [
         r for r in faulted.log if r not in baseline.log and not r.split(" ", 2)[1].startswith(_HTTP_LOGGERS)
     ]
-    shown = _describe(faulted)
+    shown = describe_eval_run(faulted)
     message = (
         f"evaluate() should raise, or count the failed items in its metrics, when model calls fail; every one of "
         f"its {faulted.requests} model request(s) got HTTP {FAULT_STATUS}, and it reported exactly what it "
@@ -267,7 +272,7 @@ def eval_faults_reported(s: EnvSession) -> list[Finding]:
     return [Finding("HC708", message, fix, subject="evaluate() with every model request failing")]
 
 
-def _describe(run: _EvalRun) -> str:
+def describe_eval_run(run: EvalRun) -> str:
     parts = []
     if any(run.metrics):
         parts.append(f"evaluate_log(metrics={_clip(run.metrics[-1])})")

@@ -19,9 +19,8 @@ from hermes_envs.conformance._cases import Case, case_json
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
 from hermes_envs.conformance._observations.scoring import GoldProbes, ScoredRollout, _short
 from hermes_envs.conformance._observations.scoring import numeric as _numeric
-from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
-from hermes_envs.conformance.checks.reward_contract import _STATS
 
 #: Words a filler is made of: reasoning chatter with no digit and no answer in it.
 FILLER = (
@@ -116,7 +115,7 @@ def _free_of(
 
 #: The search looks for mistakes nobody listed: when a listed check already failed on the reward, HC412 is
 #: skipped naming it (one cause, one finding).
-_LISTED = (*_STATS, "HC404", "HC406", "HC407", "HC410", "HC411")
+_LISTED = (*SCORE_PREREQUISITES, "HC404", "HC406", "HC407", "HC410", "HC411")
 
 
 @check(
@@ -127,7 +126,7 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
     well as the correct one (an error: the reward credits something else), a transcript holding the correct
     answer that scores below it, a transcript on which the reward raises or takes seconds (warnings)."""
     from hermes_envs.agent.result import AgentResult
-    from hermes_envs.conformance._golds import _scalar_fields
+    from hermes_envs.conformance._golds import scalar_fields
     from hermes_envs.tools import ToolContext, cleanup_sandbox
 
     if not s.is_hermes_env():
@@ -170,7 +169,7 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
         item, best = gold.item, float(gold.score)
         prompt = [m for m in gold.result.messages if m.get("role") in ("system", "user")][:2]
         answer = gold.template.format(v=gold.value)  # type: ignore[union-attr]  # a gold has a template
-        forbidden = [gold.value, *(v for _k, v in _scalar_fields(item) if len(v) >= 2)]
+        forbidden = [gold.value, *(v for _k, v in scalar_fields(item) if len(v) >= 2)]
         numeric = any(c.isdigit() for c in gold.value)
         calibration, _seconds, _error = score(item, [dict(m) for m in gold.result.messages])
         if not (_numeric(calibration) and abs(float(calibration) - best) <= 1e-9):

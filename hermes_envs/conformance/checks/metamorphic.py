@@ -41,9 +41,8 @@ from hermes_envs.conformance._observations.scoring import (
 )
 from hermes_envs.conformance._observations.training import TrainingScan
 from hermes_envs.conformance._probes import say
-from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
-from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.env._prompt import format_prompt_of
 
 #: CPU seconds (the loop thread's own, which a loaded machine does not inflate) one compute_reward call may spend
@@ -517,7 +516,7 @@ def _judge_memory_relation(s: EnvSession) -> Finding | None:
     "HC413",
     "reward-relations",
     "the reward obeys the relations every correct reward obeys (metamorphic)",
-    requires=(*_STATS, "HC404"),
+    requires=(*SCORE_PREREQUISITES, "HC404"),
 )
 def reward_relations(s: EnvSession) -> list[Finding]:
     """Rewards whose score changes under transformations that cannot matter to any correct reward (the same

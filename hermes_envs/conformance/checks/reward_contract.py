@@ -18,11 +18,8 @@ from hermes_envs.conformance._observations.scoring import (
     numeric,
 )
 from hermes_envs.conformance._probes import PROBES, ContractViolation
-from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
-
-#: The checks every score-based reward check needs first: the scores exist, and are floats in range.
-_STATS = ("HC401", "HC402", "HC403")
 
 
 def _reward_site(exc: BaseException) -> str:
@@ -275,7 +272,12 @@ def reward_range(s: EnvSession) -> list[Finding]:
     return findings
 
 
-@check("HC405", "no-mutation", "compute_reward does not mutate the messages or the item", requires=_STATS)
+@check(
+    "HC405",
+    "no-mutation",
+    "compute_reward does not mutate the messages or the item",
+    requires=SCORE_PREREQUISITES,
+)
 def no_mutation(s: EnvSession) -> list[Finding]:
     """Rewards that pop/append/edit ``result.messages`` or the item: the trainer then tokenizes a changed transcript;
     and an item whose prompt has changed once evaluate() scored it (edited in place by the reward or by evaluate()),

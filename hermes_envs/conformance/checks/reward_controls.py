@@ -20,9 +20,8 @@ from hermes_envs.conformance._observations.scoring import (
     numeric,
 )
 from hermes_envs.conformance._probes import CONTROLS, PROBES
-from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
-from hermes_envs.conformance.checks.reward_contract import _STATS
 from hermes_envs.env._prompt import format_prompt_of
 
 
@@ -31,7 +30,7 @@ def _answers_in_prompt(s: EnvSession, items: list[Any]) -> str:
     shows its answer as a word (an echo of the prompt then holds the answer by construction); else ``""``."""
     import re
 
-    from hermes_envs.conformance._golds import _scalar_fields
+    from hermes_envs.conformance._golds import scalar_fields
 
     env = s.env()
     proven = {item_key(e.item): e.value for e in s.observe(GoldProbes).gold if e.value}
@@ -42,9 +41,7 @@ def _answers_in_prompt(s: EnvSession, items: list[Any]) -> str:
         except Exception:
             continue
         values = (
-            [proven[item_key(item)]]
-            if item_key(item) in proven
-            else [v for _k, v in _scalar_fields(item)[:1]]
+            [proven[item_key(item)]] if item_key(item) in proven else [v for _k, v in scalar_fields(item)[:1]]
         )
         hits = [
             repr(v)
@@ -105,7 +102,7 @@ def _doubt(scored: list[tuple[Any, float]], ceiling: float, good: dict[str, floa
     return ""
 
 
-@check("HC406", "controls-low", "negative controls score under the ceiling", requires=_STATS)
+@check("HC406", "controls-low", "negative controls score under the ceiling", requires=SCORE_PREREQUISITES)
 def controls_low(s: EnvSession) -> list[Finding]:
     """A reward too lenient: doing nothing, refusing, echoing the prompt or spamming tools earns credit."""
     ceiling = s.settings.control_ceiling
@@ -203,7 +200,7 @@ def controls_low(s: EnvSession) -> list[Finding]:
     "HC407",
     "reward-varies",
     "a correct answer scores above the controls (the reward can vary)",
-    requires=_STATS,
+    requires=SCORE_PREREQUISITES,
 )
 def reward_varies(s: EnvSession) -> list[Finding]:
     """A reward that never rewards a correct answer (type mismatch, wrong field): every group gets the same score

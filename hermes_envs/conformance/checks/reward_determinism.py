@@ -15,13 +15,15 @@ from hermes_envs.conformance._observations.scoring import (
     numeric,
     score_rollout,
 )
-from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
-from hermes_envs.conformance.checks.reward_contract import _STATS
 
 
 @check(
-    "HC404", "reward-deterministic", "compute_reward gives the same score for the same input", requires=_STATS
+    "HC404",
+    "reward-deterministic",
+    "compute_reward gives the same score for the same input",
+    requires=SCORE_PREREQUISITES,
 )
 def reward_deterministic(s: EnvSession) -> list[Finding]:
     """Rewards with randomness or clock dependence (e.g. noise added "to break ties"): the advantage becomes noise.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+__all__ = ["CappedOutput"]
+
 
 class CappedOutput:
     """Keeps the first ``cap // 2`` and last ``cap - cap // 2`` bytes of a stream and counts what was dropped."""

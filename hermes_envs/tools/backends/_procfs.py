@@ -11,6 +11,22 @@ import os
 import signal
 import time
 
+__all__ = [
+    "alive",
+    "boot_ticks",
+    "children",
+    "comm",
+    "descendants_until",
+    "kill",
+    "namespace_init",
+    "namespace_members",
+    "pid_namespace",
+    "pids_with_marker",
+    "proc_stat",
+    "session_members",
+    "tick_seconds",
+]
+
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 

@@ -42,6 +42,8 @@ from ._shell_procs import ShellProcesses
 from ._workers import later, spawn
 from .base import CommandResult
 
+__all__ = ["PersistentShell"]
+
 _READ = 65536
 _GRACE = 2.0  # seconds the shell gets to come back after a timeout kill before it is replaced
 _WATCH_EVERY = 0.25  # seconds between two questions to the watch (the disk quota) while a command runs
