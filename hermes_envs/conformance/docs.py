@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -256,8 +257,15 @@ def render() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write docs/checks.md (or the path given)."""
-    args = sys.argv[1:] if argv is None else argv
-    path = Path(args[0]) if args else DOCS
+    # argparse for --help and a clear usage error: a bare argv[1] once wrote the page into a file named "--help".
+    parser = argparse.ArgumentParser(
+        prog="python -m hermes_envs.conformance.docs",
+        description="Write the check catalogue page from the specs.",
+    )
+    parser.add_argument(
+        "path", nargs="?", type=Path, default=DOCS, help=f"where to write it (default: {DOCS})"
+    )
+    path = parser.parse_args(sys.argv[1:] if argv is None else argv).path
     path.write_text(render(), encoding="utf-8")
     print(f"wrote {path}")
     return 0

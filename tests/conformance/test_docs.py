@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from hermes_envs.conformance import all_checks
 from hermes_envs.conformance._catalogue import CATALOGUE
-from hermes_envs.conformance.docs import DOCS, render
+from hermes_envs.conformance.docs import DOCS, main, render
 
 
 def test_every_check_is_in_the_catalogue_and_nothing_else() -> None:
@@ -25,3 +29,15 @@ def test_docs_checks_md_is_up_to_date() -> None:
     assert DOCS.read_text(encoding="utf-8") == render(), (
         "docs/checks.md is out of date: run `python -m hermes_envs.conformance.docs`"
     )
+
+
+def test_the_generator_writes_where_told_and_treats_help_as_help(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0 and "where to write it" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []  # it once wrote the page into a file named "--help"
+    assert main([str(tmp_path / "checks.md")]) == 0
+    assert (tmp_path / "checks.md").read_text(encoding="utf-8") == render()
