@@ -113,7 +113,7 @@ def make_worker(path: str, class_name: str | None, settings: dict[str, Any], dis
             adopt_current_namespace()
         channel = Channel(fd)
         sys.stdout, sys.stderr = _Forward(channel, "stdout"), _Forward(channel, "stderr")
-        session = EnvSession(path, class_name, Settings(**settings))
+        session = EnvSession(path, class_name, Settings(**settings), own_process=True)
         tracer = Tracer(channel, lambda: session.phase, quiet=(kit_tmp,))
         tracer.install()
         if contained:

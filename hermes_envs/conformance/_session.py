@@ -60,9 +60,17 @@ class EnvSession(CheckScheduler):
     """Everything the checks need to know about one env class, computed lazily and cached."""
 
     def __init__(
-        self, path: str | Path, class_name: str | None = None, settings: Settings | None = None
+        self,
+        path: str | Path,
+        class_name: str | None = None,
+        settings: Settings | None = None,
+        *,
+        own_process: bool = False,
     ) -> None:
         self.path = Path(path).resolve()
+        #: True only in the contained worker, a process that exists to run this env: there (and only there) the
+        #: session may move the process's working directory into a scratch folder (:meth:`scratch_cwd`).
+        self.own_process = own_process
         self.class_name = class_name
         self.settings = settings or Settings()
         self.outcomes: dict[str, Outcome] = {}
@@ -209,23 +217,19 @@ class EnvSession(CheckScheduler):
 
     @contextlib.contextmanager
     def scratch_cwd(self) -> Iterator[Path]:
-        """Run the block in a fresh temporary working directory, so files the env writes relative to the cwd (an
-        ``eval_results.jsonl`` of its own) land there, never in the folder the user runs the check from.
+        """Yields the working directory the env's code sees in the block.
 
-        Every entry of the user's cwd is linked into it, so an evaluate() that reads ``data/eval.jsonl`` relative
-        to the cwd still finds it (writes into such a linked folder do reach the real one)."""
-        folder = Path(tempfile.mkdtemp(prefix="cwd-", dir=self.tmp))
+        In the contained worker (``own_process``) that is a fresh scratch folder mirroring the user's cwd
+        (:func:`mirror_cwd`), so files the env writes relative to the cwd (an ``eval_results.jsonl`` of its own)
+        land there and HC903 never reports them as writes into the user's folder. Anywhere else the process's
+        cwd is left alone (a chdir is seen by every thread and every other test of the process): the env's
+        relative writes then reach the real cwd, which only an uncontained run (``contain = false``, a test
+        building an EnvSession) allows."""
+        if not self.own_process:
+            yield Path.cwd()
+            return
         previous = os.getcwd()
-        try:
-            for entry in os.scandir(previous):
-                try:
-                    (folder / entry.name).symlink_to(entry.path, target_is_directory=entry.is_dir())
-                except (
-                    OSError
-                ):  # a name we cannot link (permissions, odd filesystems): reads of it fail as before
-                    pass
-        except OSError:
-            pass
+        folder = mirror_cwd(Path(tempfile.mkdtemp(prefix="cwd-", dir=self.tmp)))
         os.chdir(folder)
         try:
             yield folder
@@ -465,6 +469,22 @@ class EnvSession(CheckScheduler):
             raise
         self._observations[kind] = built
         return built
+
+
+def mirror_cwd(folder: Path) -> Path:
+    """``folder`` with every entry of the current working directory linked into it, so code run there reads the
+    user's relative files (``data/eval.jsonl``) while the files it creates land in ``folder`` (writes into a linked
+    folder still reach the real one)."""
+    try:
+        entries = list(os.scandir(os.getcwd()))
+    except OSError:
+        return folder
+    for entry in entries:
+        try:
+            (folder / entry.name).symlink_to(entry.path, target_is_directory=entry.is_dir())
+        except OSError:  # a name we cannot link (permissions, odd filesystems): reads of it fail as before
+            pass
+    return folder
 
 
 class EnvSettingError(ConfigError):
