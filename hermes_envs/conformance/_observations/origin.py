@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from hermes_envs.errors import UsageError
+
 
 @dataclass(frozen=True)
 class ProbeOrigin:
@@ -78,8 +80,9 @@ class GoldOrigin:
     def answer(self) -> str:
         """The gold written in its answer shape (``template`` filled with ``value``); a field gold has one."""
         if self.template is None or self.value is None:
-            raise ValueError(
-                f"the gold-answer probe {self.name} has no answer shape (only a field gold has one)"
+            raise UsageError(
+                f"GoldOrigin.answer should be read on a field gold; {self.name} has no answer shape (a tool gold). "
+                "Fix: check origin.template (and origin.value) before reading origin.answer."
             )
         return self.template.format(v=self.value)
 
