@@ -102,6 +102,8 @@ def fired(path: Path) -> dict[str, Outcome]:
 _VOLATILE = [
     # the checkout first: CI clones the repo into a folder that may itself be under /tmp
     (re.compile(re.escape(str(ROOT))), "<repo>"),
+    # the scratch cwd _run gives each env mirrors the checkout (its entries linked), so it stands for it
+    (re.compile(r"/[^\s'\"),]*?corpus-cwd-[^/\s'\"),]+"), "<repo>"),
     (re.compile(r"/(?:tmp|var/folders)/[^\s'\"),]+"), "<tmp>"),
     (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:<port>"),
     (re.compile(r"\b\d+\.\d+ s\b"), "<t> s"),
