@@ -48,7 +48,7 @@ def _findings(report: Path) -> tuple[list[str], list[str]]:
     return errors, warnings
 
 
-def _judge(entry: dict, root: Path, check_args: list[str]) -> Verdict:
+def judge_entry(entry: dict, root: Path, check_args: list[str]) -> Verdict:
     path = root / entry["file"]
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     root = args.manifest.resolve().parent  # absolute: each check runs in a temp cwd
     with ThreadPoolExecutor(args.jobs) as pool:
-        verdicts = list(pool.map(lambda e: _judge(e, root, args.check_args), entries))
+        verdicts = list(pool.map(lambda e: judge_entry(e, root, args.check_args), entries))
     for v in verdicts:
         print(f"{v.outcome:12} {v.kind:8} exit={v.exit_code} {v.file}")
         for e in v.errors[:3]:

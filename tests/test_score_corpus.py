@@ -45,7 +45,7 @@ def test_arguments_after_the_double_dash_reach_the_check(
         seen.append(check_args)
         return script.Verdict(file=entry["file"], kind=entry["kind"], exit_code=0, outcome="clean")
 
-    monkeypatch.setattr(script, "_judge", judge)  # the script's own function, not hermes_envs state
+    monkeypatch.setattr(script, "judge_entry", judge)  # the script's own function, not hermes_envs state
     assert script.main([str(manifest), *argv]) == 0
     assert seen == [expected]
     assert "0/1 false alarms" in capsys.readouterr().out

@@ -168,6 +168,7 @@ def fmt_score(score: Any) -> str:
 def run_case(s: Any, case: Case) -> CaseRun:
     """Play and score every script of ``case`` in its order on session ``s``; the violation holds when every
     comparison does (a script whose reward raised, or scored no number, makes its comparisons false)."""
+    from hermes_envs.conformance._observations.origin import CheckOrigin
     from hermes_envs.conformance._observations.rollouts import run_probe
     from hermes_envs.conformance._observations.scoring import numeric, score_rollout
     from hermes_envs.conformance._probes import play
@@ -189,11 +190,12 @@ def run_case(s: Any, case: Case) -> CaseRun:
             turns = len(script) if script[-1].get("tool_calls") else max(len(script) + 1, 2)
             result, task_id = run_probe(s, item, play(script), turns, "case", "cases")
         reply = case.judge.get(name)
+        origin = CheckOrigin(f"case script {name!r}")
         if reply is None:
-            scored = score_rollout(s, item, result, task_id, "cases")
+            scored = score_rollout(s, item, result, task_id, origin, "cases")
         else:
             with s.responding(lambda _body, reply=reply: dict(reply)):
-                scored = score_rollout(s, item, result, task_id, "cases")
+                scored = score_rollout(s, item, result, task_id, origin, "cases")
         scores[name] = scored.score
         requests[name] = scored.model_requests
         if scored.error:

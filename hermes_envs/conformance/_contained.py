@@ -112,7 +112,7 @@ def make_worker(path: str, class_name: str | None, settings: dict[str, Any], dis
             adopt_current_namespace()
         channel = Channel(fd)
         sys.stdout, sys.stderr = _Forward(channel, "stdout"), _Forward(channel, "stderr")
-        session = EnvSession(path, class_name, Settings(**settings))
+        session = EnvSession(path, class_name, Settings(**settings), own_process=True)
         tracer = Tracer(channel, lambda: session.phase, quiet=(kit_tmp,))
         tracer.install()
         if contained:
@@ -279,11 +279,9 @@ def run_env_contained(path: Path, class_name: str | None, settings: Settings) ->
         elif kind == "done":
             done = True
     if not selected:
-        from hermes_envs.conformance._schedule import CheckScheduler
+        from hermes_envs.conformance._schedule import selected_checks
 
-        scheduler = CheckScheduler()
-        scheduler.settings = settings
-        selected = scheduler.selected()
+        selected = selected_checks(settings)
     if not done:
         cause = _cause(result, crash)
         pending = [i for i in selected if i not in outcomes and i != HOST_CHECK]
@@ -354,18 +352,16 @@ class ContainedSession:
     env run in the container: the first ``run`` runs every selected check there, later ones read the outcomes."""
 
     def __init__(self, path: str | Path, class_name: str | None, settings: Settings, label: str = "") -> None:
-        from hermes_envs.conformance._schedule import CheckScheduler
-
         self.path = Path(path).resolve()
         self.class_name = class_name
         self.settings = settings
         self.label = label or (f"{self.path.name}::{class_name}" if class_name else self.path.name)
-        self._scheduler = CheckScheduler()
-        self._scheduler.settings = settings
         self._run: ContainedRun | None = None
 
     def selected(self) -> list[str]:
-        return self._scheduler.selected()
+        from hermes_envs.conformance._schedule import selected_checks
+
+        return selected_checks(self.settings)
 
     @property
     def timings(self) -> dict[str, float]:

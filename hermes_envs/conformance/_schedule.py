@@ -1,7 +1,8 @@
 """Running checks on a session: select / ignore, prerequisites first, one outcome per check id, cached.
 
-:class:`CheckScheduler` is mixed into :class:`~hermes_envs.conformance._session.EnvSession`; a check that crashes is
-reported against the env with what happened, and one failure never hides the others.
+:class:`CheckScheduler` runs the checks of one :class:`~hermes_envs.conformance._session.EnvSession`, which it
+sees through :class:`CheckContext` (what scheduling needs of a session); a check that crashes is reported against
+the env with what happened, and one failure never hides the others.
 """
 
 from __future__ import annotations
@@ -10,10 +11,12 @@ import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import Any, Protocol
 
 from hermes_envs.conformance._findings import Finding, NotApplicable, Outcome, Skip, Status
 from hermes_envs.conformance._registry import CHECKS, all_checks
+from hermes_envs.conformance._settings import Settings
 from hermes_envs.conformance._standins import NEEDS_OWN_DATA
 from hermes_envs.conformance._static import STATIC, STATIC_NOTE
 from hermes_envs.errors import EnvLoadError
@@ -21,30 +24,37 @@ from hermes_envs.errors import EnvLoadError
 __all__ = ["CheckScheduler"]
 
 
+class CheckContext(Protocol):
+    """What the scheduler needs of a session; the session itself is what each check receives."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def path(self) -> Path: ...
+    @property
+    def env_cls(self) -> type | None: ...
+    @property
+    def module(self) -> ModuleType | None: ...
+    def load(self) -> type[Any]: ...
+    def stand_in_note(self) -> str | None: ...
+
+
 class CheckScheduler:
-    """The check-running half of a session: needs ``settings``, ``outcomes``, ``label``, ``load()``, ``env_cls``
-    and ``module`` from the class it is mixed into."""
+    """Runs checks on ``session`` (select / ignore, prerequisites first), keeping one outcome per check id."""
 
-    settings: Any
-    outcomes: dict[str, Outcome]
-    if TYPE_CHECKING:  # (EnvSession's property)
+    def __init__(self, session: CheckContext) -> None:
+        self.session = session
+        self.outcomes: dict[str, Outcome] = {}
 
-        @property
-        def label(self) -> str: ...
-
-    env_cls: type | None
-    module: Any
-    path: Path
-
-    load: Callable[[], type[Any]]  # EnvSession.load: import the module, pick the class
-    stand_in_note: Callable[[], str | None]  # EnvSession.stand_in_note: setup() failed, stand-in items serve
+    @property
+    def settings(self) -> Settings:
+        return self.session.settings
 
     def selected(self) -> list[str]:
         """Ids of the checks this run executes (select / ignore applied)."""
-        ids = [c.id for c in all_checks()]
-        if self.settings.select:
-            ids = [i for i in ids if any(i.startswith(s) for s in self.settings.select)]
-        return [i for i in ids if not any(i.startswith(s) for s in self.settings.ignore)]
+        return selected_checks(self.settings)
 
     def run(self, check_id: str) -> Outcome:
         """Run one check (its prerequisites first), caching the outcome."""
@@ -86,7 +96,7 @@ class CheckScheduler:
             if prior.status is Status.FAILED and req == "HC201" and check_id not in NEEDS_OWN_DATA:
                 # setup() failed offline: with stand-in items the checks that need items (not the env's own data)
                 # still run, saying so.
-                note = self.stand_in_note()
+                note = self.session.stand_in_note()
                 if note is not None:
                     stand_in = note
                     continue
@@ -99,14 +109,14 @@ class CheckScheduler:
                 return outcome
         start = time.perf_counter()
         try:
-            findings: list[Finding] = info.fn(self)
+            findings: list[Finding] = info.fn(self.session)
             outcome = Outcome.from_findings(check_id, findings)
         except NotApplicable as exc:
             outcome = Outcome(check_id, Status.NOT_APPLICABLE, note=str(exc))
         except Skip as exc:
             outcome = Outcome(check_id, Status.SKIPPED, note=str(exc))
         except Exception as exc:  # a check that crashes is reported against the env, with what happened
-            outcome = _crashed(self.label, check_id, exc)
+            outcome = _crashed(self.session.label, check_id, exc)
         outcome.seconds = time.perf_counter() - start
         if outcome.findings:
             outcome.findings = [self._kit_gap(f) for f in outcome.findings]
@@ -119,7 +129,7 @@ class CheckScheduler:
         """Run the static counterpart of ``check_id`` on the env's source; its findings say they were."""
         start = time.perf_counter()
         try:
-            findings = static(self)
+            findings = static(self.session)
         except NotApplicable as exc:
             return Outcome(check_id, Status.NOT_APPLICABLE, note=str(exc))
         except (Skip, SyntaxError, OSError) as exc:
@@ -134,7 +144,7 @@ class CheckScheduler:
         hermes-envs lacks: a gap of the kit, said so, never left as the author's mistake."""
         from hermes_envs.env._causes import kit_gap
 
-        gap = kit_gap(finding.message, self.env_cls, self.path)
+        gap = kit_gap(finding.message, self.session.env_cls, self.session.path)
         if gap is None:
             return finding
         return dataclasses.replace(
@@ -146,7 +156,7 @@ class CheckScheduler:
 
     def _load_failed(self) -> bool:
         try:
-            self.load()
+            self.session.load()
         except EnvLoadError:
             return True
         return False
@@ -164,11 +174,11 @@ class CheckScheduler:
         beats it. See docs/checks.md, "Configuration".
         """
         try:
-            self.load()
+            self.session.load()
         except EnvLoadError:
             return {}
-        raw = getattr(self.env_cls, "conformance_ignore", None) or getattr(
-            self.module, "conformance_ignore", None
+        raw = getattr(self.session.env_cls, "conformance_ignore", None) or getattr(
+            self.session.module, "conformance_ignore", None
         )
         if not raw:
             return {}
@@ -179,6 +189,14 @@ class CheckScheduler:
     def run_all(self) -> list[Outcome]:
         """Run every selected check; one failure never hides the others."""
         return [self.run(i) for i in self.selected()]
+
+
+def selected_checks(settings: Settings) -> list[str]:
+    """Ids of the checks a run with ``settings`` executes (select / ignore applied)."""
+    ids = [c.id for c in all_checks()]
+    if settings.select:
+        ids = [i for i in ids if any(i.startswith(s) for s in settings.select)]
+    return [i for i in ids if not any(i.startswith(s) for s in settings.ignore)]
 
 
 def _on_stand_ins(outcome: Outcome, note: str) -> Outcome:

@@ -22,10 +22,13 @@ import sys
 import sysconfig
 import threading
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 __all__ = ["LoopWatchdog", "SYNC_TOOL_METHODS", "Stall", "is_library_file"]
 
@@ -307,7 +310,7 @@ class LoopWatchdog:
             for name, method in originals.items():
                 setattr(ToolContext, name, method)
 
-    async def watch(self, phase: str, coro: object) -> object:
+    async def watch(self, phase: str, coro: Awaitable[T]) -> T:
         """Await ``coro`` while measuring the loop's stalls."""
         self._thread_id = threading.get_ident()
         self._native_id = threading.get_native_id()
@@ -322,7 +325,7 @@ class LoopWatchdog:
         _SAMPLER.add(self)
         try:
             with self._timing_tool_context():
-                return await coro  # type: ignore[misc]
+                return await coro
         finally:
             # A stall right before the end is seen here: the ticker would be cancelled before it could run.
             self._record(phase, time.perf_counter())

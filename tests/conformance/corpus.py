@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import os
 import re
+import tempfile
 from pathlib import Path
 
 from hermes_envs.conformance import EnvSession, Outcome, Settings, Status
+from hermes_envs.conformance._session import mirror_cwd
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "conformance"
@@ -56,9 +59,12 @@ SHARED_CACHE_VARIABLE = "HERMES_TESTS_CORPUS_CACHE"
 
 
 def _run(path: Path) -> tuple[Outcome, ...]:
+    """Run every check on ``path`` in this process, from a scratch cwd mirroring this one: the uncontained kit
+    leaves the cwd alone, so the corpus's relative writes (an eval_results.jsonl) would land in the checkout."""
     settings = Settings(**CORPUS_SETTINGS, slow=path.name in SLOW, thorough=path.name in THOROUGH)
-    with EnvSession(path, settings=settings) as session:
-        return tuple(session.run_all())
+    with tempfile.TemporaryDirectory(prefix="corpus-cwd-") as scratch:
+        with contextlib.chdir(mirror_cwd(Path(scratch))), EnvSession(path, settings=settings) as session:
+            return tuple(session.run_all())
 
 
 @functools.cache
@@ -96,6 +102,8 @@ def fired(path: Path) -> dict[str, Outcome]:
 _VOLATILE = [
     # the checkout first: CI clones the repo into a folder that may itself be under /tmp
     (re.compile(re.escape(str(ROOT))), "<repo>"),
+    # the scratch cwd _run gives each env mirrors the checkout (its entries linked), so it stands for it
+    (re.compile(r"/[^\s'\"),]*?corpus-cwd-[^/\s'\"),]+"), "<repo>"),
     (re.compile(r"/(?:tmp|var/folders)/[^\s'\"),]+"), "<tmp>"),
     (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:<port>"),
     (re.compile(r"\b\d+\.\d+ s\b"), "<t> s"),

@@ -7,6 +7,8 @@ on an env that is otherwise correct.
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -90,26 +92,60 @@ def test_rollout_checks_skip_naming_hc301_when_format_prompt_returns_no_str() ->
         assert "HC301" in status[check_id].note
 
 
-def test_evaluate_runs_in_a_scratch_working_directory(
+def test_a_session_in_this_process_never_changes_its_working_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The cwd belongs to the whole process (its threads, the other tests of a pytest run): an uncontained session
+    leaves it alone, even while evaluate() runs, so the env's relative write lands where the process runs."""
     bad = next(p for p in BAD if p.name == "eval_writes_own_file.py")
     monkeypatch.chdir(tmp_path)
-    with EnvSession(bad, settings=Settings(select=["HC703", "HC705"])) as session:
-        assert session.run("HC703").status is Status.FAILED
-        session.run("HC705")
+    seen: set[str] = set()
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            seen.add(os.getcwd())
+            done.wait(0.0005)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        with EnvSession(bad, settings=Settings(select=["HC703", "HC705"])) as session:
+            assert session.run("HC703").status is Status.FAILED
+            session.run("HC705")
+    finally:
+        done.set()
+        watcher.join()
+    assert seen == {str(tmp_path)}
+    assert (tmp_path / "eval_results.jsonl").exists()
+
+
+def test_a_contained_run_keeps_the_envs_relative_writes_out_of_the_users_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The contained worker runs evaluate() in a scratch cwd: the env's own results file reaches neither the
+    folder the check runs from nor HC903's list of writes into it."""
+    from hermes_envs.conformance._runner import run_conformance
+
+    bad = next(p for p in BAD if p.name == "eval_writes_own_file.py")
+    monkeypatch.chdir(tmp_path)
+    report = run_conformance([str(bad)], Settings(select=["HC703", "HC903"]))
+    by_id = {o.check_id: o for o in report.envs[0].outcomes}
+    assert by_id["HC703"].status is Status.FAILED
+    assert not [f for f in by_id["HC903"].findings if "eval_results" in f.message]
     assert list(tmp_path.iterdir()) == []
-    assert Path.cwd() == tmp_path
 
 
 def test_the_scratch_working_directory_still_shows_the_users_files(tmp_path: Path, monkeypatch) -> None:
-    """An evaluate() reading eval data relative to the cwd must not break under the check."""
+    """An evaluate() reading eval data relative to the cwd must not break under the check (the contained worker's
+    scratch cwd, made here in this process as the worker makes it)."""
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "eval.jsonl").write_text('{"q": 1}\n')
     (tmp_path / "notes.txt").write_text("hi")
     monkeypatch.chdir(tmp_path)
     good = next(p for p in GOOD if p.name == "exact_answer_env.py")
-    with EnvSession(good, settings=Settings(select=["HC703"])) as session, session.scratch_cwd() as scratch:
+    session = EnvSession(good, settings=Settings(select=["HC703"]), own_process=True)
+    with session, session.scratch_cwd() as scratch:
         assert Path("data/eval.jsonl").read_text() == '{"q": 1}\n' and Path("notes.txt").read_text() == "hi"
         Path("eval_results.jsonl").write_text("x")
         assert Path.cwd() == scratch

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hermes_envs.conformance import EnvSession, Settings, Status
+from hermes_envs.conformance._observations.origin import ProbeOrigin
 from hermes_envs.conformance._observations.scoring import ScoredRollout
 from hermes_envs.conformance.checks.answers import renderings
 from hermes_envs.conformance.checks.data import _body, same_problem
@@ -43,8 +44,11 @@ def test_a_raise_after_the_rewards_own_judge_call_is_no_evidence_unless_it_is_a_
     """The kit scripts the judge's reply: a ValueError parsing it says nothing about the env (HC402 warning); a
     TypeError is a bug whatever the reply; with no model call the raise came from the transcript (an error)."""
 
-    def raised(exc: BaseException, requests: int) -> ScoredRollout:
-        return ScoredRollout(item={}, result=None, task_id="t", exc=exc, model_requests=requests)
+    def raised(exc: BaseException, requests: int) -> ScoredRollout[ProbeOrigin]:
+        origin = ProbeOrigin("refusal", "a refusal")
+        return ScoredRollout(
+            item={}, result=None, task_id="t", origin=origin, exc=exc, model_requests=requests
+        )
 
     assert judged_raise(raised(ValueError("not a score: 'I don't know.'"), 1))
     assert judged_raise(raised(RuntimeError("judge reply is not a 0-10 score"), 1))

@@ -4,7 +4,9 @@ trainer's environment, or leave their temporary folders behind."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,11 +21,14 @@ BLIND3 = CORPUS / "blind3"
 
 
 def _run(name: str | Path) -> object:
-    with EnvSession(
-        name if isinstance(name, Path) else BLIND3 / name,
-        settings=Settings(**CORPUS_SETTINGS, select=["HC904"]),
-    ) as session:
-        return session.run("HC904")
+    """HC904 on ``name`` in this process, from a scratch cwd (the uncontained kit leaves the cwd alone, and the
+    mutants' model code writes into it)."""
+    with tempfile.TemporaryDirectory(prefix="hc904-cwd-") as scratch, contextlib.chdir(scratch):
+        with EnvSession(
+            name if isinstance(name, Path) else BLIND3 / name,
+            settings=Settings(**CORPUS_SETTINGS, select=["HC904"]),
+        ) as session:
+            return session.run("HC904")
 
 
 def test_the_correct_executor_passes_and_the_kit_leaves_no_trace() -> None:
@@ -44,7 +49,7 @@ def test_model_code_in_the_trainers_cwd_or_environment_is_an_error(name: str, wo
     assert outcome.status is Status.FAILED, outcome
     assert [f.severity for f in outcome.findings] == [Severity.ERROR]
     assert words in outcome.findings[0].message
-    assert not (Path.cwd() / MARKER).exists()  # the kit ran the group in a scratch cwd
+    assert not (Path.cwd() / MARKER).exists()  # nothing reached the cwd the test runs from
 
 
 def test_working_folders_left_behind_are_a_warning() -> None:

@@ -48,9 +48,8 @@ def test_the_envs_own_good_transcript_failing_is_still_an_error() -> None:
 def test_max_token_length_is_no_send_filter() -> None:
     """atroposlib skips over-long groups by the trainer's max_token_len (run-api /info), not by the env's
     max_token_length. Before: HC504 failed a correct env whose max_token_length was shorter than its rollouts."""
-    with EnvSession(ROOT / "conformance/good/exact_answer_env.py", settings=Settings(**CORPUS_SETTINGS)) as s:
-        config, servers = s.config_init()
-        s._config = (config.model_copy(update={"max_token_length": 16}), servers)
+    settings = Settings(**CORPUS_SETTINGS, env={"max_token_length": 16})
+    with EnvSession(ROOT / "conformance/good/exact_answer_env.py", settings=settings) as s:
         outcome = s.run("HC504")
     assert outcome.status is Status.PASSED, outcome
 

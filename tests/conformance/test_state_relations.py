@@ -15,6 +15,7 @@ import pytest
 from hermes_envs.conformance import Settings, Status
 from hermes_envs.conformance._cases import Case, advance_past, fetch_item
 from hermes_envs.conformance._findings import Severity
+from hermes_envs.conformance._observations.origin import GoldOrigin, TwinOrigin
 from hermes_envs.conformance._observations.scoring import ScoredRollout
 from hermes_envs.conformance._replay import REPRODUCED, replay, write_counterexamples
 from hermes_envs.conformance.checks.metamorphic import _hedges, _render_like
@@ -40,17 +41,26 @@ def _session(env: _Cycle) -> SimpleNamespace:
     return SimpleNamespace(run_env=lambda make, phase=None: asyncio.run(make(env)))
 
 
-def _gold(text: str, value: Any, template: str, kind: str | None = None) -> ScoredRollout:
+def _gold(text: str, value: str, template: str, kind: str = "scalar") -> ScoredRollout[GoldOrigin]:
     messages = [{"role": "user", "content": "q"}, {"role": "assistant", "content": text}]
     return ScoredRollout(
         item={"q": "q"},
         result=SimpleNamespace(messages=messages),
         task_id="t",
+        origin=GoldOrigin(f"field 'q' answered as {text!r}", "field", "q", value, template, kind),
         score=1.0,
-        source="field",
-        value=value,
-        template=template,
-        kind=kind,
+    )
+
+
+def _twin(value: str, template: str, kind: str = "scalar") -> ScoredRollout[TwinOrigin]:
+    """The gold's shape written with another item's value (``value``), as GoldProbes scores it."""
+    messages = [{"role": "user", "content": "q"}, {"role": "assistant", "content": template.format(v=value)}]
+    return ScoredRollout(
+        item={"q": "q"},
+        result=SimpleNamespace(messages=messages),
+        task_id="t",
+        origin=TwinOrigin("field 'q' answered with a wrong value", "q", value, template, kind),
+        score=0.0,
     )
 
 
@@ -95,14 +105,12 @@ def test_a_get_next_item_that_raises_leaves_the_case_to_score_instead_of_crashin
 def test_a_scalar_gold_is_not_hedged() -> None:
     """A grader that finds the answer's words anywhere in the reply credits "Paris or Rome" by design (the kit's own
     trivia envs do), so a scalar hedge is no evidence of a mistake: no hedge is built for it."""
-    assert (
-        _hedges(_gold("Answer: 444", "444", "Answer: {v}"), _gold("Answer: 451", "451", "Answer: {v}")) == []
-    )
+    assert _hedges(_gold("Answer: 444", "444", "Answer: {v}"), _twin("451", "Answer: {v}")) == []
 
 
 def test_a_list_gold_is_hedged_with_another_items_entries_written_as_the_gold_was() -> None:
     gold = _gold("Answer: 1, 2, 4", json.dumps([1, 2, 4]), "Answer: {v}", kind="list")
-    twin = _gold("", json.dumps([1, 3]), "Answer: {v}", kind="list")
+    twin = _twin(json.dumps([1, 3]), "Answer: {v}", kind="list")
     kinds = {kind: (right, wrong) for kind, right, wrong in _hedges(gold, twin)}
     assert kinds["the right list with another item's entries added"] == (
         "Answer: 1, 2, 4, 3",

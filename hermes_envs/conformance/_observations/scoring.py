@@ -16,12 +16,20 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, TypeGuard
+from typing import Any, Generic, Literal, TypeGuard, TypeVar
 
 from hermes_envs._text import short_repr
 from hermes_envs.conformance._ctxpaths import record_paths
 from hermes_envs.conformance._findings import NotApplicable
 from hermes_envs.conformance._golds import gold_positives
+from hermes_envs.conformance._observations.origin import (
+    ControlOrigin,
+    EnvOrigin,
+    GoldOrigin,
+    Origin,
+    ProbeOrigin,
+    TwinOrigin,
+)
 from hermes_envs.conformance._observations.rollouts import ProbeTranscripts, probe_items, run_probe
 from hermes_envs.conformance._observations.training import TrainingScan
 from hermes_envs.conformance._probes import (
@@ -40,6 +48,10 @@ def _short(value: Any, limit: int = 160) -> str:
     return short_repr(value, limit, marker="…")
 
 
+#: The origin of the rollout :func:`score_rollout` scores.
+R = TypeVar("R", bound=Origin)
+
+
 def numeric(score: Any) -> TypeGuard[int | float]:
     """True for a finite int or float score (not a bool, None, a string, NaN or inf)."""
     return isinstance(score, (int, float)) and not isinstance(score, bool) and math.isfinite(score)
@@ -50,22 +62,27 @@ def item_key(item: Any) -> str:
     return repr(item)
 
 
+#: The kind of origin a scored rollout carries (:class:`ScoredRollout` of one kind of rollout).
+O_co = TypeVar("O_co", bound=Origin, covariant=True)
+
+
 @dataclass(frozen=True)
-class ScoredRollout:
+class ScoredRollout(Generic[O_co]):
     """compute_reward called twice (for HC404) on strict copies of one rollout's result, in its sandbox.
 
-    ``score`` / ``score2``: the two scores; ``error`` / ``exc``: what the first raising call raised;
-    ``violations`` / ``soft_violations``: misuses of AgentResult the strict copy saw (HC401); ``mutated``: (what,
-    how) the reward changed (HC405); ``accesses``: (file access, sandbox, root) for HC602; ``model_requests``: model
-    calls the reward made itself (a judge, HC409); ``swallowed``: (exception, "file:line: code") of bug-type raises
-    the reward caught itself (HC402, when ``traced``); ``ctx_paths``: (ToolContext method, absolute path) it handed
-    its ToolContext (HC604). The rest says which rollout it was: a probe, a control, the env's own transcript or a
-    gold answer (``source``, ``field``, ``value``, ``template``, ``kind`` from :mod:`hermes_envs.conformance._golds`).
+    ``origin``: which rollout it was (a probe, a control, the env's own transcript, a gold answer ..., see
+    :mod:`hermes_envs.conformance._observations.origin`). ``score`` / ``score2``: the two scores; ``error`` /
+    ``exc``: what the first raising call raised; ``violations`` / ``soft_violations``: misuses of AgentResult the
+    strict copy saw (HC401); ``mutated``: (what, how) the reward changed (HC405); ``accesses``: (file access,
+    sandbox, root) for HC602; ``model_requests``: model calls the reward made itself (a judge, HC409);
+    ``swallowed``: (exception, "file:line: code") of bug-type raises the reward caught itself (HC402, when
+    ``traced``); ``ctx_paths``: (ToolContext method, absolute path) it handed its ToolContext (HC604).
     """
 
     item: Any
     result: Any
     task_id: str
+    origin: O_co
     score: Any = None
     score2: Any = None
     error: str | None = None
@@ -78,19 +95,11 @@ class ScoredRollout:
     swallowed: tuple[tuple[BaseException, str], ...] = ()
     ctx_paths: tuple[tuple[str, str], ...] = ()
     traced: bool = False
-    probe: str | None = None
-    name: str | None = None
-    about: str | None = None
-    source: str | None = None
-    field: str | None = None
-    value: Any = None
-    template: str | None = None
-    kind: str | None = None
 
     @property
     def label(self) -> str:
-        """The rollout's name in a finding: its name, else ``probe '<probe>'``."""
-        return self.name or f"probe {self.probe!r}"
+        """The rollout's name in a finding (``probe '<probe>'`` for a probe)."""
+        return self.origin.label
 
 
 def score_rollout(
@@ -98,12 +107,12 @@ def score_rollout(
     item: Any,
     result: Any,
     task_id: str,
+    origin: R,
     phase: str = "rewards",
     trace: bool = False,
-    **labels: Any,
-) -> ScoredRollout:
+) -> ScoredRollout[R]:
     """Call compute_reward on strict copies of ``result`` (twice, for HC404) in the rollout's sandbox, which is
-    cleaned up afterwards; ``labels`` say which rollout it is (see :class:`ScoredRollout`)."""
+    cleaned up afterwards; ``origin`` says which rollout it is."""
     from hermes_envs.conformance._fileaudit import FileAudit, sandbox_of
     from hermes_envs.tools import ToolContext, cleanup_sandbox
 
@@ -164,6 +173,7 @@ def score_rollout(
         item=item,
         result=result,
         task_id=task_id,
+        origin=origin,
         score=scores["score"],
         score2=scores["score2"],
         error=error,
@@ -176,7 +186,6 @@ def score_rollout(
         swallowed=tuple(swallowed),
         ctx_paths=tuple(ctx_paths),
         traced=traced,
-        **labels,
     )
 
 
@@ -193,7 +202,7 @@ def _diff_messages(before: list[Any], after: list[Any]) -> str:
 class ScoredProbes:
     """Every probe transcript (:class:`~hermes_envs.conformance._observations.rollouts.ProbeTranscripts`) scored."""
 
-    rollouts: tuple[ScoredRollout, ...]
+    rollouts: tuple[ScoredRollout[ProbeOrigin], ...]
 
     @classmethod
     def build(cls, s: EnvSession) -> ScoredProbes:
@@ -206,7 +215,7 @@ class ScoredProbes:
             traced = run.probe != "huge_output"
             out.append(
                 score_rollout(
-                    s, run.item, run.result, run.task_id, trace=traced, probe=run.probe, about=run.about
+                    s, run.item, run.result, run.task_id, ProbeOrigin(run.probe, run.about), trace=traced
                 )
             )
         return cls(rollouts=tuple(out))
@@ -221,33 +230,22 @@ EMPTY_STRUCTURED = {"dict": ("{}", "```json\n{}\n```"), "list": ("[]", "Answer: 
 class ItemControls:
     """The item-shaped negative controls scored: the empty JSON object / list of each structured gold."""
 
-    rollouts: tuple[ScoredRollout, ...]
+    rollouts: tuple[ScoredRollout[ControlOrigin], ...]
 
     @classmethod
     def build(cls, s: EnvSession) -> ItemControls:
         from hermes_envs.conformance._golds import structured_fields
         from hermes_envs.conformance._probes import say
 
-        out: list[ScoredRollout] = []
+        out: list[ScoredRollout[ControlOrigin]] = []
         for item in probe_items(s):
             kinds = {kind for _name, kind, _value in structured_fields(item)}
             for kind in sorted(kinds):
                 for text in EMPTY_STRUCTURED[kind]:
                     name = f"empty {'object' if kind == 'dict' else 'list'} {text!r}"
                     result, task_id = run_probe(s, item, say(text), 3, "empty-structured", "gold")
-                    out.append(
-                        score_rollout(
-                            s,
-                            item,
-                            result,
-                            task_id,
-                            "gold",
-                            name=name,
-                            probe=name,
-                            about=f"the task's answer shape with nothing in it ({text!r})",
-                            source="control",
-                        )
-                    )
+                    about = f"the task's answer shape with nothing in it ({text!r})"
+                    out.append(score_rollout(s, item, result, task_id, ControlOrigin(name, about), "gold"))
         return cls(rollouts=tuple(out))
 
 
@@ -256,15 +254,15 @@ class EnvTranscripts:
     """The env's own known-good and known-bad transcripts (``conformance_transcripts(item)``) of each probe item,
     played through the agent loop and scored; ``error``: what conformance_transcripts raised."""
 
-    good: tuple[ScoredRollout, ...]
-    bad: tuple[ScoredRollout, ...]
+    good: tuple[ScoredRollout[EnvOrigin], ...]
+    bad: tuple[ScoredRollout[EnvOrigin], ...]
     error: str | None
 
     @classmethod
     def build(cls, s: EnvSession) -> EnvTranscripts:
         env = s.env()
         s.observe(ScoredProbes)  # the probes first, as ever: the env's transcripts run on the env they left
-        found: dict[str, list[ScoredRollout]] = {"good": [], "bad": []}
+        found: dict[str, list[ScoredRollout[EnvOrigin]]] = {"good": [], "bad": []}
         error = None
         for item in probe_items(s):
             try:
@@ -272,14 +270,14 @@ class EnvTranscripts:
             except Exception as exc:
                 error = f"conformance_transcripts(item) raised {type(exc).__name__}: {exc}"
                 own = {}
-            for kind in ("bad", "good"):
+            verdicts: tuple[Literal["bad", "good"], ...] = ("bad", "good")
+            for kind in verdicts:
                 for index, script in enumerate(own.get(kind, [])):
-                    name = f"the env's {kind} transcript #{index}"
                     result, task_id = run_probe(
                         s, item, play(script), max(len(script) + 1, 2), f"env-{kind}", "gold"
                     )
                     found[kind].append(
-                        score_rollout(s, item, result, task_id, "gold", name=name, source="env")
+                        score_rollout(s, item, result, task_id, EnvOrigin(kind, index), "gold")
                     )
         return cls(good=tuple(found["good"]), bad=tuple(found["bad"]), error=error)
 
@@ -295,11 +293,15 @@ class Controls:
     def build(cls, s: EnvSession) -> Controls:
         out: dict[str, list[tuple[str, float]]] = {}
         for entry in s.observe(ScoredProbes).rollouts:
-            if entry.probe in CONTROLS and numeric(entry.score):
-                out.setdefault(item_key(entry.item), []).append((entry.probe, float(entry.score)))
-        for entry in s.observe(EnvTranscripts).bad + s.observe(ItemControls).rollouts:
-            if numeric(entry.score):
-                out.setdefault(item_key(entry.item), []).append((entry.name or "", float(entry.score)))
+            if entry.origin.probe in CONTROLS and numeric(entry.score):
+                out.setdefault(item_key(entry.item), []).append((entry.origin.probe, float(entry.score)))
+        negatives: list[ScoredRollout[Origin]] = [
+            *s.observe(EnvTranscripts).bad,
+            *s.observe(ItemControls).rollouts,
+        ]
+        for other in negatives:
+            if numeric(other.score):
+                out.setdefault(item_key(other.item), []).append((other.origin.name, float(other.score)))
         return cls(by_item=MappingProxyType({k: tuple(v) for k, v in out.items()}))
 
     def best(self, item: Any, ceiling: float) -> tuple[str, float]:
@@ -320,14 +322,16 @@ class GoldProbes:
     ``gold``: those that did (one per proven item); ``all_gold``: every gold probe scored, proven or not (HC404
     scores them again in other processes); ``tried``: per item (:func:`item_key`), the names of the probes tried."""
 
-    gold: tuple[ScoredRollout, ...]
-    all_gold: tuple[ScoredRollout, ...]
+    gold: tuple[ScoredRollout[GoldOrigin], ...]
+    all_gold: tuple[ScoredRollout[GoldOrigin], ...]
     tried: Mapping[str, tuple[str, ...]]
     #: Per item (:func:`item_key`): the proven gold's answer shape written with a WRONG value of the same field
     #: (another item's, else a perturbed one), scored. See :meth:`confirmed`.
-    twins: Mapping[str, ScoredRollout] = dataclasses.field(default_factory=lambda: MappingProxyType({}))
+    twins: Mapping[str, ScoredRollout[TwinOrigin]] = dataclasses.field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
-    def confirmed(self, gold: ScoredRollout) -> bool:
+    def confirmed(self, gold: ScoredRollout[Origin]) -> bool:
         """Whether the env itself confirms the kit's guess that ``gold`` is the item's answer: the same answer
         shape with another value scores lower. Beating the controls alone says only that the reply earned
         something (its length, its format, a fake judge's verdict); findings resting on the gold are errors only
@@ -346,8 +350,8 @@ class GoldProbes:
         schemas, _names = s.tools()
         own = s.observe(EnvTranscripts)
         controls = s.observe(Controls)
-        gold: list[ScoredRollout] = []
-        all_gold: list[ScoredRollout] = []
+        gold: list[ScoredRollout[GoldOrigin]] = []
+        all_gold: list[ScoredRollout[GoldOrigin]] = []
         tried: dict[str, list[str]] = {}
         for item in probe_items(s):
             ceiling = controls.best(item, s.settings.control_ceiling)[1]
@@ -356,47 +360,39 @@ class GoldProbes:
                 continue  # the env proved it itself
             for positive in gold_positives(item, schemas):
                 result, task_id = run_probe(s, item, positive.responder, 3, "gold", "gold")
-                entry = score_rollout(
-                    s,
-                    item,
-                    result,
-                    task_id,
-                    "gold",
-                    name=positive.name,
-                    source=positive.source,
-                    field=positive.field,
-                    value=positive.value,
-                    template=positive.template,
-                    kind=positive.kind,
+                origin = GoldOrigin(
+                    positive.name,
+                    positive.source,
+                    positive.field,
+                    positive.value,
+                    positive.template,
+                    positive.kind,
                 )
+                entry = score_rollout(s, item, result, task_id, origin, "gold")
                 names.append(positive.name)
                 all_gold.append(entry)
                 if numeric(entry.score) and entry.score > ceiling:
                     gold.append(entry)
                     break
-        twins: dict[str, ScoredRollout] = {}
+        twins: dict[str, ScoredRollout[TwinOrigin]] = {}
         others = [*probe_items(s), *s.observe(TrainingScan).items]
         for entry in gold:
-            if entry.source != "field" or not entry.template or entry.value is None:
+            proven = entry.origin
+            if proven.source != "field" or not proven.template or proven.value is None:
                 continue
-            wrong = wrong_value(str(entry.value), entry.field, entry.item, others)
+            wrong = wrong_value(str(proven.value), proven.field, entry.item, others)
             if wrong is None:
                 continue
-            answer = entry.template.format(v=wrong)
+            answer = proven.template.format(v=wrong)
             result, task_id = run_probe(s, entry.item, say(answer), 3, "gold-twin", "gold")
-            twins[item_key(entry.item)] = score_rollout(
-                s,
-                entry.item,
-                result,
-                task_id,
-                "gold",
-                name=f"field {entry.field!r} answered with a wrong value as {answer[:80]!r}",
-                source="twin",
-                field=entry.field,
-                value=wrong,
-                template=entry.template,
-                kind=entry.kind,
+            twin = TwinOrigin(
+                f"field {proven.field!r} answered with a wrong value as {answer[:80]!r}",
+                proven.field,
+                wrong,
+                proven.template,
+                proven.kind,
             )
+            twins[item_key(entry.item)] = score_rollout(s, entry.item, result, task_id, twin, "gold")
         return cls(
             gold=tuple(gold),
             all_gold=tuple(all_gold),

@@ -16,6 +16,7 @@ from typing import Any
 
 from hermes_envs.conformance._cases import Case, case_json
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance._observations.origin import CheckOrigin, GoldOrigin
 from hermes_envs.conformance._observations.rollouts import run_probe
 from hermes_envs.conformance._observations.scoring import (
     Controls,
@@ -78,8 +79,8 @@ def renderings(value: str, field: str = "") -> list[tuple[str, str, bool]]:
 class Rendered:
     """A proven gold answered another way (``answer``, the gold's value written ``what``), and its score."""
 
-    scored: ScoredRollout
-    gold: ScoredRollout
+    scored: ScoredRollout[CheckOrigin]
+    gold: ScoredRollout[GoldOrigin]
     answer: str
     what: str = ""
     strict: bool = True
@@ -89,12 +90,15 @@ def rendering_scores(s: EnvSession) -> list[Rendered]:
     """Score every other rendering of each proven scalar gold, in the answer shape that proved it."""
     out: list[Rendered] = []
     for gold in s.observe(GoldProbes).gold:
-        if gold.source != "field" or gold.kind != "scalar" or not gold.template:
+        origin = gold.origin
+        if origin.source != "field" or origin.kind != "scalar" or not origin.template or origin.value is None:
             continue
-        for what, text, strict in renderings(gold.value, str(gold.field or "")):
-            answer = gold.template.format(v=text)
+        for what, text, strict in renderings(origin.value, str(origin.field or "")):
+            answer = origin.template.format(v=text)
             result, task_id = run_probe(s, gold.item, say(answer), 3, "rendering", "gold")
-            scored = score_rollout(s, gold.item, result, task_id, "gold")
+            scored = score_rollout(
+                s, gold.item, result, task_id, CheckOrigin(f"{origin.field!r} written {what}"), "gold"
+            )
             out.append(Rendered(scored, gold, answer, what, strict))
     return out
 
@@ -110,7 +114,7 @@ def answer_renderings(s: EnvSession) -> list[Finding]:
     model is punished for a correct answer written another way, and learns formatting, not the task."""
     if not s.is_hermes_env():
         raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
-    if not any(g.kind == "scalar" and g.template for g in s.observe(GoldProbes).gold):
+    if not any(g.origin.kind == "scalar" and g.origin.template for g in s.observe(GoldProbes).gold):
         raise NotApplicable("no scalar gold answer was proven for the probe items (see HC407)")
     controls = s.observe(Controls)
     found = s.observe(GoldProbes)
@@ -133,11 +137,11 @@ def answer_renderings(s: EnvSession) -> list[Finding]:
             if rendered.strict and as_control and confirmed and "case" not in rendered.what
             else Severity.WARNING
         )
-        canonical = gold.template.format(v=gold.value)  # type: ignore[union-attr]  # a gold has a template
+        canonical = gold.origin.answer
         findings.append(
             Finding(
                 "HC410",
-                f"a correct answer should score the same however it is written; field {gold.field!r} answered "
+                f"a correct answer should score the same however it is written; field {gold.origin.field!r} answered "
                 f"as {canonical!r} scored {gold.score:g}, but written {rendered.what} ({rendered.answer!r}) it "
                 f"scored {entry.score:g} on item {_short(entry.item, 100)}.",
                 "normalise before comparing: strip markup (`re.sub(r'[*_`]', '', text)`), compare numbers as "
@@ -183,9 +187,9 @@ def tool_output_scores(s: EnvSession) -> list[Rendered]:
         return out
     name, param = terminal
     for gold in s.observe(GoldProbes).gold:
-        if gold.source != "field" or not gold.template:
+        if gold.origin.source != "field" or not gold.origin.template:
             continue
-        answer = gold.template.format(v=gold.value)
+        answer = gold.origin.answer
         call = {"name": name, "arguments": {param: f"echo {shlex.quote(answer)}"}}
 
         def respond(body: dict[str, Any], call: dict[str, Any] = call) -> dict[str, Any]:
@@ -200,7 +204,10 @@ def tool_output_scores(s: EnvSession) -> list[Rendered]:
         plain = copy.deepcopy(result)
         plain.messages[-1]["content"] = answer
         for transcript in (result, plain):
-            out.append(Rendered(score_rollout(s, gold.item, transcript, task_id, "gold"), gold, answer))
+            origin = CheckOrigin(f"{gold.origin.name}, the answer in a tool's output")
+            out.append(
+                Rendered(score_rollout(s, gold.item, transcript, task_id, origin, "gold"), gold, answer)
+            )
     return out
 
 

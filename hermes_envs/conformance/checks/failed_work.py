@@ -20,6 +20,7 @@ from typing import Any
 
 from hermes_envs.conformance._cases import Case, fmt_score, json_safe, run_case, script_of
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance._observations.origin import CheckOrigin, Origin
 from hermes_envs.conformance._observations.rollouts import probe_items
 from hermes_envs.conformance._observations.scoring import (
     Controls,
@@ -101,13 +102,13 @@ def _failing_run(s: EnvSession, item: Any, script: list[dict[str, Any]]) -> tupl
     return result, task_id
 
 
-def _candidates(s: EnvSession) -> list[ScoredRollout]:
+def _candidates(s: EnvSession) -> list[ScoredRollout[Origin]]:
     """Transcripts with tool calls known to score above the item's best control: the env's own good ones, the
     kit's golds, then any probe that did."""
     controls = s.observe(Controls)
     ceiling = s.settings.control_ceiling
-    pool = list(s.observe(EnvTranscripts).good) + list(s.observe(GoldProbes).gold)
-    pool += [r for r in s.observe(ScoredProbes).rollouts if r.probe not in ("huge_output",)]
+    pool: list[ScoredRollout[Origin]] = [*s.observe(EnvTranscripts).good, *s.observe(GoldProbes).gold]
+    pool += [r for r in s.observe(ScoredProbes).rollouts if r.origin.probe not in ("huge_output",)]
     out = []
     seen: set[str] = set()
     for entry in pool:
@@ -123,12 +124,12 @@ def _candidates(s: EnvSession) -> list[ScoredRollout]:
     return out
 
 
-def _trying(s: EnvSession, item: Any, entry: ScoredRollout) -> float:
+def _trying(s: EnvSession, item: Any, entry: ScoredRollout[Origin]) -> float:
     """What calling the tools with made-up arguments earned on ``item`` (the kit's tool probes), 0.0 if nothing."""
     scores = [
         float(r.score)
         for r in s.observe(ScoredProbes).rollouts
-        if r.probe in TRYING_PROBES
+        if r.origin.probe in TRYING_PROBES
         and item_key(r.item) == item_key(item)
         and numeric(r.score)
         and r is not entry
@@ -137,10 +138,12 @@ def _trying(s: EnvSession, item: Any, entry: ScoredRollout) -> float:
 
 
 def _score(s: EnvSession, item: Any, result: Any, task_id: str) -> Any:
-    return score_rollout(s, item, result, task_id, "failed-tools").score
+    return score_rollout(
+        s, item, result, task_id, CheckOrigin("every tool call failing"), "failed-tools"
+    ).score
 
 
-def _judge_one(s: EnvSession, entry: ScoredRollout) -> Finding | None:
+def _judge_one(s: EnvSession, entry: ScoredRollout[Origin]) -> Finding | None:
     item, original = entry.item, float(entry.score)
     script = script_of(entry.result.messages)
     failed_result, failed_id = _failing_run(s, item, script)

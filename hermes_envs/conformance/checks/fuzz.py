@@ -17,6 +17,7 @@ from typing import Any
 from hermes_envs._chat import assistant_turns
 from hermes_envs.conformance._cases import Case, case_json
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance._observations.origin import GoldOrigin
 from hermes_envs.conformance._observations.scoring import GoldProbes, ScoredRollout, _short
 from hermes_envs.conformance._observations.scoring import numeric as _numeric
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
@@ -131,7 +132,7 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
 
     if not s.is_hermes_env():
         raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
-    golds = [g for g in s.observe(GoldProbes).gold if g.template and _numeric(g.score)]
+    golds = [g for g in s.observe(GoldProbes).gold if g.origin.template and _numeric(g.score)]
     if not golds:
         raise NotApplicable(
             "no gold answer was proven for the probe items, so nothing to search around (HC407)"
@@ -168,14 +169,14 @@ def reward_fuzz(s: EnvSession) -> list[Finding]:
     for gold in golds:
         item, best = gold.item, float(gold.score)
         prompt = [m for m in gold.result.messages if m.get("role") in ("system", "user")][:2]
-        answer = gold.template.format(v=gold.value)  # type: ignore[union-attr]  # a gold has a template
-        forbidden = [gold.value, *(v for _k, v in scalar_fields(item) if len(v) >= 2)]
-        numeric = any(c.isdigit() for c in gold.value)
+        answer, value = gold.origin.answer, gold.origin.value or ""  # (a gold with a template has its value)
+        forbidden = [value, *(v for _k, v in scalar_fields(item) if len(v) >= 2)]
+        numeric = any(c.isdigit() for c in value)
         calibration, _seconds, _error = score(item, [dict(m) for m in gold.result.messages])
         if not (_numeric(calibration) and abs(float(calibration) - best) <= 1e-9):
             continue  # the reward needs more than the transcript (state from the rollout): a search would mislead
         stop_at = min(deadline, time.perf_counter() + per_gold)
-        prefix = gold.template != "{v}" or _reads_inside_text(score, item, prompt, gold.value, best)
+        prefix = gold.origin.template != "{v}" or _reads_inside_text(score, item, prompt, value, best)
         for mode in ("without", "with"):
             seen = _search(
                 s,
@@ -310,7 +311,9 @@ def _without_local_constants() -> Iterator[None]:
         cache.clear()
 
 
-def _finding(s: EnvSession, found: Any, item: Any, gold: ScoredRollout, best: float, mode: str) -> Finding:
+def _finding(
+    s: EnvSession, found: Any, item: Any, gold: ScoredRollout[GoldOrigin], best: float, mode: str
+) -> Finding:
     (kind, detail), messages = found
     shown = [
         {k: v for k, v in m.items() if k in ("role", "content") or (k == "tool_calls" and v)}
@@ -322,7 +325,7 @@ def _finding(s: EnvSession, found: Any, item: Any, gold: ScoredRollout, best: fl
     where = f"on item {_short(item, 90)} (hypothesis seed {seed}; smallest example found)"
     if kind == "credits":
         correct = [m for m in gold.result.messages if m.get("role") in ("system", "user")] + [
-            {"role": "assistant", "content": gold.template.format(v=gold.value)}  # type: ignore[union-attr]
+            {"role": "assistant", "content": gold.origin.answer}
         ]
         case = Case(
             rule="a transcript without the correct answer scores below the correct answer",
@@ -337,7 +340,7 @@ def _finding(s: EnvSession, found: Any, item: Any, gold: ScoredRollout, best: fl
         return Finding(
             "HC412",
             f"a transcript without a correct answer should score below a correct one; this one holds no "
-            f"{gold.value!r} (nor any digit, for a numeric answer) and scored {detail:g}, as much as the correct "
+            f"{gold.origin.value!r} (nor any digit, for a numeric answer) and scored {detail:g}, as much as the correct "
             f"answer ({best:g}), {where}: {transcript}.",
             "credit only the answer itself: parse it from the last assistant message and compare it with the "
             "item's answer; give nothing for format words, tool calls or length.",
@@ -345,7 +348,7 @@ def _finding(s: EnvSession, found: Any, item: Any, gold: ScoredRollout, best: fl
             counterexample=case_json(case),
         )
     if kind == "refuses":
-        rendered = gold.template.format(v=gold.value)  # type: ignore[union-attr]  # a gold has a template
+        rendered = gold.origin.answer
         about = (
             f"a transcript ending on the correct answer {rendered!r} should score as the correct answer does "
             f"({best:g}); this one scored {detail:g}"
@@ -364,7 +367,7 @@ def _finding(s: EnvSession, found: Any, item: Any, gold: ScoredRollout, best: fl
     )
 
 
-def _gold_stands(s: EnvSession, gold: Any) -> bool:
+def _gold_stands(s: EnvSession, gold: ScoredRollout[GoldOrigin]) -> bool:
     """Whether "a transcript without the gold scored as well" is a counterexample to a rule every correct env
     obeys: the env itself confirmed the gold (another value in the same shape scores lower) and scored it with no
     judge (a reward that asks a model scores what the kit's fake model says, not what the env decides)."""
@@ -377,11 +380,11 @@ def _judged(s: EnvSession) -> bool:
     return any(e.model_requests for e in s.observe(ScoredProbes).rollouts)
 
 
-def _why_unconfirmed(s: EnvSession, gold: Any) -> str:
+def _why_unconfirmed(s: EnvSession, gold: ScoredRollout[GoldOrigin]) -> str:
     if _judged(s):
         return "the reward asks a model (a judge), and here that model is the kit's fake, so its verdict is no evidence"
     return (
-        f"the env did not confirm that {gold.value!r} is the answer (the same shape with another value scored as "
+        f"the env did not confirm that {gold.origin.value!r} is the answer (the same shape with another value scored as "
         "well), so the kit's guess of the answer may be wrong"
     )
 

@@ -9,6 +9,7 @@ from typing import Any
 from hermes_envs.conformance._findings import Finding, NotApplicable, Skip
 from hermes_envs.conformance._observations.evaluation import EvalObservation
 from hermes_envs.conformance._observations.group import CollectedGroup
+from hermes_envs.conformance._observations.origin import EnvOrigin, Origin
 from hermes_envs.conformance._observations.rollouts import probe_items
 from hermes_envs.conformance._observations.scoring import (
     EnvTranscripts,
@@ -22,7 +23,7 @@ from hermes_envs.conformance._session import EnvSession
 from hermes_envs.env._prompt import format_prompt_of
 
 
-def _by_prompt(s: EnvSession, proven: tuple[ScoredRollout, ...]) -> dict[str, Any]:
+def _by_prompt(s: EnvSession, proven: tuple[ScoredRollout[Origin], ...]) -> dict[str, Any]:
     """The prompt of each proven item -> the responder that answers it correctly."""
     from hermes_envs.conformance._golds import gold_positives
     from hermes_envs.conformance._probes import play
@@ -35,13 +36,14 @@ def _by_prompt(s: EnvSession, proven: tuple[ScoredRollout, ...]) -> dict[str, An
         prompt = format_prompt_of(env, item)
         if prompt in out:
             continue
-        if entry.source == "env":
-            index = int(entry.name.rsplit("#", 1)[1])  # type: ignore[union-attr]  # the env's transcripts are named
+        if isinstance(entry.origin, EnvOrigin):
             from hermes_envs.conformance._probes import env_transcripts
 
-            out[prompt] = play(env_transcripts(env, item)["good"][index])
+            out[prompt] = play(env_transcripts(env, item)["good"][entry.origin.index])
         else:
-            out[prompt] = next(p.responder for p in gold_positives(item, schemas) if p.name == entry.name)
+            out[prompt] = next(
+                p.responder for p in gold_positives(item, schemas) if p.name == entry.origin.name
+            )
     return out
 
 
@@ -124,7 +126,7 @@ def sandbox_privacy(s: EnvSession) -> list[Finding]:
     entries = s.observe(ScoredProbes).rollouts
     accesses: list[tuple[Any, str | None, str | None, str]] = []
     for entry in entries + s.observe(GoldProbes).gold + s.observe(EnvTranscripts).good:
-        label = f"probe {entry.probe or entry.name}"
+        label = f"probe {entry.origin.name}"
         accesses.extend((a, box, root, label) for a, box, root in entry.accesses)
     env = s.env()
     audit = FileAudit()

@@ -44,7 +44,7 @@ def _witnesses(s: EnvSession) -> list[ScoredRollout]:
     found: list[ScoredRollout] = []
     seen: set[str] = set()
     for entry in s.observe(ScoredProbes).rollouts:
-        if entry.probe not in NO_ANSWER or entry.model_requests <= 0 or item_key(entry.item) in seen:
+        if entry.origin.probe not in NO_ANSWER or entry.model_requests <= 0 or item_key(entry.item) in seen:
             continue
         seen.add(item_key(entry.item))
         found.append(entry)

@@ -23,10 +23,17 @@ confirmed``). The default run checks the first proven item; ``--thorough`` check
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TypeGuard
 
 from hermes_envs.conformance._cases import Case, CaseRun, fmt_score, json_safe, run_case, script_of
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
+from hermes_envs.conformance._observations.origin import (
+    CheckOrigin,
+    EnvOrigin,
+    GoldOrigin,
+    Origin,
+    TwinOrigin,
+)
 from hermes_envs.conformance._observations.rollouts import probe_items, run_probe
 from hermes_envs.conformance._observations.scoring import (
     Controls,
@@ -57,11 +64,11 @@ HOSTILE_REPLIES = (
 )
 
 
-def proven(s: EnvSession) -> list[ScoredRollout]:
+def proven(s: EnvSession) -> list[ScoredRollout[EnvOrigin | GoldOrigin]]:
     """Transcripts known to score above the item's best control: the env's own good ones, then the kit's golds."""
     controls = s.observe(Controls)
     ceiling = s.settings.control_ceiling
-    out = [
+    out: list[ScoredRollout[EnvOrigin | GoldOrigin]] = [
         e
         for e in s.observe(EnvTranscripts).good
         if numeric(e.score) and e.score > controls.best(e.item, ceiling)[1]
@@ -69,6 +76,12 @@ def proven(s: EnvSession) -> list[ScoredRollout]:
     seen = {item_key(e.item) for e in out}
     out += [g for g in s.observe(GoldProbes).gold if item_key(g.item) not in seen and numeric(g.score)]
     return out
+
+
+def _field_gold(entry: ScoredRollout[Origin]) -> TypeGuard[ScoredRollout[GoldOrigin]]:
+    """Whether ``entry`` is a gold answer written from an item field in an answer shape (one a twin can mirror)."""
+    origin = entry.origin
+    return isinstance(origin, GoldOrigin) and origin.source == "field" and bool(origin.template)
 
 
 def _text_only(script: list[dict[str, Any]]) -> bool:
@@ -88,7 +101,7 @@ def _finding(case: Case, run: CaseRun, message: str, fix: str, severity: Severit
 
 
 def _order_relation(
-    s: EnvSession, entry: ScoredRollout, other: Any, other_best: ScoredRollout | None
+    s: EnvSession, entry: ScoredRollout[Origin], other: Any, other_best: ScoredRollout[Origin] | None
 ) -> Finding | None:
     """The same transcript scored again, after another item's rollout (its own best one, when known), must score
     the same."""
@@ -136,7 +149,7 @@ def _replay_caveat(script: list[dict[str, Any]]) -> tuple[bool, str]:
     )
 
 
-def _next_item_relation(s: EnvSession, entry: ScoredRollout) -> Finding | None:
+def _next_item_relation(s: EnvSession, entry: ScoredRollout[Origin]) -> Finding | None:
     """The same transcript scored again after the trainer called get_next_item() must score the same: the reward
     grades against its ``item`` argument, not the item the env handed out last."""
     script = script_of(entry.result.messages)
@@ -185,9 +198,11 @@ def _next_item_relation(s: EnvSession, entry: ScoredRollout) -> Finding | None:
     )
 
 
-def _answer_relations(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -> list[Finding]:
+def _answer_relations(
+    s: EnvSession, gold: ScoredRollout[GoldOrigin], twin: ScoredRollout[TwinOrigin]
+) -> list[Finding]:
     """Around a confirmed gold: thoughts the model did not give as its answer are not the answer (both ways)."""
-    template, value, wrong = str(gold.template), str(gold.value), str(twin.value)
+    template, value, wrong = str(gold.origin.template), str(gold.origin.value), str(twin.origin.value)
     right_text, wrong_text = template.format(v=value), template.format(v=wrong)
     findings = []
     fix_thoughts = (
@@ -246,7 +261,7 @@ def _answer_relations(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -
     return findings
 
 
-def _final_text(entry: ScoredRollout) -> str:
+def _final_text(entry: ScoredRollout[Origin]) -> str:
     """The content of the last assistant message of ``entry``'s transcript (the answer the gold probe gave)."""
     for message in reversed(entry.result.messages):
         if message.get("role") == "assistant" and message.get("content"):
@@ -254,31 +269,31 @@ def _final_text(entry: ScoredRollout) -> str:
     return ""
 
 
-def _render_like(gold: ScoredRollout, value: list[Any]) -> str:
+def _render_like(gold: ScoredRollout[GoldOrigin], value: list[Any]) -> str:
     """``value`` (a list) written the way the proven gold wrote its own list (compact or spaced JSON, or "a, b")."""
     import json
 
     from hermes_envs.conformance._golds import structured_renderings
 
     proven_text = _final_text(gold)
-    ours = structured_renderings("list", json.loads(str(gold.value)))
+    ours = structured_renderings("list", json.loads(str(gold.origin.value)))
     theirs = structured_renderings("list", value)
     for index, text in enumerate(ours):
-        if index < len(theirs) and str(gold.template).format(v=text) == proven_text:
-            return str(gold.template).format(v=theirs[index])
-    return str(gold.template).format(v=json.dumps(value))
+        if index < len(theirs) and str(gold.origin.template).format(v=text) == proven_text:
+            return str(gold.origin.template).format(v=theirs[index])
+    return str(gold.origin.template).format(v=json.dumps(value))
 
 
-def _hedges(gold: ScoredRollout, twin: ScoredRollout) -> list[tuple[str, str, str]]:
+def _hedges(gold: ScoredRollout[GoldOrigin], twin: ScoredRollout[TwinOrigin]) -> list[tuple[str, str, str]]:
     """(kind, right-first reply, wrong-first reply) for a list gold: the right list with another item's entries
     added, in both orders. A scalar answer hedged with a wrong one is left out: a grader that finds the answer's
     words anywhere in the reply (common, and counted correct) credits it by design, so it is no evidence."""
     import json
 
-    if gold.kind != "list":
+    if gold.origin.kind != "list":
         return []
     try:
-        mine, theirs = json.loads(str(gold.value)), json.loads(str(twin.value))
+        mine, theirs = json.loads(str(gold.origin.value)), json.loads(str(twin.origin.value))
     except ValueError:
         return []
     if not (isinstance(mine, list) and isinstance(theirs, list)):
@@ -295,7 +310,9 @@ def _hedges(gold: ScoredRollout, twin: ScoredRollout) -> list[tuple[str, str, st
     ]
 
 
-def _hedge_relation(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -> Finding | None:
+def _hedge_relation(
+    s: EnvSession, gold: ScoredRollout[GoldOrigin], twin: ScoredRollout[TwinOrigin]
+) -> Finding | None:
     """Around a confirmed gold (the wrong value alone scores lower): the right answer hedged with the wrong one must
     not keep full credit in both orders. A reward that reads one committed answer (the first, the last, the only)
     scores one of the orders like the wrong answer; one that credits both credits the hedge itself. Both orders must
@@ -307,7 +324,7 @@ def _hedge_relation(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -> 
             item=gold.item,
             scripts={
                 "right answer": [{"content": _final_text(gold)}],
-                "wrong answer": [{"content": str(gold.template).format(v=twin.value)}],
+                "wrong answer": [{"content": str(gold.origin.template).format(v=twin.origin.value)}],
                 "hedge, right first": [{"content": right_first}],
                 "hedge, wrong first": [{"content": wrong_first}],
             },
@@ -324,7 +341,7 @@ def _hedge_relation(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -> 
         listed = (
             "a superset of the right list (extra entries, false positives) scores like the exact list: the reward "
             "measures recall without precision"
-            if gold.kind == "list" and "added" in kind
+            if gold.origin.kind == "list" and "added" in kind
             else "the reward credits a reply that contains the right answer anywhere (a substring or 'any of' "
             "test, the best of several answers or answer tags, recall without precision)"
         )
@@ -333,7 +350,7 @@ def _hedge_relation(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -> 
             run,
             f"a hedged answer should score below the right answer alone; on item {_short(gold.item, 90)} the right "
             f"answer {_short(_final_text(gold), 60)} scored {fmt_score(run.scores.get('right answer'))} and the wrong "
-            f"{_short(twin.value, 40)} alone {fmt_score(run.scores.get('wrong answer'))}, yet {kind} (several answers, "
+            f"{_short(twin.origin.value, 40)} alone {fmt_score(run.scores.get('wrong answer'))}, yet {kind} (several answers, "
             f"in either order: {_short(right_first, 80)} and {_short(wrong_first, 80)}) kept the full score: "
             f"{listed}, so the policy learns to hedge (list several candidates or everything in sight) instead of "
             "committing to one answer. Every correct reward reads one committed answer, or penalises the wrong "
@@ -347,15 +364,15 @@ def _hedge_relation(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -> 
     return None
 
 
-def _partial_relation(s: EnvSession, gold: ScoredRollout) -> Finding | None:
+def _partial_relation(s: EnvSession, gold: ScoredRollout[GoldOrigin]) -> Finding | None:
     """Around a confirmed list gold whose order matters (the reversed list scores lower): the list with entries
     omitted must score lower too."""
     import json
 
-    if gold.kind != "list":
+    if gold.origin.kind != "list":
         return None
     try:
-        mine = json.loads(str(gold.value))
+        mine = json.loads(str(gold.origin.value))
     except ValueError:
         return None
     if not isinstance(mine, list) or len(mine) < 3 or len({json.dumps(x) for x in mine}) < len(mine):
@@ -390,14 +407,14 @@ def _partial_relation(s: EnvSession, gold: ScoredRollout) -> Finding | None:
     )
 
 
-def _item_blind(s: EnvSession, gold: ScoredRollout, twin: ScoredRollout) -> Finding:
+def _item_blind(s: EnvSession, gold: ScoredRollout[GoldOrigin], twin: ScoredRollout[TwinOrigin]) -> Finding:
     """The twin (another item's value, same shape) scored as well as the gold: the reward may ignore the item."""
     return Finding(
         "HC413",
-        f"another item's answer should score below this item's own; written as {gold.template!r}, "
-        f"{twin.value!r} (a wrong value for this item) scored {fmt_score(twin.score)} and {gold.value!r} scored "
+        f"another item's answer should score below this item's own; written as {gold.origin.template!r}, "
+        f"{twin.origin.value!r} (a wrong value for this item) scored {fmt_score(twin.score)} and {gold.origin.value!r} scored "
         f"{fmt_score(gold.score)} on item {_short(gold.item, 90)} (a warning: the kit guessed that field "
-        f"{gold.field!r} is the answer; if it is not, ignore this).",
+        f"{gold.origin.field!r} is the answer; if it is not, ignore this).",
         "compare the reply with this item's own answer (read it from the `item` argument), so that a reply "
         "correct for another item earns nothing here.",
         Severity.WARNING,
@@ -409,7 +426,7 @@ def _scoring_cpu(s: EnvSession, item: Any, text: str) -> float:
     """CPU seconds the loop thread spends in compute_reward on one reply ``text``."""
     result, task_id = run_probe(s, item, say(text), 2, "hostile", "cases")
     start = time.thread_time()
-    score_rollout(s, item, result, task_id, "cases")
+    score_rollout(s, item, result, task_id, CheckOrigin("a hostile reply"), "cases")
     return time.thread_time() - start
 
 
@@ -549,7 +566,7 @@ def reward_relations(s: EnvSession) -> list[Finding]:
         if moved is not None:
             findings.append(moved)
         twin = found.twins.get(item_key(entry.item))
-        if entry.source == "field" and entry.template and twin is not None:
+        if _field_gold(entry) and twin is not None:
             if found.confirmed(entry):
                 findings += _answer_relations(s, entry, twin)
                 if not entry.model_requests:  # a verdict of the kit's fake judge is no evidence

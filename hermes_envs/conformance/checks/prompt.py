@@ -119,10 +119,10 @@ def answer_not_in_prompt(s: EnvSession) -> list[Finding]:
 
     if not s.is_hermes_env():
         raise NotApplicable("the env has no format_prompt (not an agent env)")
-    gold = [e for e in s.observe(GoldProbes).gold if e.source == "field"]
+    gold = [e for e in s.observe(GoldProbes).gold if e.origin.source == "field"]
     if not gold:
         raise NotApplicable("no item field was shown to be the answer (see HC407)")
-    field = gold[0].field
+    field = gold[0].origin.field
     env = s.env()
     pairs = []
     for item in s.observe(TrainingScan).items[:50]:

@@ -61,7 +61,7 @@ def result_is_object(s: EnvSession) -> list[Finding]:
                     + (f" At {site}." if site else ""),
                     "use result.messages / result.turns_used / result.finished_naturally / result.tool_errors; "
                     "`from hermes_envs import final_response` gives the final answer.",
-                    subject=f"probe {entry.probe}",
+                    subject=f"probe {entry.origin.probe}",
                 )
             )
     for entry in s.observe(ScoredProbes).rollouts:
@@ -78,7 +78,7 @@ def result_is_object(s: EnvSession) -> list[Finding]:
                     "and tc['function']['name'] / m['content'] on the message dicts; `from hermes_envs import "
                     "final_response` gives the final answer. If the fallback is deliberate, ignore HC401.",
                     Severity.WARNING,
-                    subject=f"probe {entry.probe}",
+                    subject=f"probe {entry.origin.probe}",
                 )
             )
     return findings
@@ -103,7 +103,7 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
         if key in seen:
             continue
         seen.add(key)
-        about = entry.about or PROBES[entry.probe][2]  # type: ignore[index]  # a probe rollout names its probe
+        about = entry.origin.about or PROBES[entry.origin.probe][2]
         hint = ""
         if isinstance(exc, AttributeError) and "'dict' object has no attribute" in str(exc):
             hint = (
@@ -116,7 +116,7 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
                     "HC402",
                     f"compute_reward raised {entry.error}"
                     + (f" at {site}" if site else "")
-                    + f" on probe {entry.probe!r} ({about}) after asking the model {entry.model_requests} time(s) "
+                    + f" on probe {entry.origin.probe!r} ({about}) after asking the model {entry.model_requests} time(s) "
                     "itself (a judge). Under the kit the judge's reply is the fake server's scripted text, not a "
                     "verdict, so the raise may come from the kit's reply rather than from the transcript: not "
                     "evidence of a bug.",
@@ -124,7 +124,7 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
                     "a reward error instead of training on a made-up score). To have it judged, give the env "
                     "conformance_transcripts(item) or run the check with a cassette of real judge replies.",
                     Severity.WARNING,
-                    subject=f"probe {entry.probe}",
+                    subject=f"probe {entry.origin.probe}",
                 )
             )
             continue
@@ -132,13 +132,13 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
             Finding(
                 "HC402",
                 f"compute_reward should score every transcript the agent loop can produce; on probe "
-                f"{entry.probe!r} ({about}) it raised {entry.error}"
+                f"{entry.origin.probe!r} ({about}) it raised {entry.error}"
                 + (f" at {site}" if site else "")
                 + "."
                 + hint,
                 'handle empty content (""), missing tool calls, tool error results and truncated rollouts; a reward '
                 "that raises is logged and scored 0.0, which hides the bug during training.",
-                subject=f"probe {entry.probe}",
+                subject=f"probe {entry.origin.probe}",
             )
         )
     findings += _swallowed_everywhere(s, seen)
@@ -228,14 +228,17 @@ def reward_range(s: EnvSession) -> list[Finding]:
     seen: set[str] = set()
     scored: list[tuple[str, str, ScoredRollout]] = []
     if s.is_hermes_env():
-        scored += [(f"on probe {e.probe!r}", f"probe {e.probe}", e) for e in s.observe(ScoredProbes).rollouts]
+        scored += [
+            (f"on probe {e.origin.probe!r}", f"probe {e.origin.probe}", e)
+            for e in s.observe(ScoredProbes).rollouts
+        ]
         positives = s.observe(GoldProbes)
         own = s.observe(EnvTranscripts)
         scored += [
-            (f"on the gold-answer probe ({e.name}, a correct answer)", "gold-answer probes", e)
+            (f"on the gold-answer probe ({e.origin.name}, a correct answer)", "gold-answer probes", e)
             for e in positives.gold
         ]
-        scored += [(f"on {e.name}", e.label, e) for e in own.good + own.bad]
+        scored += [(f"on {e.origin.name}", e.label, e) for e in own.good + own.bad]
     for where, subject, entry in scored:
         if entry.exc is not None:
             continue
@@ -292,7 +295,7 @@ def no_mutation(s: EnvSession) -> list[Finding]:
             findings.append(
                 Finding(
                     "HC405",
-                    f"compute_reward should leave {what} unchanged; on probe {entry.probe!r} {change}"
+                    f"compute_reward should leave {what} unchanged; on probe {entry.origin.probe!r} {change}"
                     + (
                         ": the reward mutates its item in place (a sort, an append, a pop), and the item is "
                         "shared (get_next_item hands the same object out again and evaluate() keeps it), so "
@@ -303,7 +306,7 @@ def no_mutation(s: EnvSession) -> list[Finding]:
                     "read without changing: `last = result.messages[-1]` instead of `.pop()`, and copy before editing "
                     "(`messages = list(result.messages)`, `item = dict(item)`). The base tokenizes result.messages "
                     "after the reward, so an edit changes what the model is trained on.",
-                    subject=f"probe {entry.probe}",
+                    subject=f"probe {entry.origin.probe}",
                 )
             )
     if "item" not in seen:

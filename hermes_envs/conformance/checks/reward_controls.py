@@ -8,6 +8,7 @@ from typing import Any
 from hermes_envs.conformance._cases import Case, case_json, script_of
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
 from hermes_envs.conformance._golds import derivable
+from hermes_envs.conformance._observations.origin import ControlOrigin, EnvOrigin, Origin
 from hermes_envs.conformance._observations.rollouts import probe_items
 from hermes_envs.conformance._observations.scoring import (
     Controls,
@@ -15,6 +16,7 @@ from hermes_envs.conformance._observations.scoring import (
     GoldProbes,
     ItemControls,
     ScoredProbes,
+    ScoredRollout,
     _short,
     item_key,
     numeric,
@@ -33,7 +35,7 @@ def _answers_in_prompt(s: EnvSession, items: list[Any]) -> str:
     from hermes_envs.conformance._golds import scalar_fields
 
     env = s.env()
-    proven = {item_key(e.item): e.value for e in s.observe(GoldProbes).gold if e.value}
+    proven = {item_key(e.item): e.origin.value for e in s.observe(GoldProbes).gold if e.origin.value}
     shown = []
     for item in items:
         try:
@@ -54,7 +56,7 @@ def _answers_in_prompt(s: EnvSession, items: list[Any]) -> str:
     return ", ".join(sorted(set(shown))[:3])
 
 
-def _control_case(entry: Any, ceiling: float) -> dict[str, Any] | None:
+def _control_case(entry: ScoredRollout[Origin] | None, ceiling: float) -> dict[str, Any] | None:
     """A negative control's best-scoring rollout as a replayable counterexample (its model turns played again)."""
     if entry is None:
         return None
@@ -109,29 +111,38 @@ def controls_low(s: EnvSession) -> list[Finding]:
     per_control: dict[str, list[float]] = {}
     per_item: dict[str, list[tuple[Any, float]]] = {}  # (item, score): what the severity is decided on
     examples: dict[str, Any] = {}
-    worst: dict[str, Any] = {}  # the control's highest-scoring rollout: its replayable counterexample
+    worst: dict[
+        str, ScoredRollout[Origin]
+    ] = {}  # the control's highest-scoring rollout: its replayable counterexample
     for entry in s.observe(ScoredProbes).rollouts:
-        if entry.probe in CONTROLS and numeric(entry.score):
-            per_control.setdefault(entry.probe, []).append(float(entry.score))
-            per_item.setdefault(entry.probe, []).append((entry.item, float(entry.score)))
-            examples.setdefault(entry.probe, entry.item)
-            if entry.probe not in worst or entry.score > worst[entry.probe].score:
-                worst[entry.probe] = entry
+        if entry.origin.probe in CONTROLS and numeric(entry.score):
+            per_control.setdefault(entry.origin.probe, []).append(float(entry.score))
+            per_item.setdefault(entry.origin.probe, []).append((entry.item, float(entry.score)))
+            examples.setdefault(entry.origin.probe, entry.item)
+            if entry.origin.probe not in worst or entry.score > worst[entry.origin.probe].score:
+                worst[entry.origin.probe] = entry
     abouts: dict[str, str] = {}
-    for entry in s.observe(EnvTranscripts).bad + s.observe(ItemControls).rollouts:
-        name = entry.name
-        if numeric(entry.score) and name is not None:  # (always named: the env's transcripts, the controls)
-            per_control.setdefault(name, []).append(float(entry.score))
-            per_item.setdefault(name, []).append((entry.item, float(entry.score)))
-            examples.setdefault(name, entry.item)
-            abouts[name] = entry.about or "a transcript the env itself calls bad"
-            if name not in worst or entry.score > worst[name].score:
-                worst[name] = entry
+    negatives: list[ScoredRollout[EnvOrigin | ControlOrigin]] = [
+        *s.observe(EnvTranscripts).bad,
+        *s.observe(ItemControls).rollouts,
+    ]
+    for negative in negatives:
+        name = negative.origin.name
+        if numeric(negative.score):
+            per_control.setdefault(name, []).append(float(negative.score))
+            per_item.setdefault(name, []).append((negative.item, float(negative.score)))
+            examples.setdefault(name, negative.item)
+            origin = negative.origin
+            abouts[name] = (
+                origin.about if isinstance(origin, ControlOrigin) else "a transcript the env itself calls bad"
+            )
+            if name not in worst or negative.score > worst[name].score:
+                worst[name] = negative
     good_scores: dict[str, float] = {}
-    for entry in s.observe(EnvTranscripts).good:
-        if numeric(entry.score):
-            key = item_key(entry.item)
-            good_scores[key] = max(good_scores.get(key, float("-inf")), float(entry.score))
+    for good in s.observe(EnvTranscripts).good:
+        if numeric(good.score):
+            key = item_key(good.item)
+            good_scores[key] = max(good_scores.get(key, float("-inf")), float(good.score))
     findings = []
     for name, scores in per_control.items():
         mean = sum(scores) / len(scores)
@@ -142,7 +153,7 @@ def controls_low(s: EnvSession) -> list[Finding]:
                 [
                     e.item
                     for e in s.observe(ScoredProbes).rollouts
-                    if e.probe == name and numeric(e.score) and e.score > ceiling
+                    if e.origin.probe == name and numeric(e.score) and e.score > ceiling
                 ],
             )
             if name == "echo_prompt" and in_prompt:
@@ -223,7 +234,7 @@ def reward_varies(s: EnvSession) -> list[Finding]:
             findings.append(
                 Finding(
                     "HC407",
-                    f"{entry.name} should score above every control; got {entry.score!r} (control "
+                    f"{entry.origin.name} should score above every control; got {entry.score!r} (control "
                     f"{best[0]!r} scored {best[1]:g}) on item {_short(entry.item, 120)}.",
                     "fix the reward (or the transcript): a known-good rollout must earn more than doing nothing.",
                     subject=entry.label,

@@ -3,9 +3,11 @@ their PYTHONHASHSEED (set iteration order)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from hermes_envs.conformance._findings import Finding
+from hermes_envs.conformance._observations.origin import CheckOrigin, Origin
 from hermes_envs.conformance._observations.rollouts import run_probe
 from hermes_envs.conformance._observations.scoring import (
     GoldProbes,
@@ -42,7 +44,7 @@ def _same_across_processes(s: EnvSession) -> list[Finding]:
     where = hashseed.reward_set_use(s.module, s.load())
     if where is None:
         return []
-    entries = []
+    entries: list[ScoredRollout[Origin]] = []
     for entry in (
         s.observe(ScoredProbes).rollouts + s.observe(GoldProbes).all_gold + s.observe(ItemControls).rollouts
     ):
@@ -54,7 +56,7 @@ def _same_across_processes(s: EnvSession) -> list[Finding]:
         except (TypeError, ValueError):
             continue
         entries.append(entry)
-    entries = entries[:60] + _other_shapes(s)
+    entries = [*entries[:60], *_other_shapes(s)]
     if not entries:
         return []
     found = _differs_by_set_order(s, entries, where)
@@ -73,14 +75,14 @@ def _same_across_processes(s: EnvSession) -> list[Finding]:
         handles = hashseed.start_workers(s.path, s.load().__name__, cases, s.tmp / "hashseed")
         elsewhere = hashseed.collect(handles)
     for seed, scores in sorted(elsewhere.items()):
-        for entry, other in zip(entries, scores):
-            if numeric(other) and abs(float(other) - float(entry.score)) > 1e-9:
-                name = entry.label
+        for scored, other in zip(entries, scores):
+            if numeric(other) and abs(float(other) - float(scored.score)) > 1e-9:
+                name = scored.label
                 return [
                     Finding(
                         "HC404",
                         f"compute_reward should give the same score in every process; on {name} it scored "
-                        f"{entry.score!r} here and {other!r} in an interpreter with PYTHONHASHSEED={seed}. "
+                        f"{scored.score!r} here and {other!r} in an interpreter with PYTHONHASHSEED={seed}. "
                         f"The reward builds {where}: the iteration order of a set of strings changes from one "
                         "process to the next.",
                         _HASH_FIX,
@@ -90,34 +92,30 @@ def _same_across_processes(s: EnvSession) -> list[Finding]:
     return []
 
 
-def _other_shapes(s: EnvSession) -> list[ScoredRollout]:
+def _other_shapes(s: EnvSession) -> list[ScoredRollout[CheckOrigin]]:
     """Each proven scalar gold in every answer shape (a set of the reply's words changes with its length)."""
     from hermes_envs.conformance._golds import ANSWER_FORMATS
     from hermes_envs.conformance._probes import say
 
     out = []
     for gold in s.observe(GoldProbes).gold:
-        if gold.kind != "scalar" or not gold.template:
+        if gold.origin.kind != "scalar" or not gold.origin.template:
             continue
         for _shape, template in ANSWER_FORMATS:
-            if template != gold.template:
+            if template != gold.origin.template:
                 result, task_id = run_probe(
-                    s, gold.item, say(template.format(v=gold.value)), 3, "shape", "gold"
+                    s, gold.item, say(template.format(v=gold.origin.value)), 3, "shape", "gold"
                 )
-                entry = score_rollout(
-                    s,
-                    gold.item,
-                    result,
-                    task_id,
-                    "gold",
-                    name=f"field {gold.field!r} answered as {template.format(v=gold.value)!r}",
-                )
+                name = f"field {gold.origin.field!r} answered as {template.format(v=gold.origin.value)!r}"
+                entry = score_rollout(s, gold.item, result, task_id, CheckOrigin(name), "gold")
                 if numeric(entry.score):
                     out.append(entry)
     return out
 
 
-def _differs_by_set_order(s: EnvSession, entries: list[ScoredRollout], where: str) -> list[Finding]:
+def _differs_by_set_order(
+    s: EnvSession, entries: Sequence[ScoredRollout[Origin]], where: str
+) -> list[Finding]:
     """Score ``entries`` with the env module's sets iterating sorted, then reversed: a difference is hash order."""
     import copy
 
@@ -172,11 +170,11 @@ def _same_in_one_process(s: EnvSession) -> list[Finding]:
                 Finding(
                     "HC404",
                     f"compute_reward should return the same score when called twice on the same item and transcript; "
-                    f"on probe {entry.probe!r} got {first!r} then {second!r}.",
+                    f"on probe {entry.origin.probe!r} got {first!r} then {second!r}.",
                     "remove randomness and time from the reward (no random.*, time.time(), unseeded sampling); if a "
                     "judge samples, call it at temperature 0. Do not add noise to break ties: a group of equal scores "
                     "carries no signal and is meant to be dropped.",
-                    subject=f"probe {entry.probe}",
+                    subject=f"probe {entry.origin.probe}",
                 )
             ]
     return []

@@ -128,11 +128,11 @@ def judge_once(s: EnvSession) -> list[Finding]:
     return [
         Finding(
             "HC409",
-            f"compute_reward should ask the judge at most once per rollout; on probe {worst.probe!r} it made "
+            f"compute_reward should ask the judge at most once per rollout; on probe {worst.origin.probe!r} it made "
             f"{worst.model_requests} model requests for one call.",
             "call the judge once and keep its verdict (e.g. parse score and explanation from one reply); if "
             "evaluate() needs the verdict too, reuse the reward's instead of asking again.",
             Severity.WARNING,
-            subject=f"probe {worst.probe}",
+            subject=f"probe {worst.origin.probe}",
         )
     ]

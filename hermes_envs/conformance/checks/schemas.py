@@ -106,7 +106,7 @@ def tool_schemas_valid(s: EnvSession) -> list[Finding]:
         if s.tools_error is None:
             raise  # the env itself could not be built: HC109 reports that
     if s.tools_error is not None:
-        message, exc = s.tools_error
+        message, exc = s.tools_error.what, s.tools_error.exc
         fix = str(exc).partition("Fix: ")[2].strip() or (
             "enable only toolsets hermes-envs has (`hermes_envs.tools.registry.toolsets()`), or register the "
             "missing tools with @tool(toolset=...) before the env is built."

@@ -306,9 +306,10 @@ def env_constructs(s: EnvSession) -> list[Finding]:
     try:
         s.env()
     except Blocked:
-        if s.construct_error is None or s.construct_error[1] != "HC109":
+        failure = s.construct_error
+        if failure is None or failure.reported_by != "HC109":
             raise
-        message, _reporter, exc = s.construct_error
+        message, exc = failure.what, failure.exc
         fix = str(exc).partition("Fix: ")[2].strip() or (
             "make __init__ succeed offline with the config from config_init(); read keys and services lazily "
             "(in setup() or the first rollout), not in the constructor."
