@@ -64,6 +64,18 @@ def test_cli_malformed_script_exits_2_with_the_message(tmp_path):
     assert "line 3" in proc.stderr and "contnet" in proc.stderr and proc.stdout == ""
 
 
+def test_a_malformed_script_is_refused_before_the_tokenizer_loads(tmp_path, monkeypatch, capsys):
+    """The offline tokenizer imports transformers (seconds of CPU): a script error is reported without it."""
+    loaded = []
+    monkeypatch.setattr(cli, "_load_tokenizer", lambda spec: loaded.append(spec))
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("turns:\n  - content: x\n    contnet: y\n")
+    parser = argparse.ArgumentParser()
+    cli.add_arguments(parser)
+    assert cli.run(parser.parse_args(["--script", str(bad)])) == 2
+    assert "contnet" in capsys.readouterr().err and loaded == []
+
+
 def test_cli_run_rejects_bad_fault_and_missing_responder(capsys):
     parser = argparse.ArgumentParser()
     cli.add_arguments(parser)
