@@ -65,15 +65,18 @@ def test_cli_malformed_script_exits_2_with_the_message(tmp_path):
 
 
 def test_a_malformed_script_is_refused_before_the_tokenizer_loads(tmp_path, monkeypatch, capsys):
-    """The offline tokenizer imports transformers (seconds of CPU): a script error is reported without it."""
-    loaded = []
-    monkeypatch.setattr(cli, "_load_tokenizer", lambda spec: loaded.append(spec))
+    """The script's mistake is what the author reads, even with a --tokenizer that would not load: the tokenizer
+    (transformers, seconds of CPU) is loaded only once the script is accepted."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     bad = tmp_path / "bad.yaml"
     bad.write_text("turns:\n  - content: x\n    contnet: y\n")
+    (tmp_path / "not-a-tokenizer").mkdir()
     parser = argparse.ArgumentParser()
     cli.add_arguments(parser)
-    assert cli.run(parser.parse_args(["--script", str(bad)])) == 2
-    assert "contnet" in capsys.readouterr().err and loaded == []
+    args = parser.parse_args(["--script", str(bad), "--tokenizer", str(tmp_path / "not-a-tokenizer")])
+    assert cli.run(args) == 2
+    err = capsys.readouterr().err
+    assert "contnet" in err and "line 3" in err, err
 
 
 def test_cli_run_rejects_bad_fault_and_missing_responder(capsys):
