@@ -167,6 +167,7 @@ def test_hook_selects_the_example_envs_only() -> None:
 @pytest.mark.slow
 def test_hook_passes_on_good_envs_and_blocks_a_broken_one(tmp_path: Path) -> None:
     entry = hook()["entry"]
+    # file_task_env and judge_env pass the whole catalogue: tests/examples relies on this run for file_task_env
     good = _run(f"{entry} {' '.join(hook_files()[1:])}")
     assert good.returncode == 0, good.stdout[-4000:] + good.stderr[-2000:]
 

@@ -64,6 +64,21 @@ def test_cli_malformed_script_exits_2_with_the_message(tmp_path):
     assert "line 3" in proc.stderr and "contnet" in proc.stderr and proc.stdout == ""
 
 
+def test_a_malformed_script_is_refused_before_the_tokenizer_loads(tmp_path, monkeypatch, capsys):
+    """The script's mistake is what the author reads, even with a --tokenizer that would not load: the tokenizer
+    (transformers, seconds of CPU) is loaded only once the script is accepted."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("turns:\n  - content: x\n    contnet: y\n")
+    (tmp_path / "not-a-tokenizer").mkdir()
+    parser = argparse.ArgumentParser()
+    cli.add_arguments(parser)
+    args = parser.parse_args(["--script", str(bad), "--tokenizer", str(tmp_path / "not-a-tokenizer")])
+    assert cli.run(args) == 2
+    err = capsys.readouterr().err
+    assert "contnet" in err and "line 3" in err, err
+
+
 def test_cli_run_rejects_bad_fault_and_missing_responder(capsys):
     parser = argparse.ArgumentParser()
     cli.add_arguments(parser)

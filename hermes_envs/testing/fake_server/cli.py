@@ -101,10 +101,12 @@ def run(args: argparse.Namespace) -> int:
             model=args.model,
             faults=faults,
             fault_seed=args.fault_seed,
-            tokenizer=_load_tokenizer(getattr(args, "tokenizer", None)),
             tool_parser=getattr(args, "tool_parser", "hermes"),
             history=0 if getattr(args, "no_record", False) else max(0, getattr(args, "history", 1000)),
         )
+        # Only once the script, policy and faults are known good: the offline tokenizer imports transformers
+        # (~2.5 s of CPU), which a malformed script's exit-2 message should not wait for.
+        srv.tokenizer = _load_tokenizer(getattr(args, "tokenizer", None))
     except ScriptError as e:
         print(str(e), file=sys.stderr, flush=True)
         return 2
