@@ -25,7 +25,10 @@ async def test_m_script_host_runner(
     scores, _ = await group_scores(
         name, [write_file("solution.py", item["reference"]), answer("ok")[0]], pick
     )
-    assert scores == [1.0, 1.0]  # both grade the right solution right
+    if not leaves_file:
+        assert scores == [1.0, 1.0]  # the base grades the right solution right
+    # (The mutant's two rollouts share one runner file on the host: one may upload it while the other rewrites it,
+    # so its scores race - that is its bug, and a loaded machine once lost that race in this test.)
     runner = tmp_path / "_hidden_test.py"
     assert runner.exists() is leaves_file
     if leaves_file:

@@ -41,9 +41,12 @@ def _by_prompt(s: EnvSession, proven: tuple[ScoredRollout[Origin], ...]) -> dict
 
             out[prompt] = play(env_transcripts(env, item)["good"][entry.origin.index])
         else:
-            out[prompt] = next(
-                p.responder for p in gold_positives(item, schemas) if p.name == entry.origin.name
+            # None when the item no longer yields that gold: the reward edited the item in place (HC405's finding).
+            responder = next(
+                (p.responder for p in gold_positives(item, schemas) if p.name == entry.origin.name), None
             )
+            if responder is not None:
+                out[prompt] = responder
     return out
 
 

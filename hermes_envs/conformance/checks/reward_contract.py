@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import math
 import traceback
+from collections.abc import Iterator
 from typing import Any
 
-from hermes_envs.conformance._findings import Finding, Severity, Skip
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance._observations.group import CollectedGroup
+from hermes_envs.conformance._observations.origin import Origin
 from hermes_envs.conformance._observations.scoring import (
     EnvTranscripts,
     GoldProbes,
@@ -287,7 +289,7 @@ def no_mutation(s: EnvSession) -> list[Finding]:
     so the next rollout of that shared item is asked something else."""
     findings = []
     seen: set[str] = set()
-    for entry in s.observe(ScoredProbes).rollouts:
+    for entry in _scored_rollouts(s):
         for what, change in entry.mutated:
             if what in seen:
                 continue
@@ -295,23 +297,36 @@ def no_mutation(s: EnvSession) -> list[Finding]:
             findings.append(
                 Finding(
                     "HC405",
-                    f"compute_reward should leave {what} unchanged; on probe {entry.origin.probe!r} {change}"
+                    f"compute_reward should leave {what} unchanged; on {entry.origin.label} {change}"
                     + (
                         ": the reward mutates its item in place (a sort, an append, a pop), and the item is "
                         "shared (get_next_item hands the same object out again and evaluate() keeps it), so "
-                        "every later prompt built from it changes and later rewards read the edited item."
+                        "every later use of it (its prompt, the next rollout's reward) reads the edited item."
                         if what == "item"
                         else "."
                     ),
                     "read without changing: `last = result.messages[-1]` instead of `.pop()`, and copy before editing "
                     "(`messages = list(result.messages)`, `item = dict(item)`). The base tokenizes result.messages "
                     "after the reward, so an edit changes what the model is trained on.",
-                    subject=f"probe {entry.origin.probe}",
+                    subject=entry.origin.label,
                 )
             )
     if "item" not in seen:
         findings += _reprompted_in_eval(s)
     return findings
+
+
+def _scored_rollouts(s: EnvSession) -> Iterator[ScoredRollout[Origin]]:
+    """Every rollout the kit scored: its probes, then the env's own transcripts and the proven golds. A reward
+    that edits the item only when the answer is right (it consumes the gold list it matches against) changes
+    nothing on a probe, so the golds must be looked at too."""
+    yield from s.observe(ScoredProbes).rollouts
+    try:
+        own = s.observe(EnvTranscripts)
+        yield from (*own.good, *own.bad)
+        yield from s.observe(GoldProbes).all_gold
+    except (NotApplicable, Skip):
+        return
 
 
 def _reprompted_in_eval(s: EnvSession) -> list[Finding]:
