@@ -322,4 +322,13 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Run it with cwd= a fresh tempfile folder removed afterwards, a minimal env= ({'PATH': ...}) and python -I, "
         "or in a sandbox.",
     ),
+    "HC905": (
+        "A tool's arguments are written by the model: a custom tool that evaluates them (eval in a calculator) or "
+        "runs them in a shell that inherits the trainer's environment lets any rollout read the trainer's API keys "
+        "into its transcript, and so into the training data. Evidence: the kit plants a secret in the environment, "
+        "calls each of the env's own tools with a Python expression and a shell substitution that would read it, "
+        "and finds its value in the tool's result (the built-in tools' sandbox never passes such variables on).",
+        "Parse the arguments instead of evaluating them (ast.literal_eval, a small expression parser); run commands "
+        "without a shell, with a minimal env= ({'PATH': ...}), or in the rollout's sandbox (ToolContext.terminal).",
+    ),
 }

@@ -26,6 +26,7 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     security,
     splits,
     structure,
+    tool_secrets,
     trajectory,
 )
 

@@ -134,7 +134,8 @@ def host_findings(path: Path, result: ContainerResult) -> list[Finding]:
     findings += _process_findings(result, spawns)
     seen: set[str] = set()
     for event in _effects(result, "secret"):
-        if event["detail"] in seen:
+        # HERMES_KIT_*: secrets the kit planted itself for HC904/HC905, whose reads those checks judge
+        if event["detail"] in seen or str(event["detail"]).startswith("HERMES_KIT_"):
             continue
         seen.add(event["detail"])
         findings.append(
