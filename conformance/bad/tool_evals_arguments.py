@@ -10,7 +10,7 @@ from hermes_envs.tools import registry
 EXPECTED_FINDINGS = ["HC905"]
 
 
-def calc(expression: str) -> str:
+def arith_eval(expression: str) -> str:
     """Evaluate an arithmetic expression.
 
     Args:
@@ -29,11 +29,11 @@ class EvalToolEnv(LetterCountEnv):
     def config_init(cls) -> tuple[HermesAgentEnvConfig, list[APIServerConfig]]:
         config, servers = super().config_init()
         config.enabled_toolsets = ["calculator"]
-        config.system_prompt = "You can use the calc tool. End with 'Answer: <number>'."
+        config.system_prompt = "You can use the arith_eval tool. End with 'Answer: <number>'."
         return config, servers
 
     async def setup(self) -> None:
-        registry.tool(calc, toolset="calculator")
+        registry.tool(arith_eval, toolset="calculator")
         await super().setup()
 
 
