@@ -12,6 +12,7 @@ from pathlib import Path
 
 from hermes_envs.conformance import EnvSession, Outcome, Settings, Status
 from hermes_envs.conformance._session import mirror_cwd
+from hermes_envs.tools import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "conformance"
@@ -62,7 +63,9 @@ def _run(path: Path) -> tuple[Outcome, ...]:
     """Run every check on ``path`` in this process, from a scratch cwd mirroring this one: the uncontained kit
     leaves the cwd alone, so the corpus's relative writes (an eval_results.jsonl) would land in the checkout."""
     settings = Settings(**CORPUS_SETTINGS, slow=path.name in SLOW, thorough=path.name in THOROUGH)
-    with tempfile.TemporaryDirectory(prefix="corpus-cwd-") as scratch:
+    # The env's own tools are taken off the registry afterwards: another env of this worker would list them among
+    # the available toolsets (a finding's text) or register a same-named tool of its own (ToolRegistryError).
+    with tempfile.TemporaryDirectory(prefix="corpus-cwd-") as scratch, registry.isolated():
         with contextlib.chdir(mirror_cwd(Path(scratch))), EnvSession(path, settings=settings) as session:
             return tuple(session.run_all())
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance._observations.group import CollectedGroup
-from hermes_envs.conformance._observations.origin import Origin
+from hermes_envs.conformance._observations.origin import Origin, ProbeOrigin
 from hermes_envs.conformance._observations.scoring import (
     EnvTranscripts,
     GoldProbes,
@@ -308,7 +308,11 @@ def no_mutation(s: EnvSession) -> list[Finding]:
                     "read without changing: `last = result.messages[-1]` instead of `.pop()`, and copy before editing "
                     "(`messages = list(result.messages)`, `item = dict(item)`). The base tokenizes result.messages "
                     "after the reward, so an edit changes what the model is trained on.",
-                    subject=entry.origin.label,
+                    subject=(
+                        f"probe {entry.origin.probe}"
+                        if isinstance(entry.origin, ProbeOrigin)
+                        else entry.origin.label
+                    ),
                 )
             )
     if "item" not in seen:
