@@ -4,6 +4,10 @@ cassette lint and redaction); findings show them redacted.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hermes_envs.testing.secret_rules import RULES, looks_real, scan
@@ -34,4 +38,30 @@ def find_secrets(text: str) -> list[SecretMatch]:
     return [SecretMatch(h.kind, h.value, text.count("\n", 0, h.start) + 1) for h in scan(text)]
 
 
-__all__ = ["SECRET_PATTERNS", "SecretMatch", "find_secrets", "looks_real"]
+__all__ = [
+    "SECRET_PATTERNS",
+    "SecretMatch",
+    "find_secrets",
+    "looks_real",
+    "KIT_CANARY_PREFIX",
+    "planted_secret",
+]
+
+
+#: Names of the secrets the kit plants itself (HC904, HC905): reads of them are those checks' evidence, not HC903's.
+KIT_CANARY_PREFIX = "HERMES_KIT_"
+
+
+@contextlib.contextmanager
+def planted_secret(name: str) -> Iterator[str]:
+    """Set ``name`` (a :data:`KIT_CANARY_PREFIX` name) to a fresh random secret for the block; yields the value and
+    restores what was there before."""
+    previous = os.environ.get(name)
+    os.environ[name] = value = f"hk-canary-{uuid.uuid4().hex}"
+    try:
+        yield value
+    finally:
+        if previous is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = previous

@@ -15,6 +15,7 @@ from typing import Any
 from hermes_envs.conformance._container import Changed, ContainerResult
 from hermes_envs.conformance._findings import Finding, NotApplicable, Outcome, Severity
 from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._secrets import KIT_CANARY_PREFIX
 from hermes_envs.conformance._session import EnvSession
 
 __all__ = ["host_findings", "host_outcome"]
@@ -134,8 +135,8 @@ def host_findings(path: Path, result: ContainerResult) -> list[Finding]:
     findings += _process_findings(result, spawns)
     seen: set[str] = set()
     for event in _effects(result, "secret"):
-        # HERMES_KIT_*: secrets the kit planted itself for HC904/HC905, whose reads those checks judge
-        if event["detail"] in seen or str(event["detail"]).startswith("HERMES_KIT_"):
+        # secrets the kit planted itself for HC904/HC905, whose reads those checks judge
+        if event["detail"] in seen or str(event["detail"]).startswith(KIT_CANARY_PREFIX):
             continue
         seen.add(event["detail"])
         findings.append(

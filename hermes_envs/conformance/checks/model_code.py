@@ -9,20 +9,19 @@ in its working directory; after the group, those records say what any model's co
 
 from __future__ import annotations
 
-import os
 import tempfile
-import uuid
 from pathlib import Path
 from typing import Any
 
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance._observations.rollouts import probe_items
 from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._secrets import KIT_CANARY_PREFIX, planted_secret
 from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance.checks.host import MODEL_CODE_PHASE
 
 #: The secret the kit plants in the trainer's environment while the model's code may run.
-CANARY = "HERMES_KIT_CANARY_API_KEY"
+CANARY = f"{KIT_CANARY_PREFIX}CANARY_API_KEY"
 #: The file the model's code writes in its own working directory.
 MARKER = "hermes-kit-model-code.txt"
 
@@ -70,9 +69,7 @@ def model_code_contained(s: EnvSession) -> list[Finding]:
         raise NotApplicable(note)
     item = probe_items(s)[0]
     out = Path(tempfile.mkdtemp(prefix="model-code-", dir=s.tmp))
-    previous = os.environ.get(CANARY)
-    os.environ[CANARY] = f"hk-canary-{uuid.uuid4().hex}"
-    try:
+    with planted_secret(CANARY):
         with s.scratch_cwd() as cwd, s.sandbox_leaks(), s.responding(_replying(_code(out))):
             try:
                 s.run_env(lambda e: e.collect_trajectories(item), timeout=120, phase=MODEL_CODE_PHASE)
@@ -81,11 +78,6 @@ def model_code_contained(s: EnvSession) -> list[Finding]:
             ran = sorted(out.glob("ran-*"))
             cwd = cwd.resolve()
             places = [Path(p.read_text()).resolve() for p in ran]
-    finally:
-        if previous is None:
-            os.environ.pop(CANARY, None)
-        else:
-            os.environ[CANARY] = previous
     if not ran:
         raise NotApplicable("the env never ran a python code block of the model's reply")
     findings: list[Finding] = []

@@ -10,18 +10,17 @@ what the tool returned. The built-in tools are not called: their sandbox never p
 
 from __future__ import annotations
 
-import os
-import uuid
 from typing import Any
 
 from hermes_envs.conformance._findings import Finding, NotApplicable, Skip
 from hermes_envs.conformance._observations.rollouts import probe_items, run_probe
 from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._secrets import KIT_CANARY_PREFIX, planted_secret
 from hermes_envs.conformance._session import EnvSession
 from hermes_envs.tools import cleanup_sandbox
 
 #: The secret the kit plants while the tools run: a name shaped like a credential, a random value.
-CANARY = "HERMES_KIT_TOOL_CANARY_API_KEY"
+CANARY = f"{KIT_CANARY_PREFIX}TOOL_CANARY_API_KEY"
 #: Arguments that read :data:`CANARY` back where a tool evaluates or shells out its input: (what, text).
 PAYLOADS = (
     ("a Python expression", f"__import__('os').environ.get('{CANARY}')"),
@@ -100,10 +99,7 @@ def tools_keep_secrets(s: EnvSession) -> list[Finding]:
     items = probe_items(s)
     if not items:
         raise Skip("no item to run a rollout on")
-    secret = f"hk-canary-{uuid.uuid4().hex}"
-    previous = os.environ.get(CANARY)
-    os.environ[CANARY] = secret
-    try:
+    with planted_secret(CANARY) as secret:
         for fn in tools:
             for what, payload in PAYLOADS:
                 call = _leak(s, items[0], fn, payload, secret)
@@ -122,9 +118,4 @@ def tools_keep_secrets(s: EnvSession) -> list[Finding]:
                         subject=f"tool {fn['name']}",
                     )
                 ]
-    finally:
-        if previous is None:
-            os.environ.pop(CANARY, None)
-        else:
-            os.environ[CANARY] = previous
     return []
