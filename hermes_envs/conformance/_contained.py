@@ -60,15 +60,21 @@ def outcome_from_dict(record: dict[str, Any]) -> Outcome:
     return Outcome(record["check_id"], Status(record["status"]), findings, record["note"], record["seconds"])
 
 
-#: Set in the worker's environment: the processes the env starts inherit it, the kit's sandbox shells (an allow-listed
-#: environment) do not, so a sandbox shell still being torn down is never taken for the env's leftover.
+#: Set in the worker's environment: the processes the env starts inherit it.
 _MARK = "HERMES_CONFORMANCE_CONTAINED"
+#: In the environment of every process a kit sandbox started (its shells and what ran in them): those are the kit's,
+#: killed by the sandbox's own cleanup, never the env's leftover. (The mark alone cannot tell them apart: on the
+#: ``local`` backend a shell gets the variables the process set since it started, the mark among them.)
+_SANDBOX_MARK = b"HERMES_SANDBOX_ID="
+#: How long a process found still running gets to end (one being killed as the env closed, on a loaded machine).
+_LEFTOVER_GRACE_SECONDS = 5.0
 
 
-def _leftover_processes() -> list[tuple[int, str]]:
-    """(pid, command line) of the env's processes still running in the namespace (its init and this worker aside)."""
+def _env_processes() -> dict[int, str]:
+    """pid -> command line of the env's live processes in the namespace (its init, this worker and the kit's
+    sandbox processes aside)."""
     me = os.getpid()
-    out = []
+    out = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) in (1, me):
             continue
@@ -78,12 +84,26 @@ def _leftover_processes() -> list[tuple[int, str]]:
             with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as fh:
                 state = fh.read().rsplit(")", 1)[1].split()[0]
             with open(f"/proc/{entry}/environ", "rb") as fh:
-                marked = f"{_MARK}=1".encode() in fh.read().split(b"\0")
+                environ = fh.read().split(b"\0")
         except OSError:
             continue
-        if state != "Z" and argv and marked:
-            out.append((int(entry), " ".join(argv)[:160]))
+        marked = f"{_MARK}=1".encode() in environ
+        kits = any(var.startswith(_SANDBOX_MARK) for var in environ)
+        if state != "Z" and argv and marked and not kits:
+            out[int(entry)] = " ".join(argv)[:160]
     return out
+
+
+def _leftover_processes(grace: float = _LEFTOVER_GRACE_SECONDS) -> list[tuple[int, str]]:
+    """(pid, command line) of the env's processes still running in the namespace once those ending anyway (within
+    ``grace`` seconds) are gone: an error names only a process that stays."""
+    found = _env_processes()
+    end = time.monotonic() + grace
+    while found and time.monotonic() < end:
+        time.sleep(0.05)
+        now = _env_processes()
+        found = {pid: cmd for pid, cmd in found.items() if now.get(pid) == cmd}
+    return sorted(found.items())
 
 
 def make_worker(path: str, class_name: str | None, settings: dict[str, Any], discover_only: bool) -> Any:
