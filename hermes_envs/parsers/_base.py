@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar
-
-from openai.types.chat import ChatCompletionMessageToolCall
+from typing import ClassVar
 
 from hermes_envs.parsers._errors import ParserArgumentError
 from hermes_envs.parsers._result import ParseResult
+from hermes_envs.parsers._types import ParsedPair, ToolCallLike, ToolSchema
 
 __all__ = ["ToolCallParser", "check_arguments"]
 
@@ -45,7 +44,7 @@ class ToolCallParser:
         """Strings one of which every call and every reported problem contains (default: :meth:`_call_markers`)."""
         return cls._call_markers()
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         own_parse = cls.__dict__.get("parse")
         if own_parse is not None and "_parse" not in cls.__dict__:
@@ -63,9 +62,7 @@ class ToolCallParser:
         ):
             cls.parse = _fast_parse(cls._no_call_in_parse)  # type: ignore[method-assign]
 
-    def parse(
-        self, text: str, tools: list[dict[str, Any]] | None = None
-    ) -> tuple[str | None, list[ChatCompletionMessageToolCall] | None]:
+    def parse(self, text: str, tools: list[ToolSchema] | None = None) -> ParsedPair:
         """Return ``(content, tool_calls)``; plain text comes back as ``(text, None)`` unchanged."""
         markers = self._no_call_in_parse
         if markers and type(text) is str and (tools is None or type(tools) is list):
@@ -77,7 +74,7 @@ class ToolCallParser:
         result = self.parse_detailed(text, tools)
         return result.content, result.tool_calls
 
-    def parse_detailed(self, text: str, tools: list[dict[str, Any]] | None = None) -> ParseResult:
+    def parse_detailed(self, text: str, tools: list[ToolSchema] | None = None) -> ParseResult:
         """Like :meth:`parse`, plus the list of problems met (broken or cut-off calls, ignored text)."""
         if type(text) is not str or not (
             tools is None or type(tools) is list
@@ -98,10 +95,10 @@ class ToolCallParser:
             )
         return result
 
-    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+    def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
         raise NotImplementedError
 
-    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+    def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         """Return the text the model would emit for ``content`` followed by ``tool_calls``."""
         raise NotImplementedError
 
@@ -114,14 +111,14 @@ def _owner(cls: type, name: str) -> type:
     return next(klass for klass in cls.__mro__ if name in klass.__dict__)
 
 
-def _fast_parse(markers: tuple[str, ...]) -> Callable[..., Any]:
+def _fast_parse(markers: tuple[str, ...]) -> Callable[..., ParsedPair]:
     """:meth:`ToolCallParser.parse` with the class's markers as closure constants: a reply holding none costs
     what upstream's ``if MARKER not in text`` costs (a loop over a tuple attribute cost 10-30% more per reply)."""
     general = ToolCallParser.parse
     if len(markers) == 1:
         (one,) = markers
 
-        def parse(self: ToolCallParser, text: str, tools: list[dict[str, Any]] | None = None) -> Any:
+        def parse(self: ToolCallParser, text: str, tools: list[ToolSchema] | None = None) -> ParsedPair:
             if type(text) is str and one not in text and (tools is None or type(tools) is list):
                 return text, None
             result = self.parse_detailed(text, tools)
@@ -130,7 +127,7 @@ def _fast_parse(markers: tuple[str, ...]) -> Callable[..., Any]:
     elif len(markers) == 2:
         first, second = markers
 
-        def parse(self: ToolCallParser, text: str, tools: list[dict[str, Any]] | None = None) -> Any:
+        def parse(self: ToolCallParser, text: str, tools: list[ToolSchema] | None = None) -> ParsedPair:
             if (
                 type(text) is str
                 and first not in text
@@ -149,7 +146,7 @@ def _fast_parse(markers: tuple[str, ...]) -> Callable[..., Any]:
     return parse
 
 
-def _parse_via_parse(self: ToolCallParser, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+def _parse_via_parse(self: ToolCallParser, text: str, tools: list[ToolSchema] | None) -> ParseResult:
     """``_parse`` of a subclass that overrides only ``parse`` (upstream's way): call it, keep its answer."""
     from hermes_envs.parsers.invoke import parse_with
 
@@ -160,7 +157,7 @@ def _parse_via_parse(self: ToolCallParser, text: str, tools: list[dict[str, Any]
     return ParseResult(content, list(calls) if calls else None)
 
 
-def check_arguments(parser: str, text: Any, tools: Any) -> None:
+def check_arguments(parser: str, text: object, tools: object) -> None:
     """Raise :class:`ParserArgumentError` unless ``text`` is a str and ``tools`` None or a list of tool schemas."""
     if not isinstance(text, str):
         raise ParserArgumentError(

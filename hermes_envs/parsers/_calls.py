@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from hermes_envs.parsers._errors import ParserError
 from hermes_envs.parsers._json import arguments_to_json
+from hermes_envs.parsers._types import JSONObject, JSONValue
 
 __all__ = ["call_parts", "make_tool_call", "new_call_id"]
 
@@ -90,7 +91,7 @@ def _built_call(name: str, arguments: str, call_id: str) -> ChatCompletionMessag
     return call
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: ChatCompletionMessageToolCall, b: ChatCompletionMessageToolCall) -> bool:
     """Are two tool-call objects the same in everything a user can see or pydantic keeps?"""
     pairs = ((a, b), (a.function, b.function))
     kept = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
@@ -118,16 +119,16 @@ def make_tool_call(name: str, arguments: str, call_id: str | None = None) -> Cha
     return _validated_call(name, arguments, call_id)
 
 
-def call_parts(call: Any) -> tuple[str | None, str, dict[str, Any]]:
+def call_parts(call: object) -> tuple[str | None, str, JSONObject]:
     """Accept a ``ChatCompletionMessageToolCall``, an OpenAI-style dict or a ``(name, args)`` pair.
 
     Returns ``(id or None, name, args dict)``; raises :class:`ParserError` when the call cannot be rendered.
     """
-    call_id: Any = None
+    call_id: object = None
     if isinstance(call, tuple) and len(call) == 2:
         name, args = call
     elif isinstance(call, dict):
-        fn: Any = call.get("function") if isinstance(call.get("function"), dict) else call
+        fn: JSONValue = call.get("function") if isinstance(call.get("function"), dict) else call
         call_id = call.get("id")
         name = fn.get("name")
         args = fn["arguments"] if "arguments" in fn else fn.get("parameters")

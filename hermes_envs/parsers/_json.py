@@ -9,7 +9,9 @@ import json
 import json.encoder
 import re
 from json.encoder import encode_basestring as _encode_basestring
-from typing import Any
+from typing import Any, NoReturn
+
+from hermes_envs.parsers._types import JSONValue
 
 __all__ = [
     "FAR",
@@ -27,7 +29,7 @@ __all__ = [
 ]
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
@@ -58,7 +60,7 @@ _FIRST_WINDOW = 512
 _SHORT = 8192  # texts up to this long are decoded without copying a window
 
 
-def scan_json_at(text: str, pos: int, first_window: int = _FIRST_WINDOW) -> tuple[Any, int, str | None]:
+def scan_json_at(text: str, pos: int, first_window: int = _FIRST_WINDOW) -> tuple[JSONValue, int, str | None]:
     """Decode one JSON value starting exactly at ``pos``, without raising.
 
     Returns ``(value, end, None)`` on success and ``(None, error_position, reason)`` on failure. This is the hot
@@ -105,7 +107,7 @@ def scan_json_at(text: str, pos: int, first_window: int = _FIRST_WINDOW) -> tupl
         window *= 8
 
 
-def decode_json_at(text: str, pos: int) -> tuple[Any, int]:
+def decode_json_at(text: str, pos: int) -> tuple[JSONValue, int]:
     """Decode one JSON value starting exactly at ``pos``; return it and the position just after it.
 
     Raises ``ValueError`` with a short reason (see :func:`scan_json_at`, which does not raise).
@@ -148,7 +150,7 @@ class JsonMemo:
         ] = {}  # stretch length -> stretch -> reason (error at length - 9)
         self.reach = 0
 
-    def scan(self, text: str, pos: int) -> tuple[Any, int, str | None]:
+    def scan(self, text: str, pos: int) -> tuple[JSONValue, int, str | None]:
         seen = self._seen
         for size, failures in seen.items():
             reason = failures.get(text[pos : pos + size])
@@ -181,7 +183,7 @@ class JsonMemo:
         return value, end, reason
 
 
-def loads_strict(raw: str) -> Any:
+def loads_strict(raw: str) -> JSONValue:
     """``json.loads`` with the same rules as :func:`decode_json_at` (whole string, surrounding whitespace allowed)."""
     start = skip_ws(raw, 0)
     value, end = decode_json_at(raw, start)
@@ -202,7 +204,7 @@ _C_ENCODE = (
 )
 
 
-def dumps(value: Any) -> str:
+def dumps(value: JSONValue) -> str:
     """The JSON spelling used for ``function.arguments`` and in rendered text (UTF-8 kept as is).
 
     Same output as ``json.dumps(value, ensure_ascii=False)``; raises ``TypeError`` for values JSON cannot hold
@@ -216,7 +218,7 @@ def dumps(value: Any) -> str:
         raise ValueError("the value is circular or nested too deeply to write as JSON") from None
 
 
-def arguments_to_json(value: Any) -> str:
+def arguments_to_json(value: JSONValue) -> str:
     """Normalise a call's decoded ``arguments`` to a JSON object string; raise ``ValueError`` if impossible.
 
     Missing/None/empty-string arguments mean ``{}``; a JSON-encoded string is decoded once.
@@ -232,7 +234,7 @@ def arguments_to_json(value: Any) -> str:
     return dumps(value)
 
 
-def call_from_object(obj: Any) -> tuple[str, str]:
+def call_from_object(obj: JSONValue) -> tuple[str, str]:
     """Read ``{"name": ..., "arguments"|"parameters": ...}`` (or OpenAI's ``{"function": {...}}``).
 
     Returns ``(name, arguments_json)``; raises ``ValueError`` naming what is missing.
@@ -248,7 +250,7 @@ def call_from_object(obj: Any) -> tuple[str, str]:
     return name.strip(), arguments_to_json(args)
 
 
-def string_arguments(obj: Any) -> tuple[str, str] | None:
+def string_arguments(obj: JSONValue) -> tuple[str, str] | None:
     """``(name, arguments_json)`` of a call object whose ``arguments`` is a string that is not a JSON object.
 
     vLLM's and SGLang's Hermes readers keep such arguments as that string (JSON-encoded); None when ``obj`` is not
@@ -264,7 +266,7 @@ def string_arguments(obj: Any) -> tuple[str, str] | None:
     return name.strip(), dumps(args)
 
 
-def _short(value: Any, limit: int = 60) -> str:
+def _short(value: object, limit: int = 60) -> str:
     text = value if isinstance(value, str) else repr(value)
     if len(text) > limit:
         text = text[: limit - 3] + "..."

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from typing import Any
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
@@ -30,7 +29,7 @@ class ParseResult:
     errors: list[str] = dataclasses.field(default_factory=list)
     format: str | None = None
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[str | list[ChatCompletionMessageToolCall] | None]:
         return iter((self.content, self.tool_calls))
 
     @property
@@ -42,7 +41,7 @@ class ParseResult:
 MAX_ERRORS = 50
 
 
-class Problems(list):
+class Problems(list[str]):
     """The ``errors`` list being built: after :data:`MAX_ERRORS` messages, further ones are only counted.
 
     Callers write ``if errors.room(): errors.append(...)`` so that degenerate output (thousands of broken

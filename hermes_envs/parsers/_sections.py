@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
@@ -13,6 +13,7 @@ from hermes_envs.parsers._calls import make_tool_call
 from hermes_envs.parsers._json import FAR, JsonMemo, arguments_to_json, excerpt, scan_standard, skip_ws
 from hermes_envs.parsers._result import MAX_ERRORS, ParseResult, Problems, finish
 from hermes_envs.parsers._scan import READ_MARGIN, Finder, MarkerScanner, reading_copies
+from hermes_envs.parsers._types import ToolSchema
 
 __all__ = ["SectionedJsonParser"]
 
@@ -48,7 +49,7 @@ class SectionedJsonParser(ToolCallParser):
         marker starts with one), or a marker's length past it: ``reading_copies`` relies on it."""
         raise NotImplementedError
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         if "call_begin" in cls.__dict__ or "section_begin_alts" in cls.__dict__:
             # what must not come before the section for _parse_plain to apply (worked out once per class)
@@ -63,7 +64,7 @@ class SectionedJsonParser(ToolCallParser):
         shared = os.path.commonprefix(markers)
         return (shared,) if len(shared) >= 4 else markers
 
-    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+    def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
         plain = self._parse_plain(text)
         return self._parse_general(text) if plain is None else plain
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from hermes_envs.parsers._errors import ParserError
 from hermes_envs.parsers._scan import CharsFinder, Finder, count_repeats
+from hermes_envs.parsers._types import JSONValue
 
 __all__ = [
     "TOOL_CALL",
@@ -58,7 +59,7 @@ class Starts(Protocol):
     def find(self, pos: int) -> int: ...
 
 
-def json_or_text(raw: str) -> Any:
+def json_or_text(raw: str) -> JSONValue:
     """``raw`` decoded as JSON (surrounding whitespace ignored) when it is valid JSON, else ``raw`` verbatim."""
     try:
         return json.loads(raw)

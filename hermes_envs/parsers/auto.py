@@ -18,8 +18,8 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
-from typing import Any
 
+from hermes_envs.parsers._types import ToolCallLike, ToolSchema
 from hermes_envs.parsers.base import (
     ParseResult,
     ToolCallParser,
@@ -157,7 +157,7 @@ def shell_blocks(text: str) -> tuple[list[str], str]:
     return commands, "\n".join(kept)
 
 
-def _template_of(tokenizer: Any) -> str | None:
+def _template_of(tokenizer: object) -> str | None:
     template = getattr(tokenizer, "chat_template", None)
     if isinstance(template, dict):  # several named templates: the tool-use one, else the default
         template = template.get("tool_use") or template.get("default") or next(iter(template.values()), None)
@@ -179,7 +179,7 @@ class AutoParser(ToolCallParser):
     """Chooses the format from the chat template (when given) or from each text, and says which it used."""
 
     def __init__(
-        self, tokenizer: Any = None, chat_template: str | None = None, *, code_blocks: bool = True
+        self, tokenizer: object = None, chat_template: str | None = None, *, code_blocks: bool = True
     ) -> None:
         self.code_blocks = code_blocks
         self.chosen: str | None = None
@@ -188,7 +188,7 @@ class AutoParser(ToolCallParser):
         if chat_template is not None or tokenizer is not None:
             self.bind_tokenizer(tokenizer, chat_template)
 
-    def bind_tokenizer(self, tokenizer: Any = None, chat_template: str | None = None) -> str | None:
+    def bind_tokenizer(self, tokenizer: object = None, chat_template: str | None = None) -> str | None:
         """Choose the format from the tokenizer's (or the given) chat template; return it (None: unknown)."""
         template = chat_template if chat_template is not None else _template_of(tokenizer)
         chosen = format_from_chat_template(template)
@@ -208,7 +208,7 @@ class AutoParser(ToolCallParser):
             parser = self._parsers[name] = get_parser(name)
         return parser
 
-    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+    def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
         names = [self.chosen] if self.chosen is not None else detect_format(text)
         errors: list[str] = []
         for name in names:
@@ -224,7 +224,7 @@ class AutoParser(ToolCallParser):
                 return ParseResult(rest.strip() or None, calls, errors, format="code_blocks")
         return ParseResult(text, None, errors)
 
-    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+    def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         """Write the calls in the chosen format (hermes when none was chosen: ``auto`` reads it back)."""
         return self._parser(self.chosen or "hermes").render(content, tool_calls)
 

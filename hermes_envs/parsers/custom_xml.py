@@ -22,11 +22,11 @@ import json
 import re
 import types
 from collections.abc import Iterable
-from typing import Any
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers._scan import CONTEXT_MARKERS, CharsFinder, PatternFinder, local_copies
+from hermes_envs.parsers._types import JSONObject, ToolCallLike, ToolSchema
 from hermes_envs.parsers.base import (
     Finder,
     MarkerScanner,
@@ -131,7 +131,7 @@ class CustomXmlParser(ToolCallParser):
     def _call_markers(cls) -> tuple[str, ...]:
         return tuple(f"<{t}>" for t in cls.layout.call_tags)  # every call starts with one of them
 
-    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+    def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
         scanners = [(MarkerScanner(text, o), o) for o in self._opens if o in text]
 
         def next_call(pos: int) -> tuple[int, str]:
@@ -311,7 +311,7 @@ class CustomXmlParser(ToolCallParser):
                     )
                 return name, dumps({"value": raw})
         props = schemas.properties(name)
-        args: dict[str, Any] = {}
+        args: JSONObject = {}
         for key, raw in rest.items():
             schema = lookup(props, key)
             if schema is not None:
@@ -326,7 +326,7 @@ class CustomXmlParser(ToolCallParser):
             args[key] = value
         return name, dumps(args)
 
-    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+    def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         lay = self.layout
         tag = lay.call_tags[0]
         blocks = []

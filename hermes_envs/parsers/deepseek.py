@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 
+from hermes_envs.parsers._types import ToolCallLike
 from hermes_envs.parsers.base import (
     JsonMemo,
     ParserError,
@@ -100,7 +100,7 @@ class DeepSeekV3Parser(_DeepSeekBase):
             raise ValueError(f"expected TYPE{SEP}NAME then a newline; got {excerpt(text, pos)}")
         return self._v3_arguments(text, head.end(), head.group(2), memo)
 
-    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+    def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         blocks = []
         for _, name, args in map(call_parts, tool_calls):
             if "\n" in name or "<" in name:
@@ -130,7 +130,7 @@ class DeepSeekV31Parser(_DeepSeekBase):
                 return self._v3_arguments(text, long.end(), long.group(2), memo)
         return self._v3_arguments(text, head.end(), head.group(1), memo)
 
-    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+    def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         blocks = []
         for _, name, args in map(call_parts, tool_calls):
             if "\n" in name or "<" in name:

@@ -19,11 +19,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from typing import Any
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers._scan import CharsFinder, count_repeats, local_copies
+from hermes_envs.parsers._types import JSONObject, JSONValue, ToolCallLike, ToolSchema
 from hermes_envs.parsers.base import (
     MAX_ERRORS,
     Finder,
@@ -171,7 +171,7 @@ class _Reader:
         errors.dropped += copies * problems
         return copies * period
 
-    def invoke(self, pos: int, errors: Problems, index: int) -> tuple[str, dict[str, Any], int]:
+    def invoke(self, pos: int, errors: Problems, index: int) -> tuple[str, JSONObject, int]:
         """The invoke whose name starts at ``pos``: ``(name, arguments, end)``; raises _Broken."""
         text = self.text
         head = self.match(_NAME_SHORT, _NAME, pos)
@@ -179,7 +179,7 @@ class _Reader:
             raise _Broken(f'expected name="FUNCTION">; got {excerpt(text, pos)}', self.resume(pos))
         name = head.group(1).strip()
         props = self.schemas.properties(name)
-        args: dict[str, Any] = {}
+        args: JSONObject = {}
         pos = head.end()
         value = DeepSeekV4Parser._value
         # per key, where its last parameter began and the problems met before it (see _cycles)
@@ -230,7 +230,7 @@ class DeepSeekV4Parser(ToolCallParser):
     def _call_markers(cls) -> tuple[str, ...]:
         return ("DSML",)  # in every spelling of every marker
 
-    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+    def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
         # Text already in the canonical markup (what models trained on DSML and our render write) is read as it
         # is: rewriting other spellings would also rewrite them inside parameter values.
         canonical = (
@@ -247,7 +247,7 @@ class DeepSeekV4Parser(ToolCallParser):
             return ParseResult(text, None, result.errors)
         return result
 
-    def _invokes(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+    def _invokes(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
         invokes = MarkerScanner(text, INVOKE_OPEN)
         at = invokes.next(0)
         if at == -1:
@@ -291,8 +291,8 @@ class DeepSeekV4Parser(ToolCallParser):
 
     @staticmethod
     def _value(
-        raw: str, kind: str | None, schema: Any, errors: Problems, index: int, name: str, key: str
-    ) -> Any:
+        raw: str, kind: str | None, schema: JSONValue, errors: Problems, index: int, name: str, key: str
+    ) -> JSONValue:
         if kind == "true":
             return raw
         if kind == "false":
@@ -315,7 +315,7 @@ class DeepSeekV4Parser(ToolCallParser):
         except ValueError:
             return raw
 
-    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+    def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         blocks = [CALLS_OPEN]
         for _, name, args in map(call_parts, tool_calls):
             _check("function name", name)

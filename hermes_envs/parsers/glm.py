@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import ClassVar
 
+from hermes_envs.parsers._types import ToolCallLike
 from hermes_envs.parsers._xml_scan import TOOL_CALL, TOOL_CALL_END, RealStarts, Starts, check_name
 from hermes_envs.parsers.base import call_parts, join_content, register_parser
 from hermes_envs.parsers.schema_typing import render_value
@@ -41,7 +42,7 @@ class Glm45Parser(XmlParamsParser):
             return RealStarts(text, needle, self.real_start)
         return super()._real_starts(text, needle)
 
-    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+    def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         nl = self.newline
         blocks = []
         for _, name, args in map(call_parts, tool_calls):

@@ -9,13 +9,23 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any
+from collections.abc import Callable
+from typing import Protocol
 
-__all__ = ["parse_with"]
+from hermes_envs.parsers._types import ParsedPair, ToolSchema
+
+__all__ = ["ContractParser", "parse_with"]
+
+
+class ContractParser(Protocol):
+    """A parser written to the contract: ``parse(text)`` returns ``(content, tool_calls)``; ours also take
+    ``tools=``."""
+
+    def parse(self, text: str) -> ParsedPair: ...
 
 
 @functools.lru_cache(maxsize=256)
-def _takes_tools(parse: Any) -> bool:
+def _takes_tools(parse: Callable[..., object]) -> bool:
     try:
         params = inspect.signature(parse).parameters.values()
     except (TypeError, ValueError):  # a builtin or an odd callable: assume the contract's signature
@@ -23,9 +33,11 @@ def _takes_tools(parse: Any) -> bool:
     return any(p.name == "tools" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
 
 
-def parse_with(parser: Any, text: str, tools: list[dict[str, Any]] | None) -> tuple[Any, Any]:
+def parse_with(parser: ContractParser, text: str, tools: list[ToolSchema] | None) -> ParsedPair:
     """``parser.parse(text, tools=tools)`` when its ``parse`` accepts ``tools``, else ``parser.parse(text)``."""
     parse = getattr(type(parser), "parse", None)
     if parse is not None and _takes_tools(parse):
-        return parser.parse(text, tools=tools)
+        # _takes_tools read the signature: this parse takes tools= beside the contract's text
+        parse_tools: Callable[..., ParsedPair] = parser.parse
+        return parse_tools(text, tools=tools)
     return parser.parse(text)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers._json import FAR, string_arguments
 from hermes_envs.parsers._scan import confirmed_copies, local_copies
+from hermes_envs.parsers._types import ToolCallLike, ToolSchema
 from hermes_envs.parsers.base import (
     MAX_ERRORS,
     Finder,
@@ -50,7 +51,7 @@ class JsonTaggedParser(ToolCallParser):
     def _call_markers(cls) -> tuple[str, ...]:
         return (cls.start_tag,)
 
-    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+    def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
         start_tag, end_tag = self.start_tag, self.end_tag
         starts = MarkerScanner(text, start_tag)
         first = starts.next(0)
@@ -180,7 +181,7 @@ class JsonTaggedParser(ToolCallParser):
             pos = starts.next(after)
         return finish(text, first, calls, errors)
 
-    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+    def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         blocks = []
         for call in tool_calls:
             _, name, args = call_parts(call)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 
+from hermes_envs.parsers._types import ToolCallLike
 from hermes_envs.parsers.base import (
     JsonMemo,
     ParserError,
@@ -72,7 +72,7 @@ class KimiK2Parser(SectionedJsonParser):
         args, end = self._json_arguments(text, head.end(), memo)
         return name, args, call_id, end
 
-    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+    def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         blocks = []
         for index, (call_id, name, args) in enumerate(map(call_parts, tool_calls)):
             if not name or any(c.isspace() or c == "<" for c in name):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
@@ -24,6 +23,7 @@ from hermes_envs.parsers._scan import (
     count_repeats,
     local_copies,
 )
+from hermes_envs.parsers._types import JSONValue, ToolCallLike, ToolSchema
 from hermes_envs.parsers.base import (
     MAX_ERRORS,
     JsonMemo,
@@ -48,7 +48,7 @@ PYTHON_TAG = "<|python_tag|>"
 _OBJECT_START = re.compile(r'\{\s*"')
 
 
-def _is_call_shaped(value: Any) -> bool:
+def _is_call_shaped(value: JSONValue) -> bool:
     if isinstance(value, dict) and "name" not in value and isinstance(value.get("function"), dict):
         value = value["function"]  # OpenAI's {"type": "function", "function": {...}}
     return (
@@ -90,7 +90,7 @@ class Llama3JsonParser(ToolCallParser):
     def _report_markers(cls) -> tuple[str, ...]:
         return ("{", PYTHON_TAG)  # a broken object, or the tag alone, is a problem to report
 
-    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+    def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
         n = len(text)
         calls: list[ChatCompletionMessageToolCall] = []
         errors = Problems()
@@ -225,7 +225,9 @@ class Llama3JsonParser(ToolCallParser):
         return nxt + copies * (nxt - at)
 
     @staticmethod
-    def _add(item: Any, index: int, calls: list[ChatCompletionMessageToolCall], errors: Problems) -> bool:
+    def _add(
+        item: JSONValue, index: int, calls: list[ChatCompletionMessageToolCall], errors: Problems
+    ) -> bool:
         try:
             name, args = call_from_object(item)
         except ValueError as exc:
@@ -235,7 +237,7 @@ class Llama3JsonParser(ToolCallParser):
         calls.append(make_tool_call(name, args))
         return True
 
-    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+    def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         if content:
             raise ParserError(
                 f"{self.name} output should be tool calls only (the format has no room for content); "

@@ -15,7 +15,7 @@ import base64
 import os
 import re
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Literal
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
@@ -26,6 +26,7 @@ from hermes_envs.parsers._scan import (
     count_repeats,
     local_copies,
 )
+from hermes_envs.parsers._types import JSONValue, ToolCallLike, ToolSchema
 from hermes_envs.parsers.base import (
     _IDS,
     MAX_ERRORS,
@@ -77,7 +78,7 @@ def mistral_call_id() -> str:
     return ids[0]
 
 
-def _given_id(item: Any) -> str | None:
+def _given_id(item: JSONValue) -> str | None:
     """The ``"id"`` a list item carries (older Mistral outputs include one), if it is a usable string."""
     call_id = item.get("id") if isinstance(item, dict) else None
     return call_id if isinstance(call_id, str) and call_id.strip() else None
@@ -99,7 +100,7 @@ class MistralParser(ToolCallParser):
     def _call_markers(cls) -> tuple[str, ...]:
         return (TOOL_CALLS,)
 
-    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+    def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
         markers = MarkerScanner(text, TOOL_CALLS)
         first = markers.next(0)
         if first == -1:
@@ -228,7 +229,7 @@ class MistralParser(ToolCallParser):
 
     @staticmethod
     def _add_items(
-        value: Any,
+        value: JSONValue,
         index: int,
         calls: list[ChatCompletionMessageToolCall],
         errors: Problems,
@@ -246,7 +247,7 @@ class MistralParser(ToolCallParser):
             calls.append(make_tool_call(name, args, given or mistral_call_id()))
             made.append((name, args, given))
 
-    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+    def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         parts = [call_parts(c) for c in tool_calls]
         prefix = content or ""
         if self.style == "list":

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 
+from hermes_envs.parsers._types import ToolCallLike
 from hermes_envs.parsers._xml_scan import TOOL_CALL, TOOL_CALL_END, RealStarts, Starts, check_name
 from hermes_envs.parsers.base import call_parts, join_content, register_parser
 from hermes_envs.parsers.schema_typing import render_value
@@ -45,7 +45,7 @@ class Qwen3CoderParser(XmlParamsParser):
         each one (quadratic)."""
         return RealStarts(text, needle, _WRAPPED if needle == TOOL_CALL else _BARE, self.name_ends)
 
-    def render(self, content: str | None, tool_calls: Iterable[Any]) -> str:
+    def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         blocks = []
         for _, name, args in map(call_parts, tool_calls):
             check_name(self.name, "function name", name, ">\n")

@@ -20,9 +20,10 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping
-from typing import Any, TypeGuard
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TypeGuard
 
+from hermes_envs.parsers._types import JSONObject, JSONValue
 from hermes_envs.parsers.base import loads_strict
 
 __all__ = ["ToolSchemas", "convert_value", "render_value", "schema_types"]
@@ -55,11 +56,11 @@ def normal_type(name: str) -> str:
     return lowered
 
 
-def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+def _is_mapping(value: object) -> TypeGuard[Mapping[str, JSONValue]]:
     return type(value) is dict or isinstance(value, Mapping)
 
 
-def _as_mapping(tool: Any) -> Any:
+def _as_mapping(tool: object) -> object:
     """A tool given as an object (openai's or vLLM's pydantic models, a dataclass) as a plain mapping."""
     if isinstance(tool, Mapping) or tool is None:
         return tool
@@ -88,9 +89,11 @@ class ToolSchemas:
     is skipped (a parser must not fail because of the request's schema).
     """
 
-    def __init__(self, tools: Iterable[Any] | None) -> None:
-        self._props: dict[str, dict[str, Any]] = {}
-        self._types: dict[int, tuple[Any, set[str]]] = {}  # id(schema) -> (schema, its types), for this parse
+    def __init__(self, tools: Iterable[object] | None) -> None:
+        self._props: dict[str, JSONObject] = {}
+        self._types: dict[
+            int, tuple[JSONValue, set[str]]
+        ] = {}  # id(schema) -> (schema, its types), for this parse
         for tool in tools or ():
             if (
                 type(tool) is not dict
@@ -108,11 +111,11 @@ class ToolSchemas:
             props = params.get("properties") if _is_mapping(params) else None
             self._props[name] = dict(props) if _is_mapping(props) else {}
 
-    def properties(self, tool_name: str) -> dict[str, Any] | None:
+    def properties(self, tool_name: str) -> JSONObject | None:
         """The declared properties of ``tool_name``, or None when the tool is not in the list."""
         return self._props.get(tool_name)
 
-    def types_of(self, schema: Any) -> set[str]:
+    def types_of(self, schema: JSONValue) -> set[str]:
         """:func:`schema_types` of a parameter schema, worked out once per parse (every call repeats them)."""
         known = self._types.get(id(schema))
         if known is not None and known[0] is schema:
@@ -122,7 +125,7 @@ class ToolSchemas:
         return types
 
 
-def schema_types(schema: Any) -> set[str]:
+def schema_types(schema: JSONValue) -> set[str]:
     """The JSON-schema type names a (sub)schema allows; empty when it says nothing about types."""
     if type(schema) is not dict and not isinstance(schema, Mapping):  # (the ABC check is slow: dicts first)
         return set()
@@ -145,7 +148,7 @@ def schema_types(schema: Any) -> set[str]:
     return found
 
 
-def _type_of(value: Any) -> str:
+def _type_of(value: JSONValue) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -161,7 +164,7 @@ def _type_of(value: Any) -> str:
     return "array"
 
 
-def _fits(value: Any, type_name: str) -> bool:
+def _fits(value: JSONValue, type_name: str) -> bool:
     if type_name == "null":
         return value is None
     if type_name == "boolean":
@@ -177,7 +180,7 @@ def _fits(value: Any, type_name: str) -> bool:
     return False
 
 
-def _readings(raw: str) -> Iterable[Any]:
+def _readings(raw: str) -> Iterator[JSONValue]:
     """The non-string values ``raw`` can mean: JSON first, then a Python literal, then case-folded keywords.
 
     Two spellings models (and SGLang's raw GLM output) use are read as well: a value quoted as a JSON string
@@ -221,7 +224,7 @@ def _readings(raw: str) -> Iterable[Any]:
         yield None
 
 
-def convert_value(raw: str, schema: Any, types: set[str] | None = None) -> tuple[Any, str | None]:
+def convert_value(raw: str, schema: JSONValue, types: set[str] | None = None) -> tuple[JSONValue, str | None]:
     """Convert one parameter's text by its schema (see the module docstring).
 
     Returns ``(value, problem)``; ``problem`` is None, or a sentence saying the text did not fit the schema
@@ -243,12 +246,12 @@ def convert_value(raw: str, schema: Any, types: set[str] | None = None) -> tuple
     return raw, f"should be {' or '.join(wanted)} per the tool schema; got {raw[:60]!r} (kept as a string)"
 
 
-def render_value(value: Any) -> str:
+def render_value(value: JSONValue) -> str:
     """How a value is written in XML-ish formats: strings verbatim, anything else as JSON."""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def lookup(properties: Mapping[str, Any] | None, key: str) -> Any:
+def lookup(properties: Mapping[str, JSONValue] | None, key: str) -> JSONValue:
     """The schema of ``key`` in ``properties``, or None."""
     if properties is None:
         return None

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers._scan import CONTEXT_MARKERS, Finder, confirmed_copies
+from hermes_envs.parsers._types import JSONObject, JSONValue, ToolSchema
 from hermes_envs.parsers._xml_scan import (
     TOOL_CALL,
     TOOL_CALL_END,
@@ -81,7 +82,7 @@ class XmlParamsParser(ToolCallParser):
     # ``head`` up to the name (with ``name_ends``: see _head_at)
     head_open: ClassVar[re.Pattern[str] | None] = None
 
-    def _untyped_value(self, raw: str) -> Any:
+    def _untyped_value(self, raw: str) -> JSONValue:
         """A value no schema types: JSON-decoded when ``decode_untyped`` (GLM), else the text as is (vLLM's
         qwen3_coder; upstream hermes-agent's decodes it, see ``environments.tool_call_parsers``)."""
         return json_or_text(raw) if self.decode_untyped else raw
@@ -132,7 +133,7 @@ class XmlParamsParser(ToolCallParser):
     def _report_markers(cls) -> tuple[str, ...]:
         return (TOOL_CALL,) if cls.bare_start is None else (TOOL_CALL, cls.bare_start)
 
-    def _parse(self, text: str, tools: list[dict[str, Any]] | None) -> ParseResult:
+    def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
         starts = MarkerScanner(text, TOOL_CALL)
         bare = MarkerScanner(text, self.bare_start) if self.bare_start else None
 
@@ -235,7 +236,7 @@ class XmlParamsParser(ToolCallParser):
 
     def _read_call(
         self, text: str, pos: int, index: int, schemas: ToolSchemas, scan: XmlScan, errors: Problems
-    ) -> tuple[str, dict[str, Any], int]:
+    ) -> tuple[str, JSONObject, int]:
         head = self._head_at(text, pos, scan)
         if head is None:
             raise BrokenCall(
@@ -265,7 +266,7 @@ class XmlParamsParser(ToolCallParser):
                 local=True,
             )
         props = schemas.properties(name)
-        args: dict[str, Any] = {}
+        args: JSONObject = {}
         while True:
             pos = skip_ws(text, pos)
             if scan.raw:
@@ -319,7 +320,7 @@ class XmlParamsParser(ToolCallParser):
                 local=not args,
             )
 
-    def _json_body(self, text: str, pos: int, name: str, scan: XmlScan) -> tuple[str, dict[str, Any], int]:
+    def _json_body(self, text: str, pos: int, name: str, scan: XmlScan) -> tuple[str, JSONObject, int]:
         """Older outputs put a JSON object after the name instead of parameters; accept it."""
         value, end, reason = scan_json_at(text, pos)
         if reason is None:
@@ -393,9 +394,9 @@ class XmlParamsParser(ToolCallParser):
         self,
         text: str,
         close: int,
-        args: dict[str, Any],
+        args: JSONObject,
         key: str,
-        props: dict[str, Any] | None,
+        props: JSONObject | None,
         scan: XmlScan,
         also: str | None = None,
     ) -> bool:
@@ -430,9 +431,9 @@ class XmlParamsParser(ToolCallParser):
         self,
         text: str,
         start: int,
-        args: dict[str, Any],
+        args: JSONObject,
         key: str,
-        props: dict[str, Any] | None,
+        props: JSONObject | None,
         scan: XmlScan,
     ) -> tuple[int, int]:
         """Where the value starting at ``start`` really ends, and where reading goes on; ``(-1, -1)`` if nowhere.
