@@ -21,6 +21,7 @@ LAYERS = {
     "_lazy": 0,
     "_text": 0,
     "_chat": 0,
+    "_json_types": 0,  # typing only: the JSONValue / JSONObject / Message aliases of parsers and agent
     "_quiet": 0,  # stdlib-only output capture for the demo and CLI
     "_seams": 0,  # data only: imports nothing (targets are strings)
     "_spawn_namespace": 0,  # stdlib-only: the network guard's probe, read by the sandbox pool

@@ -13,7 +13,8 @@ import logging
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+
+from hermes_envs._json_types import Message
 
 logger = logging.getLogger(__name__)
 
@@ -164,7 +165,7 @@ def fit_result(content: str, tool_name: str, call_id: str, task_id: str | None, 
 
 
 def fit_turn(
-    tool_messages: list[dict[str, Any]], names: list[str], task_id: str | None, config: BudgetConfig
+    tool_messages: list[Message], names: list[str], task_id: str | None, config: BudgetConfig
 ) -> None:
     """Per turn: shrink the largest results (in place) until the turn's tool results fit ``turn_budget``."""
     sizes = [len(str(m.get("content") or "")) for m in tool_messages]

@@ -11,9 +11,10 @@ import json
 import logging
 import threading
 import uuid
-from collections.abc import Iterable
-from typing import Any, Protocol
+from collections.abc import Awaitable, Iterable
+from typing import TYPE_CHECKING, Final, Protocol, TypeVar
 
+from hermes_envs._json_types import JSONObject, JSONValue, Message
 from hermes_envs._text import exception_text
 from hermes_envs.agent._observe import report_result
 from hermes_envs.agent.budget import DEFAULT_BUDGET, BudgetConfig, fit_result, fit_turn
@@ -22,16 +23,38 @@ from hermes_envs.agent.response import (
     _tool_call_dict,
     describe_api_error,
 )
-from hermes_envs.agent.result import AgentResult, ToolError
+from hermes_envs.agent.result import AgentResult, TerminationReason, ToolError
 from hermes_envs.errors import HermesEnvsError
 
+if TYPE_CHECKING:  # imported when first needed at run time: the loop stays cheap to import
+    from hermes_envs.parsers import ToolCallParser
+
 logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 
 class ChatServer(Protocol):
-    """Anything with atroposlib's ``chat_completion(**kwargs)`` coroutine (ServerManager, ManagedServer, ...)."""
+    """Anything with atroposlib's ``chat_completion(**kwargs)`` coroutine (ServerManager, ManagedServer, ...).
 
-    async def chat_completion(self, **kwargs: Any) -> Any: ...
+    ``kwargs`` is the request body; the response (openai's ``ChatCompletion`` or any object shaped like it) is read
+    through attributes, defensively, so nothing more is required of it."""
+
+    async def chat_completion(self, **kwargs: JSONValue) -> object: ...
+
+
+class ToolDispatcher(Protocol):
+    """A tool registry the loop can dispatch to: ``dispatch(name, arguments, task_id)`` returns the tool's output
+    (a str, or a value written as JSON); an optional ``adispatch`` coroutine with the same arguments is preferred."""
+
+    def dispatch(self, name: str, arguments: JSONObject, task_id: str, /) -> object: ...
+
+
+class _Finish(Protocol):
+    """``result(turns, natural, termination, error=None)`` of :meth:`HermesAgentLoop.run`: the rollout's result."""
+
+    def __call__(
+        self, turns: int, natural: bool, termination: TerminationReason, error: str | None = None
+    ) -> AgentResult: ...
 
 
 #: Seconds a tool call may run before the loop stops waiting for it (``tool_timeout``): generous, because the
@@ -49,7 +72,7 @@ class _ServerParser(str):
     """The default of ``tool_call_parser``: the parser the env configured for ``server`` (see __init__)."""
 
 
-SERVER_PARSER: Any = _ServerParser("hermes")
+SERVER_PARSER: Final = _ServerParser("hermes")
 
 
 class HermesAgentLoop:
@@ -68,16 +91,16 @@ class HermesAgentLoop:
     def __init__(
         self,
         server: ChatServer,
-        tool_schemas: list[dict[str, Any]] | None,
+        tool_schemas: list[JSONObject] | None,
         valid_tool_names: Iterable[str] | None,
         max_turns: int = 30,
         task_id: str | None = None,
         temperature: float = 1.0,
         max_tokens: int | None = None,
-        extra_body: dict[str, Any] | None = None,
+        extra_body: JSONObject | None = None,
         *,
         tool_call_parser: str | None = SERVER_PARSER,
-        registry: Any = None,
+        registry: ToolDispatcher | None = None,
         budget_config: BudgetConfig | None = None,
         tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
     ) -> None:
@@ -98,14 +121,14 @@ class HermesAgentLoop:
         self.budget_config = _as_budget(budget_config)
         self.tool_timeout = tool_timeout
         # Resolved now, so a misspelled parser name fails here with the list of names, not in every rollout.
-        self._parser: Any = None
+        self._parser: ToolCallParser | None = None
         if tool_call_parser:
             from hermes_envs.parsers import get_parser
 
             self._parser = get_parser(tool_call_parser)
 
     @property
-    def registry(self) -> Any:
+    def registry(self) -> ToolDispatcher:
         """The tool registry calls are dispatched to (imported lazily so the loop stays cheap to import)."""
         if self._registry is None:
             from hermes_envs.tools import registry
@@ -113,8 +136,8 @@ class HermesAgentLoop:
             self._registry = registry
         return self._registry
 
-    def _request_kwargs(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"messages": messages, "n": 1, "temperature": self.temperature}
+    def _request_kwargs(self, messages: list[Message]) -> JSONObject:
+        kwargs: JSONObject = {"messages": messages, "n": 1, "temperature": self.temperature}
         if self.tool_schemas:
             kwargs["tools"] = self.tool_schemas
         if self.max_tokens is not None:
@@ -123,7 +146,7 @@ class HermesAgentLoop:
             kwargs["extra_body"] = self.extra_body
         return kwargs
 
-    def _recover_tool_calls(self, content: str) -> tuple[str, list[dict[str, Any]]]:
+    def _recover_tool_calls(self, content: str) -> tuple[str, list[JSONObject]]:
         """Tool calls written as text (no server-side parser): parse them with the configured parser."""
         from hermes_envs.parsers.invoke import parse_with
 
@@ -138,13 +161,15 @@ class HermesAgentLoop:
             return content, []
         return new_content or "", [_tool_call_dict(c) for c in calls]
 
-    async def run(self, messages: list[dict[str, Any]]) -> AgentResult:
+    async def run(self, messages: list[Message]) -> AgentResult:
         """Run turns until the model answers without tool calls, an error happens, or ``max_turns`` is reached."""
         reasoning_per_turn: list[str | None] = []
         tool_errors: list[ToolError] = []
         turns = [0]
 
-        def result(turns: int, natural: bool, termination: str, error: str | None = None) -> AgentResult:
+        def result(
+            turns: int, natural: bool, termination: TerminationReason, error: str | None = None
+        ) -> AgentResult:
             return report_result(  # an env watching its evaluate() sees every rollout's outcome
                 AgentResult(
                     messages=messages,
@@ -153,7 +178,7 @@ class HermesAgentLoop:
                     finished_naturally=natural,
                     reasoning_per_turn=reasoning_per_turn,
                     tool_errors=tool_errors,
-                    termination=termination,  # type: ignore[arg-type]
+                    termination=termination,
                     error=error,
                 )
             )
@@ -169,8 +194,8 @@ class HermesAgentLoop:
 
     async def _turns(
         self,
-        messages: list[dict[str, Any]],
-        result: Any,
+        messages: list[Message],
+        result: _Finish,
         reasoning_per_turn: list[str | None],
         tool_errors: list[ToolError],
         turns: list[int],
@@ -199,7 +224,7 @@ class HermesAgentLoop:
             if not calls:
                 content, calls = self._recover_tool_calls(content)
 
-            assistant: dict[str, Any] = {"role": "assistant", "content": content}
+            assistant: Message = {"role": "assistant", "content": content}
             if reasoning is not None:
                 assistant["reasoning_content"] = reasoning
             if not calls:
@@ -209,7 +234,7 @@ class HermesAgentLoop:
 
             assistant["tool_calls"] = calls
             messages.append(assistant)
-            turn_messages: list[dict[str, Any]] = []
+            turn_messages: list[Message] = []
             for call in calls:
                 tool_message, error = await self._run_tool(turn + 1, call)
                 messages.append(tool_message)
@@ -221,7 +246,7 @@ class HermesAgentLoop:
 
         return result(self.max_turns, False, "max_turns")
 
-    def _managed_state(self) -> dict[str, Any] | None:
+    def _managed_state(self) -> JSONObject | None:
         """The server's ``get_state()`` (a ManagedServer's tokens, masks and logprobs), as upstream's loop reads it
         into every result; None for a server without one (an OpenAI-type server) or one that fails."""
         # on the class or set on the instance (a test double, a wrapper), as upstream's loop reads it
@@ -235,7 +260,7 @@ class HermesAgentLoop:
             return None
         return state if isinstance(state, dict) else None
 
-    async def _dispatch(self, name: str, args: dict[str, Any]) -> Any:
+    async def _dispatch(self, name: str, args: JSONObject) -> object:
         """Run the tool off the event loop (the registry's async dispatch, or its sync one in the tool pool)."""
         from hermes_envs.tools.registry import offering
 
@@ -253,7 +278,7 @@ class HermesAgentLoop:
                 abandoned.set()
                 raise
 
-    async def _call_tool(self, name: str, args: dict[str, Any]) -> tuple[str | None, str | None]:
+    async def _call_tool(self, name: str, args: JSONObject) -> tuple[str | None, str | None]:
         """``(text, None)`` of a tool call that returned, or ``(None, error)``; raises :class:`ToolAbort`."""
         expired = [False]
         try:
@@ -281,11 +306,11 @@ class HermesAgentLoop:
             )
         return text, None
 
-    async def _run_tool(self, turn: int, call: dict[str, Any]) -> tuple[dict[str, Any], ToolError | None]:
+    async def _run_tool(self, turn: int, call: JSONObject) -> tuple[Message, ToolError | None]:
         name = call["function"]["name"]
         raw_args = call["function"]["arguments"]
         error: str | None = None
-        args: Any = None
+        args: JSONValue = None
         if name not in self.valid_tool_names:
             error = f"Unknown tool '{name}'. Available tools: {sorted(self.valid_tool_names)}"
         else:
@@ -332,7 +357,7 @@ _REFUSED_IN_RL = {
 }
 
 
-async def _bounded(awaitable: Any, seconds: float | None, expired: list[bool]) -> Any:
+async def _bounded(awaitable: Awaitable[_T], seconds: float | None, expired: list[bool]) -> _T:
     """Await ``awaitable`` for at most ``seconds`` (None: no bound), in the CURRENT task.
 
     No new task is created (unlike ``asyncio.wait_for`` before Python 3.12): an async tool that raises
@@ -374,7 +399,7 @@ def _reported_failure(text: str) -> str | None:
     return None
 
 
-def _as_budget(value: Any) -> BudgetConfig:
+def _as_budget(value: object) -> BudgetConfig:
     """Our BudgetConfig, from None (defaults), ours, or any object with upstream's field names."""
     if value is None:
         return DEFAULT_BUDGET

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any
+
+from hermes_envs._json_types import JSONObject
 
 
-def _extract_reasoning(message: Any) -> str | None:
+def _extract_reasoning(message: object) -> str | None:
     """Reasoning text of a response message: ``reasoning_content``, else ``reasoning``, else ``reasoning_details``."""
     for attr in ("reasoning_content", "reasoning"):
         value = _field(message, attr)
@@ -29,7 +30,7 @@ def _extract_reasoning(message: Any) -> str | None:
     return None
 
 
-def _field(obj: Any, name: str) -> Any:
+def _field(obj: object, name: str) -> object:
     if isinstance(obj, dict):
         return obj.get(name)
     value = getattr(obj, name, None)
@@ -39,7 +40,7 @@ def _field(obj: Any, name: str) -> Any:
     return value
 
 
-def _tool_call_dict(tc: Any) -> dict[str, Any]:
+def _tool_call_dict(tc: object) -> JSONObject:
     """An OpenAI tool call (object or dict) as the plain dict that goes into ``messages``."""
     fn = _field(tc, "function") or {}
     name = _field(fn, "name") or ""

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from hermes_envs._json_types import JSONObject, JSONValue, Message
 
 #: Why a rollout stopped. ``stop``: the model answered without tool calls; ``max_turns``: out of turns;
 #: ``api_error``: the model server raised; ``empty_response``: a response with no choices; ``length``: the model
@@ -41,8 +43,8 @@ class ToolError:
 class AgentResult:
     """The transcript and bookkeeping of one rollout; ``messages`` is OpenAI chat format, tool calls are dicts."""
 
-    messages: list[dict[str, Any]]
-    managed_state: dict[str, Any] | None = None
+    messages: list[Message]
+    managed_state: JSONObject | None = None
     turns_used: int = 0
     finished_naturally: bool = False
     reasoning_per_turn: list[str | None] = field(default_factory=list)
@@ -51,7 +53,7 @@ class AgentResult:
     error: str | None = None
 
 
-def final_response(result: AgentResult | list[dict[str, Any]]) -> str:
+def final_response(result: AgentResult | list[Message]) -> str:
     """Return the content of the last assistant message that has content ("" when the model never said anything).
 
     Accepts an :class:`AgentResult` or its ``messages`` list. This is what upstream code means by "final response".
@@ -69,13 +71,13 @@ def final_response(result: AgentResult | list[dict[str, Any]]) -> str:
     return ""
 
 
-def tool_calls(result: AgentResult | list[dict[str, Any]]) -> list[dict[str, Any]]:
+def tool_calls(result: AgentResult | list[Message]) -> list[JSONObject]:
     """Every tool call the model made, in order, as ``{"id", "name", "arguments"}`` with arguments decoded.
 
     Arguments that are not valid JSON are kept as the raw string, so a reward can still see what the model wrote.
     """
     messages = result.messages if isinstance(result, AgentResult) else result
-    calls: list[dict[str, Any]] = []
+    calls: list[JSONObject] = []
     for msg in messages:
         if msg.get("role") != "assistant":
             continue
@@ -83,14 +85,14 @@ def tool_calls(result: AgentResult | list[dict[str, Any]]) -> list[dict[str, Any
             fn = tc.get("function", {}) if isinstance(tc, dict) else {}
             raw = fn.get("arguments", "")
             try:
-                args: Any = json.loads(raw) if isinstance(raw, str) and raw.strip() else (raw or {})
+                args: JSONValue = json.loads(raw) if isinstance(raw, str) and raw.strip() else (raw or {})
             except json.JSONDecodeError:
                 args = raw
             calls.append({"id": tc.get("id", ""), "name": fn.get("name", ""), "arguments": args})
     return calls
 
 
-def tools_used(result: AgentResult | list[dict[str, Any]]) -> list[str]:
+def tools_used(result: AgentResult | list[Message]) -> list[str]:
     """Names of the tools the model called, without repeats, in first-use order."""
     seen: dict[str, None] = {}
     for call in tool_calls(result):
@@ -98,7 +100,7 @@ def tools_used(result: AgentResult | list[dict[str, Any]]) -> list[str]:
     return list(seen)
 
 
-def tool_results(result: AgentResult | list[dict[str, Any]]) -> list[str]:
+def tool_results(result: AgentResult | list[Message]) -> list[str]:
     """The contents of every ``tool`` role message, in order."""
     messages = result.messages if isinstance(result, AgentResult) else result
     return [str(m.get("content", "")) for m in messages if m.get("role") == "tool"]
