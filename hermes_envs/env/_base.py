@@ -20,12 +20,14 @@ import traceback
 import uuid
 import weakref
 from abc import abstractmethod
+from collections.abc import Iterable
 from typing import Any
 
 from atroposlib.envs.base import BaseEnv, ScoredDataGroup, ScoredDataItem
 from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
 from hermes_envs._chat import assistant_turns
+from hermes_envs._json_types import JSONObject, Message
 from hermes_envs.agent import AgentResult, HermesAgentLoop
 from hermes_envs.env._config import HermesAgentEnvConfig
 from hermes_envs.env._display import format_trajectory
@@ -40,6 +42,7 @@ from hermes_envs.env._server_errors import (
     unreachable_message,
 )
 from hermes_envs.env._trajectory import managed_tokens, tokenize_transcript
+from hermes_envs.env._types import Item
 from hermes_envs.env.distributions import sample_toolsets
 from hermes_envs.errors import ConfigError, HermesEnvsError
 
@@ -52,10 +55,10 @@ class RewardTypeError(HermesEnvsError, TypeError):
     """``compute_reward`` returned something that is not a number."""
 
 
-_CURRENT_ENV: weakref.ReferenceType[Any] | None = None
+_CURRENT_ENV: weakref.ReferenceType[HermesAgentBaseEnv] | None = None
 
 
-def _set_current_env(env: Any) -> None:
+def _set_current_env(env: HermesAgentBaseEnv) -> None:
     global _CURRENT_ENV
     _CURRENT_ENV = weakref.ref(env)
 
@@ -76,18 +79,18 @@ _GROUP_SERVER_ERRORS: contextvars.ContextVar[list[str] | None] = contextvars.Con
 )
 
 # The tools resolved for the group being collected, so every rollout of a group is offered the same tools.
-_GROUP_TOOLS: contextvars.ContextVar[tuple[list[dict], set[str]] | None] = contextvars.ContextVar(
+_GROUP_TOOLS: contextvars.ContextVar[tuple[list[JSONObject], set[str]] | None] = contextvars.ContextVar(
     "hermes_group_tools", default=None
 )
 
 
-class HermesAgentBaseEnv(BaseEnv):
+class HermesAgentBaseEnv(BaseEnv):  # type: ignore[misc]  # atroposlib ships no py.typed: BaseEnv is Any
     """Base class for tool-calling agent environments (see the module docstring for what it does for you)."""
 
     name: str | None = None
     env_config_cls = HermesAgentEnvConfig
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         for attr in ENV_ENTRY_POINTS:
             fn = cls.__dict__.get(attr)
@@ -135,8 +138,8 @@ class HermesAgentBaseEnv(BaseEnv):
         #: Upstream's names, which envs written for upstream read and write: the tools of the group being collected
         #: (set by collect_trajectories), and one ``{turn, tool, args, error, result}`` per tool error since the
         #: last wandb_log (an env's own collect_trajectory may append its own).
-        self._current_group_tools: tuple[list[dict], set[str]] | None = None
-        self._tool_error_buffer: list[dict[str, Any]] = []
+        self._current_group_tools: tuple[list[JSONObject], set[str]] | None = None
+        self._tool_error_buffer: list[JSONObject] = []
         self.reward_error_count = 0
         self.reward_errors: list[str] = []
         self.server_error_groups = 0  # groups dropped because a rollout's model call failed
@@ -145,15 +148,15 @@ class HermesAgentBaseEnv(BaseEnv):
 
     # ----------------------------------------------------------------- what subclasses write
     @abstractmethod
-    def format_prompt(self, item: Any) -> str:
+    def format_prompt(self, item: Item) -> str:
         """Turn a dataset item into the user message (synchronous)."""
 
     @abstractmethod
-    async def compute_reward(self, item: Any, result: AgentResult, ctx: Any) -> float:
+    async def compute_reward(self, item: Item, result: AgentResult, ctx: Any) -> float:
         """Score one rollout; ``result`` is an :class:`AgentResult` object, ``ctx`` a ToolContext on its sandbox."""
 
     # ----------------------------------------------------------------- tools
-    def _resolve_tools_for_group(self) -> tuple[list[dict], set[str]]:
+    def _resolve_tools_for_group(self) -> tuple[list[JSONObject], set[str]]:
         """Tool schemas and valid names for one group, honouring enabled/disabled toolsets and ``distribution``."""
         from hermes_envs.tools import registry
 
@@ -164,7 +167,7 @@ class HermesAgentBaseEnv(BaseEnv):
         schemas, names = registry.resolve(enabled, self.config.disabled_toolsets)
         return schemas, names
 
-    def _tools(self) -> tuple[list[dict], set[str]]:
+    def _tools(self) -> tuple[list[JSONObject], set[str]]:
         """This group's tools: those our collect_trajectories resolved (per group, even for concurrent groups),
         else ``_current_group_tools`` (an env's own collect_trajectories sets it, as upstream's does), else new."""
         return _GROUP_TOOLS.get() or self._current_group_tools or self._resolve_tools_for_group()
@@ -179,9 +182,9 @@ class HermesAgentBaseEnv(BaseEnv):
         return self._is_managed()
 
     # ----------------------------------------------------------------- rollouts
-    def initial_messages(self, item: Any) -> list[dict[str, Any]]:
+    def initial_messages(self, item: Item) -> list[Message]:
         """The system prompt (when configured) and the user prompt of ``item``."""
-        messages: list[dict[str, Any]] = []
+        messages: list[Message] = []
         if self.config.system_prompt:
             messages.append({"role": "system", "content": self.config.system_prompt})
         messages.append({"role": "user", "content": prompt_content(self, item)})
@@ -189,16 +192,16 @@ class HermesAgentBaseEnv(BaseEnv):
 
     async def run_agent(
         self,
-        messages: list[dict[str, Any]],
+        messages: list[Message],
         *,
         task_id: str | None = None,
         temperature: float | None = None,
-        tools: tuple[list[dict], set[str]] | None = None,
+        tools: tuple[list[JSONObject], set[str]] | None = None,
         max_turns: int | None = None,
     ) -> AgentResult:
         """Run the agent loop on ``messages`` with this env's tools and settings (also for ``evaluate``)."""
         schemas, names = tools or self._tools()
-        kwargs: dict[str, Any] = {
+        kwargs: JSONObject = {
             "max_turns": max_turns or self.config.max_agent_turns,
             "task_id": task_id or str(uuid.uuid4()),
             "temperature": self.config.agent_temperature if temperature is None else temperature,
@@ -223,7 +226,7 @@ class HermesAgentBaseEnv(BaseEnv):
                 managed.reset()
         return await HermesAgentLoop(self.server, schemas, names, **kwargs).run(messages)
 
-    async def score_rollout(self, item: Any, result: AgentResult, task_id: str) -> float:
+    async def score_rollout(self, item: Item, result: AgentResult, task_id: str) -> float:
         """Call ``compute_reward`` with a ToolContext on the rollout's sandbox; always clean the sandbox up."""
         from hermes_envs.tools import ToolContext, cleanup_sandbox
 
@@ -252,7 +255,7 @@ class HermesAgentBaseEnv(BaseEnv):
         finally:
             cleanup_sandbox(task_id)
 
-    def _check_score(self, score: Any) -> float:
+    def _check_score(self, score: float) -> float:
         try:
             value = float(score)
         except (TypeError, ValueError):
@@ -264,7 +267,7 @@ class HermesAgentBaseEnv(BaseEnv):
             logger.error("compute_reward returned %r; a non-finite score poisons the training batch", score)
         return value
 
-    async def collect_trajectory(self, item: Any) -> tuple[ScoredDataItem | None, list[Any]]:
+    async def collect_trajectory(self, item: Item) -> tuple[ScoredDataItem | None, list[Item]]:
         """One rollout of ``item``: agent loop, reward, tokens and masks.
 
         A rollout that ended because the model server failed (``termination == "api_error"``) returns ``None``:
@@ -312,7 +315,7 @@ class HermesAgentBaseEnv(BaseEnv):
         )
         return scored, []
 
-    async def collect_trajectories(self, item: Any) -> tuple[ScoredDataGroup | None, list[Any]]:
+    async def collect_trajectories(self, item: Item) -> tuple[ScoredDataGroup | None, list[Item]]:
         """``group_size`` concurrent rollouts of ``item``, all offered the same tools (resolved once per group).
 
         A group in which any rollout failed on the model server is dropped (``None``) with one warning: atroposlib
@@ -331,7 +334,7 @@ class HermesAgentBaseEnv(BaseEnv):
         finally:
             _GROUP_SERVER_ERRORS.reset(errors_token)
             _GROUP_TOOLS.reset(token)
-        backlog: list[Any] = [extra for _scored, extras in results for extra in extras]
+        backlog: list[Item] = [extra for _scored, extras in results for extra in extras]
         if server_errors:
             self._drop_group_on_server_errors(server_errors)
             return None, backlog
@@ -393,7 +396,7 @@ class HermesAgentBaseEnv(BaseEnv):
             first = failed[0].error or "model call failed"
             logger.warning("%s", eval_failure_message(self.server, len(failed), len(seen), first))
 
-    async def evaluate_log(self, metrics: dict, *args: Any, **kwargs: Any) -> None:
+    async def evaluate_log(self, metrics: JSONObject, *args: Any, **kwargs: Any) -> None:
         """atroposlib's eval log, plus ``eval/api_errors``: eval rollouts (so far) that failed on the model server."""
         from hermes_envs.agent._observe import watched_results
 
@@ -403,7 +406,7 @@ class HermesAgentBaseEnv(BaseEnv):
             metrics = {**metrics, "eval/api_errors": failed, "eval/rollouts": len(seen or [])}
         await super().evaluate_log(metrics, *args, **kwargs)
 
-    async def evaluate_items(self, items: Any, metric: str = "eval/accuracy") -> float:
+    async def evaluate_items(self, items: Iterable[Item], metric: str = "eval/accuracy") -> float:
         """The usual ``evaluate()`` body: each item through the agent loop with this env's tools at temperature 0,
         scored by ``compute_reward`` on the rollout's own sandbox (cleaned up after), the mean logged as ``metric``
         with ``evaluate_log``; returns the mean. Envs that need more (several metrics, samples) keep their own loop."""
@@ -425,11 +428,11 @@ class HermesAgentBaseEnv(BaseEnv):
 
     # ----------------------------------------------------------------- metrics
     @staticmethod
-    def _format_trajectory_for_display(messages: list[dict[str, Any]]) -> str:
+    def _format_trajectory_for_display(messages: list[Message]) -> str:
         """A rollout's messages as readable text (upstream's name; see :mod:`hermes_envs.env._display`)."""
         return format_trajectory(messages)
 
-    async def add_rollouts_for_wandb(self, scored_data: Any, item: Any = None) -> None:
+    async def add_rollouts_for_wandb(self, scored_data: Any, item: Item = None) -> None:
         """Keep rollouts for wandb's table as formatted transcripts (tool calls visible), not decoded tokens."""
         if not isinstance(scored_data, dict):  # a list of groups: log each
             for group in scored_data or []:
@@ -454,7 +457,7 @@ class HermesAgentBaseEnv(BaseEnv):
         if len(self.rollouts_for_wandb) > self.config.num_rollouts_to_keep:
             self.rollouts_for_wandb.pop(0)
 
-    async def wandb_log(self, wandb_metrics: dict | None = None) -> None:
+    async def wandb_log(self, wandb_metrics: JSONObject | None = None) -> None:
         """Add tool-error and reward-error counts, then log through atroposlib."""
         wandb_metrics = dict(wandb_metrics or {})
         if self.tool_error_buffer or self._tool_error_buffer:

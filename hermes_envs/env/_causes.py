@@ -14,9 +14,11 @@ import builtins
 import contextlib
 import importlib.util
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from importlib.machinery import ModuleSpec
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 #: Top-level packages of hermes-agent's surface (upstream's module layout). hermes-envs provides part of it; a module
@@ -80,11 +82,11 @@ def recording_imports(namespace: dict[str, Any], path: Path) -> Iterator[list[Fa
 
     def importing(
         name: str,
-        globals: dict[str, Any] | None = None,
-        locals: Any = None,
-        fromlist: Any = (),
+        globals: Mapping[str, object] | None = None,
+        locals: Mapping[str, object] | None = None,
+        fromlist: Sequence[str] | None = (),
         level: int = 0,
-    ) -> Any:
+    ) -> ModuleType:
         if globals is not namespace:
             return original(name, globals, locals, fromlist, level)
         frame = sys._getframe(1)
@@ -107,7 +109,7 @@ def recording_imports(namespace: dict[str, Any], path: Path) -> Iterator[list[Fa
             record(line, where, where, wanted, f"ImportError: cannot import name {wanted!r} from {where!r}")
         return module
 
-    builtins.__import__ = importing  # type: ignore[assignment]  # same call contract, looser parameter types
+    builtins.__import__ = importing  # same call contract (fromlist None: a plain `import x`)
     try:
         yield failed
     finally:
@@ -126,14 +128,14 @@ def own_package_root(path: Path) -> Path | None:
     return folder
 
 
-def _find_spec(name: str) -> Any:
+def _find_spec(name: str) -> ModuleSpec | None:
     try:
         return importlib.util.find_spec(name)
     except (ImportError, ValueError, AttributeError):
         return None
 
 
-def _is_ours(spec_or_module: Any) -> bool:
+def _is_ours(spec_or_module: object) -> bool:
     """True when the module is hermes-envs' own (its upstream-layout package or a stand-in)."""
     origin = getattr(spec_or_module, "origin", None) or getattr(spec_or_module, "__file__", None) or ""
     if getattr(spec_or_module, "__hermes_envs_stand_in__", False):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from atroposlib.envs.base import BaseEnvConfig
 from pydantic import Field, field_validator
 
+from hermes_envs._json_types import JSONObject
 from hermes_envs.agent.budget import (
     DEFAULT_PREVIEW_SIZE_CHARS,
     DEFAULT_RESULT_SIZE_CHARS,
@@ -19,7 +18,7 @@ from hermes_envs.errors import ConfigError
 __all__ = ["HermesAgentEnvConfig"]
 
 
-class HermesAgentEnvConfig(BaseEnvConfig):
+class HermesAgentEnvConfig(BaseEnvConfig):  # type: ignore[misc]  # atroposlib ships no py.typed: Any base
     """Settings of a tool-calling agent environment; every field is also a ``--env.<field>`` CLI flag."""
 
     enabled_toolsets: list[str] | None = Field(
@@ -89,7 +88,7 @@ class HermesAgentEnvConfig(BaseEnvConfig):
     tool_call_parser: str = Field(
         default="hermes", description="Parser for tool calls written as text (Phase 2)."
     )
-    extra_body: dict[str, Any] | None = Field(
+    extra_body: JSONObject | None = Field(
         default=None, description="Extra JSON sent with every model request."
     )
     raise_on_reward_error: bool = Field(

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from hermes_envs._json_types import JSONValue, Message
 from hermes_envs._text import clip
 
 __all__ = ["ARGUMENTS_CHARS", "REASONING_CHARS", "RESULT_CHARS", "format_trajectory"]
@@ -14,13 +13,13 @@ ARGUMENTS_CHARS = 200
 RESULT_CHARS = 500
 
 
-def _text(content: Any) -> str:
+def _text(content: JSONValue) -> str:
     if isinstance(content, list):  # content parts
         return "".join(p.get("text", "") for p in content if isinstance(p, dict))
     return "" if content is None else str(content)
 
 
-def format_trajectory(messages: list[dict[str, Any]]) -> str:
+def format_trajectory(messages: list[Message]) -> str:
     """``[SYSTEM]`` / ``[USER]`` / ``[ASSISTANT]`` / ``[TOOL CALL] name(args)`` / ``[TOOL RESULT]`` blocks."""
     parts: list[str] = []
     for msg in messages:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any
+from typing import Protocol
+
+from hermes_envs.agent.result import AgentResult
 
 __all__ = ["ENV_ENTRY_POINTS", "in_env_context", "watching_eval"]
 
@@ -28,14 +30,14 @@ ENV_ENTRY_POINTS = (
 )
 
 
-def in_env_context(fn: Any) -> Any:
+def in_env_context(fn: object) -> object:
     """Wrap the coroutine method ``fn`` so it runs with its env's model endpoint and sandbox settings bound for
     the tools."""
     if not inspect.iscoroutinefunction(fn) or getattr(fn, "_hermes_env_context", False):
         return fn
 
     @functools.wraps(fn)
-    async def bound(self: Any, *args: Any, **kwargs: Any) -> Any:
+    async def bound(self: object, *args: object, **kwargs: object) -> object:
         from hermes_envs.tools.sandbox import using_config
         from hermes_envs.tools.toolsets.model import using_model_endpoint
 
@@ -49,13 +51,19 @@ def in_env_context(fn: Any) -> Any:
     return bound
 
 
-def watching_eval(fn: Any) -> Any:
+class _EvalEnv(Protocol):
+    """The env an ``evaluate`` runs on: it reports the watched rollouts that failed on the model server."""
+
+    def _report_eval_server_errors(self, seen: list[AgentResult]) -> None: ...
+
+
+def watching_eval(fn: object) -> object:
     """Wrap an ``evaluate`` so eval rollouts that failed on the model server are counted and reported once."""
     if not inspect.iscoroutinefunction(fn) or getattr(fn, "_hermes_eval_watched", False):
         return fn
 
     @functools.wraps(fn)
-    async def watched(self: Any, *args: Any, **kwargs: Any) -> Any:
+    async def watched(self: _EvalEnv, *args: object, **kwargs: object) -> object:
         from hermes_envs.agent._observe import watch_results
 
         with watch_results() as seen:

@@ -15,6 +15,7 @@ from typing import Any
 
 from atroposlib.envs.server_handling.managed_server import ManagedServer
 
+from hermes_envs._json_types import JSONObject, Message
 from hermes_envs.parsers import get_parser
 from hermes_envs.parsers.invoke import parse_with
 
@@ -34,7 +35,7 @@ class ParserTranslator:
         self.call_id_to_raw_text: dict[str, str] = {}
 
     def parse_model_output(
-        self, raw_text: str, tool_choice: str | None = None, tools: list[dict] | None = None
+        self, raw_text: str, tool_choice: str | None = None, tools: list[JSONObject] | None = None
     ) -> tuple[str | None, list[Any] | None, str]:
         """``(content, tool_calls, finish_reason)`` of one raw model output."""
         # ManagedServer decodes with special tokens kept when tools are active; the reply's content must not
@@ -55,7 +56,9 @@ class ParserTranslator:
             return text[: -len(eos)]
         return text
 
-    def reconstruct_raw_text_from_tool_calls(self, tool_calls: list[dict], content: str | None = None) -> str:
+    def reconstruct_raw_text_from_tool_calls(
+        self, tool_calls: list[JSONObject], content: str | None = None
+    ) -> str:
         """The raw text behind an assistant turn's tool calls: exact when we parsed it, else re-rendered."""
         if not tool_calls:
             return content or ""
@@ -70,7 +73,7 @@ class ParserTranslator:
             calls.append({"id": tc.get("id", ""), "type": "function", "function": fn})
         return self.parser.render(content or None, calls)
 
-    def convert_messages_for_template(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def convert_messages_for_template(self, messages: list[Message]) -> list[Message]:
         """Assistant turns with tool calls become their raw text, so the template renders what the model said."""
         out = []
         for msg in messages:
@@ -83,10 +86,11 @@ class ParserTranslator:
 
     def decode_with_tool_awareness(self, token_ids: list[int], has_tools: bool = False) -> str:
         """Decode keeping special tokens when tools are active (tool markup may be special tokens)."""
-        return self.tokenizer.decode(token_ids, skip_special_tokens=not has_tools)
+        text: str = self.tokenizer.decode(token_ids, skip_special_tokens=not has_tools)
+        return text
 
 
-class HermesManagedServer(ManagedServer):
+class HermesManagedServer(ManagedServer):  # type: ignore[misc]  # atroposlib ships no py.typed: Any base
     """ManagedServer whose tool-call translation uses the hermes-envs parser named ``tool_parser``."""
 
     def __init__(
@@ -101,7 +105,7 @@ class HermesManagedServer(ManagedServer):
         return self._hermes_translator
 
 
-def pick_server(server_manager: Any) -> Any:
+def pick_server(server_manager: object) -> object:
     """The healthy server with the most free slots (ServerManager's own choice for managed_server)."""
     servers = list(getattr(server_manager, "servers", []))
     healthy = [s for s in servers if getattr(s, "server_healthy", True)] or servers

@@ -8,19 +8,29 @@ warning later, printed from wherever the garbage collector happened to be.
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import Protocol
 
+from hermes_envs._json_types import JSONValue, Message
+from hermes_envs.env._types import Item
 from hermes_envs.errors import ArgumentTypeError
 
 __all__ = ["coroutine_name", "format_prompt_of", "initial_messages_of", "prompt_content"]
 
 
-def coroutine_name(value: Any) -> str:
+def coroutine_name(value: object) -> str:
     """The function a coroutine came from (``AsyncPromptEnv.format_prompt``)."""
     return getattr(value, "__qualname__", None) or type(value).__name__
 
 
-def format_prompt_of(env: Any, item: Any) -> Any:
+class PromptEnv(Protocol):
+    """An env that writes a prompt for an item (every upstream-layout env): ``format_prompt(item)``."""
+
+    def format_prompt(self, item: Item) -> object: ...
+
+
+# JSONValue: the prompt is a message's content (text or content parts); a coroutine, from a format_prompt wrongly
+# written async, comes back closed and the callers report it by type
+def format_prompt_of(env: PromptEnv, item: Item) -> JSONValue:
     """``env.format_prompt(item)``, with a returned coroutine closed (never run): callers report it by type."""
     prompt = env.format_prompt(item)
     if inspect.iscoroutine(prompt):
@@ -28,7 +38,7 @@ def format_prompt_of(env: Any, item: Any) -> Any:
     return prompt
 
 
-def prompt_content(env: Any, item: Any) -> Any:
+def prompt_content(env: PromptEnv, item: Item) -> JSONValue:
     """The user message content for ``item``; a coroutine is refused with the fix (format_prompt must be sync)."""
     prompt = format_prompt_of(env, item)
     if inspect.iscoroutine(prompt):
@@ -40,12 +50,13 @@ def prompt_content(env: Any, item: Any) -> Any:
     return prompt
 
 
-def initial_messages_of(env: Any, item: Any) -> list[dict[str, Any]]:
+def initial_messages_of(env: PromptEnv, item: Item) -> list[Message]:
     """The messages a rollout of ``item`` starts from: the env's ``initial_messages(item)`` when it has one (every
     HermesAgentBaseEnv), else the config's system prompt (if any) and ``format_prompt(item)`` as the user turn."""
     build = getattr(env, "initial_messages", None)
     if build is not None:
-        return build(item)
+        messages_of_item: list[Message] = build(item)
+        return messages_of_item
     messages = []
     system = getattr(getattr(env, "config", None), "system_prompt", None)
     if system:

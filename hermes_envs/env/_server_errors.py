@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import urllib.request
-from typing import Any
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from hermes_envs.agent import AgentResult
@@ -36,7 +36,7 @@ def failed_on_server(result: AgentResult) -> bool:
     return getattr(result, "termination", None) == "api_error"
 
 
-def server_urls(server_manager: Any) -> list[str]:
+def server_urls(server_manager: object) -> list[str]:
     """The distinct base URLs of an atroposlib ``ServerManager``'s servers (what ``--openai.base_url`` set)."""
     urls: list[str] = []
     for server in getattr(server_manager, "servers", None) or []:
@@ -64,7 +64,7 @@ def _kind(error: str) -> tuple[str, str]:
     return "the model call raised", _START
 
 
-def dropped_group_message(server_manager: Any, errors: list[str], group_size: int) -> str:
+def dropped_group_message(server_manager: object, errors: list[str], group_size: int) -> str:
     """One warning for a group dropped because ``len(errors)`` of its ``group_size`` rollouts hit server errors."""
     urls = ", ".join(server_urls(server_manager)) or "(no base_url configured)"
     first = errors[0] if errors else "unknown error"
@@ -76,7 +76,7 @@ def dropped_group_message(server_manager: Any, errors: list[str], group_size: in
     )
 
 
-def eval_failure_message(server_manager: Any, failed: int, total: int, first: str) -> str:
+def eval_failure_message(server_manager: object, failed: int, total: int, first: str) -> str:
     """The warning for an ``evaluate`` run in which ``failed`` of ``total`` rollouts hit server errors."""
     urls = ", ".join(server_urls(server_manager)) or "(no base_url configured)"
     what, fix = _kind(first)
@@ -117,7 +117,7 @@ async def _connect_error(url: str, timeout: float) -> str | None:
     return None
 
 
-async def unreachable_message(server_manager: Any, timeout: float = 5.0) -> str | None:
+async def unreachable_message(server_manager: object, timeout: float = 5.0) -> str | None:
     """The reason a ``process`` run cannot start when NO server of ``server_manager`` accepts a connection, else None.
 
     None as well when the manager has no URLs (nothing to check) or any one server might be reachable.
@@ -135,7 +135,13 @@ async def unreachable_message(server_manager: Any, timeout: float = 5.0) -> str 
     )
 
 
-def close_stopped_process(env: Any) -> None:
+class _StoppedEnv(Protocol):
+    """The env whose ``process`` run stopped: its ``config`` names the groups file (read defensively)."""
+
+    config: object
+
+
+def close_stopped_process(env: _StoppedEnv) -> None:
     """What atroposlib's ``process`` loop does at its end, for a run stopped early: close the groups file (the
     groups written so far are kept) and, when it holds any, render its viewer page."""
     writer = getattr(env, "jsonl_writer", None)

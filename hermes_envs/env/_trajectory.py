@@ -11,6 +11,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from hermes_envs._json_types import JSONObject, Message
+
 __all__ = ["MASKED", "managed_tokens", "tokenize_transcript", "transcript_spans"]
 
 logger = logging.getLogger(__name__)
@@ -18,12 +20,13 @@ logger = logging.getLogger(__name__)
 MASKED = -100
 
 
-def _render(tokenizer: Any, messages: list[dict[str, Any]], tools: list[dict] | None, gen: bool) -> str:
+def _render(tokenizer: Any, messages: list[Message], tools: list[JSONObject] | None, gen: bool) -> str:
     if getattr(tokenizer, "chat_template", None):
-        kwargs: dict[str, Any] = {"tokenize": False, "add_generation_prompt": gen}
+        kwargs: JSONObject = {"tokenize": False, "add_generation_prompt": gen}
         if tools:
             kwargs["tools"] = tools
-        return tokenizer.apply_chat_template(messages, **kwargs)
+        text: str = tokenizer.apply_chat_template(messages, **kwargs)  # tokenize=False: the rendered text
+        return text
     # No chat template: a plain, prefix-consistent rendering so training data still lines up.
     text = "".join(f"{m.get('role')}: {m.get('content') or ''}\n" for m in messages)
     return text + ("assistant: " if gen else "")
@@ -34,7 +37,7 @@ def _encode(tokenizer: Any, text: str) -> list[int]:
 
 
 def transcript_spans(
-    tokenizer: Any, messages: list[dict[str, Any]], tools: list[dict] | None = None
+    tokenizer: Any, messages: list[Message], tools: list[JSONObject] | None = None
 ) -> list[tuple[str, bool]]:
     """Split the rendered transcript into ``(text, trained)`` spans; ``trained`` marks what the model generated."""
     full = _render(tokenizer, messages, tools, gen=False)
@@ -60,7 +63,7 @@ def transcript_spans(
 
 
 def tokenize_transcript(
-    tokenizer: Any, messages: list[dict[str, Any]], tools: list[dict] | None = None
+    tokenizer: Any, messages: list[Message], tools: list[JSONObject] | None = None
 ) -> tuple[list[int], list[int]]:
     """Return ``(tokens, masks)`` of equal length; masks hold the token id where trained and -100 elsewhere."""
     tokens: list[int] = []
@@ -72,7 +75,7 @@ def tokenize_transcript(
     return tokens, masks
 
 
-def managed_tokens(managed_state: dict[str, Any] | None) -> tuple[list[int], list[int], list[float]] | None:
+def managed_tokens(managed_state: JSONObject | None) -> tuple[list[int], list[int], list[float]] | None:
     """Tokens, masks and logprobs of the last node of a ManagedServer state (Phase 2), or None when absent."""
     if not managed_state:
         return None
