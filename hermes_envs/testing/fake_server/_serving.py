@@ -118,6 +118,7 @@ class LoopRun:
             self.error = e
             self.sock.close()
             loop.close()
+            asyncio.set_event_loop(None)
             self.done = True
             self.settled.set()
             return
@@ -136,6 +137,7 @@ class LoopRun:
             finally:
                 self.sock.close()
                 loop.close()
+                asyncio.set_event_loop(None)  # no closed loop left as the thread's current one
                 self.done = True
 
     def stop(self) -> None:
