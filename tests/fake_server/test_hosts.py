@@ -160,3 +160,17 @@ def test_a_run_stopped_before_it_serves_ends_as_soon_as_it_is_ready():
     ready: list[bool] = []
     run.run(lambda: ready.append(True))  # returns at once instead of serving forever
     assert ready == [True] and run.done and run.error is None and run.settled.is_set()
+
+
+@pytest.mark.parametrize("kind", HOSTS)
+def test_the_counts_cover_every_request_beyond_the_history_on_every_host(kind):
+    srv = FakeOpenAIServer([{"content": "scripted"}], history=1, process=kind == "process")
+
+    def three_requests_one_miss() -> tuple[int, int, int]:
+        ask(srv.url), ask(srv.url, SECOND_TURN), ask(srv.url)
+        return srv.request_count, srv.miss_count, len(srv.calls)
+
+    assert hosted(kind, srv, three_requests_one_miss) == (3, 1, 1)
+    assert (srv.request_count, srv.miss_count, len(srv.calls)) == (3, 1, 1)  # stopped: the same
+    srv.reset()
+    assert (srv.request_count, srv.miss_count, len(srv.calls)) == (0, 0, 0)

@@ -177,10 +177,12 @@ class ChildProcessHost(Host):
         super().__init__(model)
         self._settings = {name: encode_setting(name, value) for name, value in settings.items()}
         self._child: ServerProcess | None = None
+        self._counts = (0, 0)  # (requests, misses) the child had counted when it stopped
 
     def start(self, host: str, port: int) -> int:
         where = {"host": encode_setting("host", host), "port": encode_setting("port", port)}
         self.model.reset()  # the records of this run are the child's; the ones kept from the last run go
+        self._counts = (0, 0)
         child = ServerProcess({**where, **self._settings})
         try:
             port = child.start()
@@ -201,7 +203,7 @@ class ChildProcessHost(Host):
         child, self._child = self._child, None
         if child is None:
             return
-        calls, misses = child.stop()  # raises when the child died: its records are lost
+        calls, misses, self._counts = child.stop()  # raises when the child died: its records are lost
         self.model.calls.clear()  # keep the records readable after the server stopped
         self.model.calls.extend(calls)
         self.model.misses.clear()
@@ -228,6 +230,7 @@ class ChildProcessHost(Host):
             self._child.request("set_faults", encoded, seed)
 
     def reset(self) -> None:
+        self._counts = (0, 0)
         if self._child is not None:
             self._child.request("reset")
 
@@ -237,11 +240,17 @@ class ChildProcessHost(Host):
             return calls, misses
         return list(self.model.calls), list(self.model.misses)
 
+    def _counted(self) -> tuple[int, int]:
+        if self._child is not None:
+            requests, misses = self._child.request("counts")
+            return int(requests), int(misses)
+        return self._counts
+
     def request_count(self) -> int:
-        return len(self.records()[0])  # the calls kept (the child's counters stay in the child)
+        return self._counted()[0]
 
     def miss_count(self) -> int:
-        return len(self.records()[1])
+        return self._counted()[1]
 
     def transport(self, module: Any) -> Any:
         raise ValueError(

@@ -38,14 +38,12 @@ class RecordedCalls:
 
     @property
     def request_count(self) -> int:
-        """Requests received since the start (or ``reset()``), however few :attr:`calls` the history keeps (in
-        process mode: the calls kept)."""
+        """Requests received since the start (or ``reset()``), however few :attr:`calls` the history keeps."""
         return self._hosting.request_count()
 
     @property
     def miss_count(self) -> int:
-        """Misses since the start (or ``reset()``), however few :attr:`misses` the history keeps (in process mode:
-        the misses kept)."""
+        """Misses since the start (or ``reset()``), however few :attr:`misses` the history keeps."""
         return self._hosting.miss_count()
 
     def calls_to(self, route: str) -> list[Call]:
