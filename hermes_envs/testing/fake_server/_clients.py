@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._transport import transport_class
+if TYPE_CHECKING:
+    from ._hosts import Host
 
 __all__ = ["IN_PROCESS_BASE_URL", "ServerClients"]
 
@@ -14,12 +15,12 @@ IN_PROCESS_BASE_URL = "http://fake-openai.invalid/v1"
 class ServerClients:
     """``openai`` clients pointed at the server, over HTTP or through an in-process transport (no socket).
 
-    The server provides ``_model``, ``_process_settings`` (None unless ``process=True``) and ``base_url``.
+    The server provides ``_hosting`` (its Host, which builds the transport or says why it has none) and
+    ``base_url``.
     """
 
-    _model: Any
-    _process_settings: dict[str, bytes] | None
-    if TYPE_CHECKING:  # (the server's property)
+    if TYPE_CHECKING:  # (the server's attribute and property)
+        _hosting: Host
 
         @property
         def base_url(self) -> str: ...
@@ -28,17 +29,11 @@ class ServerClients:
         """An in-process transport (sync and async) for ``httpx2`` or ``httpx`` clients (default: the one the
         installed openai SDK takes): no socket, no
         thread; the same routes, records and faults as the HTTP server."""
-        if self._process_settings is not None:
-            raise ValueError(
-                "FakeOpenAIServer(process=True) serves over HTTP from another process, so it has no in-process "
-                "transport.\nFix: point the client at .base_url (async_client() without in_process=True), or use "
-                "process=False for an in-process transport."
-            )
         if module is None:
             from hermes_envs._http_client import sdk_http_module
 
             module = sdk_http_module()
-        return transport_class(module)(self._model)
+        return self._hosting.transport(module)
 
     def async_client(self, *, in_process: bool = False, max_retries: int = 0, **kwargs: Any) -> Any:
         """An ``openai.AsyncOpenAI`` pointed at this server (over HTTP, or in-process with ``in_process=True``)."""

@@ -141,12 +141,12 @@ class ServerProcess:
             f"Its stderr ended with:\n{err or '(nothing)'}"
         )
 
-    def stop(self) -> tuple[list[Any], list[str]]:
-        """Stop the child and return its final ``(calls, misses)``.
+    def stop(self) -> tuple[list[Any], list[str], tuple[int, int]]:
+        """Stop the child and return its final ``(calls, misses, (request_count, miss_count))``.
 
         Raises RuntimeError when the child had died: its records are lost, and a test must not pass on them.
         """
-        records: tuple[list[Any], list[str]] = ([], [])
+        records: tuple[list[Any], list[str], tuple[int, int]] = ([], [], (0, 0))
         proc = self._proc
         if proc is None:
             return records

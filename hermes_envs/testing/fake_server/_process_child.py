@@ -1,5 +1,5 @@
 """The child side of ``FakeOpenAIServer(process=True)``: run as ``python -m`` by :class:`~.process.ServerProcess`, it
-serves a FakeOpenAIServer and answers the parent's commands (start, records, set, reset, stop) over stdin/stdout."""
+serves a FakeOpenAIServer and answers the parent's commands (start, records, counts, set, reset, stop) over stdin/stdout."""
 
 from __future__ import annotations
 
@@ -53,12 +53,14 @@ def _serve(stdin: IO[bytes], stdout: IO[bytes]) -> int:
                 srv = FakeOpenAIServer(**settings).start()
                 value: Any = srv.port
             elif op == "stop" and srv is None:  # the start failed: nothing to stop
-                write_message(stdout, ("ok", ([], [])))
+                write_message(stdout, ("ok", ([], [], (0, 0))))
                 return 0
             elif srv is None:
                 raise RuntimeError(f"the fake server process got {op!r} before 'start'")
             elif op == "records":
                 value = (srv.calls, srv.misses)
+            elif op == "counts":
+                value = (srv.request_count, srv.miss_count)
             elif op == "reset":
                 srv.reset()
                 value = None
@@ -71,7 +73,7 @@ def _serve(stdin: IO[bytes], stdout: IO[bytes]) -> int:
                 value = None
             elif op == "stop":
                 srv.stop()
-                write_message(stdout, ("ok", (srv.calls, srv.misses)))
+                write_message(stdout, ("ok", (srv.calls, srv.misses, (srv.request_count, srv.miss_count))))
                 return 0
             else:
                 raise RuntimeError(f"unknown command {op!r}")

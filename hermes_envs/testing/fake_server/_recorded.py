@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._records import Call
 from ._view import tool_names
+
+if TYPE_CHECKING:
+    from ._hosts import Host
 
 __all__ = ["CHAT_ROUTES", "RecordedCalls"]
 
@@ -15,17 +18,15 @@ CHAT_ROUTES = ("/v1/chat/completions", "/chat/completions")
 class RecordedCalls:
     """The server's records (:attr:`calls`, :attr:`misses`, :attr:`failures`) and the helpers tests assert with.
 
-    The server provides ``_model`` (its FakeModel) and ``_child`` (the serving process in process mode, else None).
+    The server provides ``_model`` (its FakeModel) and ``_hosting`` (its Host, which reads the served model's
+    records: ours, or the child process's while it serves).
     """
 
     _model: Any
-    _child: Any
+    _hosting: Host
 
     def _records(self) -> tuple[list[Call], list[str]]:
-        """(calls, misses): from the child process while it serves, else from our model."""
-        if self._child is not None:
-            return self._child.request("records")
-        return list(self._model.calls), list(self._model.misses)
+        return self._hosting.records()
 
     @property
     def calls(self) -> list[Call]:
@@ -37,18 +38,13 @@ class RecordedCalls:
 
     @property
     def request_count(self) -> int:
-        """Requests received since the start (or ``reset()``), however few :attr:`calls` the history keeps (in
-        process mode: the calls kept)."""
-        if self._child is not None:
-            return self.call_count
-        return int(self._model.received)
+        """Requests received since the start (or ``reset()``), however few :attr:`calls` the history keeps."""
+        return self._hosting.request_count()
 
     @property
     def miss_count(self) -> int:
         """Misses since the start (or ``reset()``), however few :attr:`misses` the history keeps."""
-        if self._child is not None:
-            return len(self.misses)
-        return int(self._model.missed)
+        return self._hosting.miss_count()
 
     def calls_to(self, route: str) -> list[Call]:
         """Calls to a route; ``"/v1/chat/completions"`` also matches the un-prefixed path."""
