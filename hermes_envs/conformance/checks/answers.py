@@ -108,6 +108,11 @@ def rendering_scores(s: EnvSession) -> list[Rendered]:
     "answer-renderings",
     "a correct answer scores the same in its other usual renderings",
     requires=SCORE_PREREQUISITES,
+    why=(
+        "Models write a correct answer many ways (1,234 / 5000 vs 5000.0 / paris / **42**); a reward that "
+        "scores only one spelling trains formatting, not the task, and punishes correct rollouts."
+    ),
+    fix="Normalise before comparing: strip markup, numbers as numbers with a tolerance, words case-insensitively.",
 )
 def answer_renderings(s: EnvSession) -> list[Finding]:
     """A reward that credits "Answer: 42" but not "Answer: 5000" for 5000.0, "1,234", "paris" for Paris, or "**42**": the
@@ -216,6 +221,11 @@ def tool_output_scores(s: EnvSession) -> list[Rendered]:
     "grades-model-answer",
     "the reward grades the model's answer, not a tool's output",
     requires=SCORE_PREREQUISITES,
+    why=(
+        "When the agent runs out of turns the last message is a tool result; grading messages[-1] credits a "
+        "tool's output (an echo of the answer) as the model's answer, so the policy learns to echo."
+    ),
+    fix="Grade the last assistant message with content (hermes_envs.final_response(result)).",
 )
 def grades_model_answer(s: EnvSession) -> list[Finding]:
     """A reward that reads ``result.messages[-1]`` (or any message) instead of the last assistant message: when the

@@ -120,7 +120,15 @@ _LISTED = (*SCORE_PREREQUISITES, "HC404", "HC406", "HC407", "HC410", "HC411")
 
 
 @check(
-    "HC412", "reward-fuzz", "a hypothesis search finds no transcript the reward misjudges", requires=_LISTED
+    "HC412",
+    "reward-fuzz",
+    "a hypothesis search finds no transcript the reward misjudges",
+    requires=_LISTED,
+    why=(
+        "A fixed list of probes catches the mistakes someone listed; a search over transcripts built from the "
+        "env's own items and tools finds the rest: credit for format words, refusals of a correct answer, crashes."
+    ),
+    fix="Credit only the answer itself, read from the last assistant message; see the smallest counterexample.",
 )
 def reward_fuzz(s: EnvSession) -> list[Finding]:
     """Rewards that a fixed list of probes does not trip: a transcript with no correct answer in it that scores as

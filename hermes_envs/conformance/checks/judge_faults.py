@@ -80,6 +80,14 @@ def _lowest_answered(run: CaseRun) -> str | None:
     # Not HC401-HC403 (agent-only: a raw env's judge runs in collect_trajectories); a reward that raises gives
     # no witness here anyway.
     requires=("HC201",),
+    why=(
+        "A reward that invents a score when its judge fails (0.5 'neutral', every rubric point met) pays every "
+        "rollout during an outage, refusals included: the policy trains on noise and nothing counts the failures."
+    ),
+    fix=(
+        "Let the judge's error propagate (the rollout is dropped and counted) or fall back only to checks the "
+        "reward makes itself; never return a fixed score or assume rubric points met when the judge call failed."
+    ),
 )
 def judge_outage(s: EnvSession) -> list[Finding]:
     """A reward that catches a failed judge call and returns a made-up score (0.5 "neutral", every rubric point

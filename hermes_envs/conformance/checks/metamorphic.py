@@ -534,6 +534,17 @@ def _judge_memory_relation(s: EnvSession) -> Finding | None:
     "reward-relations",
     "the reward obeys the relations every correct reward obeys (metamorphic)",
     requires=(*SCORE_PREREQUISITES, "HC404"),
+    why=(
+        "A reward is a function of the item and the answer the model gave: a score that moves with what was scored "
+        "before (a verdict cache keyed on the text alone), with the item get_next_item handed out last, with the "
+        "model's unspoken thoughts, or that spins on a hostile reply trains on noise or stalls the run; one that "
+        "keeps full credit for a hedged answer (several candidates, a superset) or a partial list teaches the "
+        "policy to hedge; one that scores another item's answer as well does not read the item."
+    ),
+    fix=(
+        "Grade one committed final answer against this item's own answer (the `item` argument), keep no state "
+        "between calls, score precision as well as recall, bound parsing."
+    ),
 )
 def reward_relations(s: EnvSession) -> list[Finding]:
     """Rewards whose score changes under transformations that cannot matter to any correct reward (the same

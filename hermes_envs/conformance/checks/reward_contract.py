@@ -33,7 +33,19 @@ def _reward_site(exc: BaseException) -> str:
     return ""
 
 
-@check("HC401", "result-is-object", "compute_reward uses AgentResult as an object", requires=("HC201",))
+@check(
+    "HC401",
+    "result-is-object",
+    "compute_reward uses AgentResult as an object",
+    requires=("HC201",),
+    why=(
+        "AgentResult is a dataclass and its messages and tool calls are dicts; dict access on the result, "
+        "made-up attributes (final_response, tool_calls, tools_used) or m.role / tc.function.name raise, and "
+        "upstream turns that into a silent 0.0 for every rollout. getattr(result, 'final_response', '') or "
+        "hasattr() of such a name never raises but always takes the fallback (a warning)."
+    ),
+    fix="Use result.messages / hermes_envs.final_response(result), m['content'], tc['function']['name'].",
+)
 def result_is_object(s: EnvSession) -> list[Finding]:
     """Rewards that index AgentResult like a dict, read final_response/tool_calls/tools_used (it has none), or read
     the message / tool-call dicts as objects; a getattr/hasattr fallback on such a name is a warning."""
@@ -91,6 +103,11 @@ def result_is_object(s: EnvSession) -> list[Finding]:
     "reward-never-raises",
     "compute_reward never raises on transcripts the loop can produce",
     requires=("HC201",),
+    why=(
+        "A reward that raises scores 0.0 (logged here, silent upstream): the model is punished for the "
+        "env's bug."
+    ),
+    fix="Handle empty content, tool errors, truncation and long outputs.",
 )
 def reward_never_raises(s: EnvSession) -> list[Finding]:
     """Rewards that crash on an empty reply, tool errors, max-turns truncation, unicode or a huge output."""
@@ -219,7 +236,17 @@ _RANGE_FIX = (
 )
 
 
-@check("HC403", "reward-range", "every score is a finite float in [0, 1]", requires=("HC201",))
+@check(
+    "HC403",
+    "reward-range",
+    "every score is a finite float in [0, 1]",
+    requires=("HC201",),
+    why=(
+        "The trainer expects finite floats in [0, 1]; bools, None, NaN, bonuses above 1 or 0-10 / 0-100 scales "
+        "break advantages."
+    ),
+    fix="Return float(...) clamped to [0, 1]; rescale other scales first.",
+)
 def reward_range(s: EnvSession) -> list[Finding]:
     """Scores that are None, a bool, a string, NaN/inf, or outside [0, 1] (the trainer expects 0..1 floats): from
     compute_reward on any transcript (negative controls, correct answers, the env's own examples, e.g. a brevity
@@ -282,6 +309,8 @@ def reward_range(s: EnvSession) -> list[Finding]:
     "no-mutation",
     "compute_reward does not mutate the messages or the item",
     requires=SCORE_PREREQUISITES,
+    why="The base tokenizes result.messages after the reward; an edit changes what is trained on.",
+    fix="Read without mutating; copy before editing.",
 )
 def no_mutation(s: EnvSession) -> list[Finding]:
     """Rewards that pop/append/edit ``result.messages`` or the item: the trainer then tokenizes a changed transcript;

@@ -104,7 +104,14 @@ def _doubt(scored: list[tuple[Any, float]], ceiling: float, good: dict[str, floa
     return ""
 
 
-@check("HC406", "controls-low", "negative controls score under the ceiling", requires=SCORE_PREREQUISITES)
+@check(
+    "HC406",
+    "controls-low",
+    "negative controls score under the ceiling",
+    requires=SCORE_PREREQUISITES,
+    why="If doing nothing, refusing or echoing earns credit, the policy learns that instead of the task.",
+    fix="Reward evidence of success only; keep the answer out of the prompt.",
+)
 def controls_low(s: EnvSession) -> list[Finding]:
     """A reward too lenient: doing nothing, refusing, echoing the prompt or spamming tools earns credit."""
     ceiling = s.settings.control_ceiling
@@ -212,6 +219,11 @@ def controls_low(s: EnvSession) -> list[Finding]:
     "reward-varies",
     "a correct answer scores above the controls (the reward can vary)",
     requires=SCORE_PREREQUISITES,
+    why=(
+        "If no answer can score above the controls, every group has equal scores and "
+        "ensure_scores_are_not_same drops it: nothing is learned."
+    ),
+    fix="Compare like with like; or ship conformance_transcripts() proving a good rollout scores higher.",
 )
 def reward_varies(s: EnvSession) -> list[Finding]:
     """A reward that never rewards a correct answer (type mismatch, wrong field): every group gets the same score

@@ -32,6 +32,8 @@ def eval_only(s: EnvSession) -> str | None:
     "smoke-group",
     "collect_trajectories gives group_size aligned tokens/masks/scores",
     requires=("HC201",),
+    why="atroposlib needs group_size aligned tokens/masks/scores; misalignment crashes or corrupts batches.",
+    fix="Build masks from the same tokenization as tokens.",
 )
 def smoke_group(s: EnvSession) -> list[Finding]:
     """A rollout group that crashes, is empty, has the wrong size, or tokens and masks of different lengths."""
@@ -218,6 +220,11 @@ def _prompt_span(
     "trainable-group",
     "prompt tokens masked, the model's tokens trained, tool messages kept",
     requires=("HC501",),
+    why=(
+        "Unmasked prompts train the model to write prompts; fully masked rollouts teach nothing; missing "
+        "tool messages hide what the model saw."
+    ),
+    fix="Mask prompt/tool tokens with -100; keep result.messages.",
 )
 def trainable_group(s: EnvSession) -> list[Finding]:
     """Masks that train on the prompt (or on nothing), and groups that drop the tool-role messages."""
@@ -291,6 +298,8 @@ def trainable_group(s: EnvSession) -> list[Finding]:
     "process-run",
     "a one-step atroposlib `process` run writes JSONL and HTML (slow)",
     requires=("HC501",),
+    why="The first real `process` run is where CLI wiring, config overrides and group writing meet.",
+    fix="Run `python env.py process` against `hermes-envs fake-server` and fix what breaks.",
 )
 def process_run(s: EnvSession) -> list[Finding]:
     """An env that passes in-process but fails under ``python env.py process`` (no or wrong cli() call, CLI
@@ -357,6 +366,11 @@ def process_run(s: EnvSession) -> list[Finding]:
     "groups-survive-send-filters",
     "atroposlib's send filters keep the env's groups (group size vs equal scores)",
     requires=("HC501",),
+    why=(
+        "atroposlib drops a group whose scores are all equal (ensure_scores_are_not_same): with group_size 1 "
+        "every group is dropped and the run trains on nothing."
+    ),
+    fix="group_size >= 2 (or ensure_scores_are_not_same=False for single rollouts).",
 )
 def groups_survive_send_filters(s: EnvSession) -> list[Finding]:
     """Settings under which atroposlib's ``handle_send_to_api`` drops every group, so a run trains on nothing:
