@@ -28,7 +28,6 @@ from hermes_envs.conformance._observations.scoring import (
     GoldProbes,
     ScoredProbes,
     ScoredRollout,
-    _short,
     item_key,
     numeric,
     score_rollout,
@@ -36,6 +35,7 @@ from hermes_envs.conformance._observations.scoring import (
 from hermes_envs.conformance._probes import play
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance._text import short
 from hermes_envs.env._prompt import initial_messages_of
 
 #: What every tool call raises in the fault runs: the tool backend is down, so no work happened.
@@ -193,7 +193,7 @@ def _judge_one(s: EnvSession, entry: ScoredRollout[Origin]) -> Finding | None:
     )
     message = (
         f"compute_reward should credit the outcome of the model's tool calls, not the calls it made; "
-        f"{entry.label} on item {_short(item, 90)} scored {shown}. The reward reads the tool calls in the transcript "
+        f"{entry.label} on item {short(item, 90)} scored {shown}. The reward reads the tool calls in the transcript "
         "(a failed tool call, a rejected or errored action, is credited as if the work was done)"
     )
     fix = (

@@ -18,10 +18,11 @@ from hermes_envs._chat import assistant_turns
 from hermes_envs.conformance._cases import Case, case_json
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
 from hermes_envs.conformance._observations.origin import GoldOrigin
-from hermes_envs.conformance._observations.scoring import GoldProbes, ScoredRollout, _short
+from hermes_envs.conformance._observations.scoring import GoldProbes, ScoredRollout
 from hermes_envs.conformance._observations.scoring import numeric as _numeric
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance._text import short
 
 #: Words a filler is made of: reasoning chatter with no digit and no answer in it.
 FILLER = (
@@ -328,9 +329,9 @@ def _finding(
         for m in messages
         if m.get("role") not in ("system", "user")
     ]
-    transcript = _short(shown, 400)
+    transcript = short(shown, 400)
     seed = s.settings.fuzz_seed
-    where = f"on item {_short(item, 90)} (hypothesis seed {seed}; smallest example found)"
+    where = f"on item {short(item, 90)} (hypothesis seed {seed}; smallest example found)"
     if kind == "credits":
         correct = [m for m in gold.result.messages if m.get("role") in ("system", "user")] + [
             {"role": "assistant", "content": gold.origin.answer}

@@ -17,12 +17,12 @@ from hermes_envs.conformance._findings import Finding, NotApplicable
 from hermes_envs.conformance._observations.scoring import (
     ScoredProbes,
     ScoredRollout,
-    _short,
     item_key,
     numeric,
 )
 from hermes_envs.conformance._registry import check
 from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance._text import short
 from hermes_envs.conformance.checks.faults import group_scores
 
 #: The HTTP status every judge request gets in the outage: a server error, the commonest outage.
@@ -123,7 +123,7 @@ def judge_outage(s: EnvSession) -> list[Finding]:
                 "HC506",
                 f"compute_reward should raise, or give no credit, when its judge fails; with every judge request "
                 f"failing (HTTP {OUTAGE_STATUS}, a judge outage) it scored {entry.label} — a reply with no answer "
-                f"— {float(first.scores[DOWN]):g} on item {_short(entry.item, 100)}, above control_ceiling "
+                f"— {float(first.scores[DOWN]):g} on item {short(entry.item, 100)}, above control_ceiling "
                 f"{ceiling:g}{versus}. The reward invents a score when the judge fails (a neutral or "
                 f"benefit-of-the-doubt fallback): during an outage every rollout earns it and no error is counted. "
                 f"Scores: {first.describe()}.",
@@ -209,7 +209,7 @@ def _raw_judge_outage(s: EnvSession) -> list[Finding]:
             "HC506",
             f"collect_trajectories should raise, drop the group, or give no credit when its judge fails; with every "
             f"judge request failing (HTTP {OUTAGE_STATUS}, a judge outage; {judged} request(s) quoting the reply) "
-            f"a group of refusals ({RAW_REFUSAL!r}) scored up to {down:g} on item {_short(item, 100)}, above "
+            f"a group of refusals ({RAW_REFUSAL!r}) scored up to {down:g} on item {short(item, 100)}, above "
             f"control_ceiling {ceiling:g}{versus}. The env invents a score when the judge fails (a neutral or "
             "benefit-of-the-doubt fallback): during an outage every rollout earns it and no error is counted.",
             "let the judge's error propagate, or return None for the group; never score a rollout with a fixed "

@@ -16,12 +16,12 @@ from hermes_envs.conformance._observations.scoring import (
     GoldProbes,
     ScoredProbes,
     ScoredRollout,
-    _short,
     numeric,
 )
 from hermes_envs.conformance._probes import PROBES, ContractViolation
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance._text import short
 
 
 def _reward_site(exc: BaseException) -> str:
@@ -378,14 +378,14 @@ def _reprompted_in_eval(s: EnvSession) -> list[Finding]:
             Finding(
                 "HC405",
                 f"compute_reward and evaluate() should leave the item unchanged; once evaluate() had scored item "
-                f"{_short(item)}, the item's prompt (format_prompt(item)) had changed from "
+                f"{short(item)}, the item's prompt (format_prompt(item)) had changed from "
                 f"...{before[start : start + 120]!r} to ...{after[start : start + 120]!r}: the env mutates its item "
                 "in place (a sort, an append, a pop in the reward or in evaluate()'s own bookkeeping), and the item "
                 "is shared (get_next_item and evaluate() hand the same object out again), so every later prompt "
                 "built from it changes (it can show the answer) and later rewards read the edited item.",
                 "read without changing: `sorted(item['rows'], ...)` instead of `item['rows'].sort(...)`, and copy "
                 "before editing (`item = copy.deepcopy(item)`).",
-                subject=f"item {_short(item, 60)} in evaluate()",
+                subject=f"item {short(item, 60)} in evaluate()",
             )
         ]
     return []
