@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_envs._chat import assistant_turns
 from hermes_envs.conformance._cases import Case, case_json
@@ -23,6 +23,9 @@ from hermes_envs.conformance._observations.scoring import numeric as _numeric
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance._text import short
+
+if TYPE_CHECKING:  # hypothesis is imported where the search runs
+    from hypothesis.strategies import SearchStrategy
 
 #: Words a filler is made of: reasoning chatter with no digit and no answer in it.
 FILLER = (
@@ -63,7 +66,7 @@ SLOW_SECONDS = 10.0  # far above a loaded machine's jitter: a wall-clock limit m
 
 def _transcripts(
     prompt_messages: list[dict[str, Any]], tools: list[str], answer: str | None, prefix: bool = True
-) -> Any:
+) -> SearchStrategy[list[dict[str, Any]]]:
     """A hypothesis strategy of message lists: the prompt, 0-2 tool turns, then a final reply (filler, or filler
     around ``answer`` when it is given; with ``prefix=False`` the reply is ``answer`` itself, up to punctuation)."""
     from hypothesis import strategies as st
@@ -264,7 +267,7 @@ class _Judge:
             raise AssertionError(problem)
 
 
-def _search(s: EnvSession, strategy: Any, judge: _Judge) -> dict[str, Any]:
+def _search(s: EnvSession, strategy: SearchStrategy[list[dict[str, Any]]], judge: _Judge) -> dict[str, Any]:
     """Run one hypothesis search of ``judge`` over ``strategy``; returns what it found (``last``)."""
     from hypothesis import HealthCheck, Phase, given, seed, settings
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from hermes_envs.conformance._cases import Case, CaseRun, case_json, run_case
 from hermes_envs.conformance._findings import Finding, NotApplicable
+from hermes_envs.conformance._observations.origin import Origin
 from hermes_envs.conformance._observations.scoring import (
     ScoredProbes,
     ScoredRollout,
@@ -38,10 +39,10 @@ DOWN = "judge down"
 NO_ANSWER = ("refusal", "empty_reply")
 
 
-def _witnesses(s: EnvSession) -> list[ScoredRollout]:
+def _witnesses(s: EnvSession) -> list[ScoredRollout[Origin]]:
     """The kit's no-answer rollouts (refusal, empty reply) whose scoring asked a model; one per item. Not the env's
     own bad transcripts: a wrong answer may earn partial credit from the reward's own checks, a refusal never."""
-    found: list[ScoredRollout] = []
+    found: list[ScoredRollout[Origin]] = []
     seen: set[str] = set()
     for entry in s.observe(ScoredProbes).rollouts:
         if entry.origin.probe not in NO_ANSWER or entry.model_requests <= 0 or item_key(entry.item) in seen:
@@ -51,7 +52,7 @@ def _witnesses(s: EnvSession) -> list[ScoredRollout]:
     return found
 
 
-def _case(entry: ScoredRollout, ceiling: float, compared: str | None) -> Case:
+def _case(entry: ScoredRollout[Origin], ceiling: float, compared: str | None) -> Case:
     messages = [dict(m) for m in entry.result.messages]
     holds: tuple[tuple[str, str, Any], ...] = ((DOWN, ">", ceiling),)
     if compared is not None:

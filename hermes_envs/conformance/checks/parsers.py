@@ -95,7 +95,7 @@ def parser_round_trip(s: EnvSession) -> list[Finding]:
 PLAIN_TEXT = "The answer is 42."
 
 
-def _parses_plain_text(parser: Any, name: str, schemas: list[dict]) -> list[Finding]:
+def _parses_plain_text(parser: Any, name: str, schemas: list[dict[str, Any]]) -> list[Finding]:
     """The contract's promise: ``parse(text)`` returns ``(content, tool_calls | None)``, plain text as ``(text, None)``."""
     from hermes_envs.parsers.invoke import parse_with
 

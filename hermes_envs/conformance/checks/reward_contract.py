@@ -168,7 +168,7 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
 _BUG_TYPES = (TypeError, AttributeError, NameError, ImportError)
 
 
-def judged_raise(entry: ScoredRollout) -> bool:
+def judged_raise(entry: ScoredRollout[Origin]) -> bool:
     """True when the reward raised after asking the model itself (a judge) and the exception is one a reply could
     cause (a ValueError/RuntimeError on an unparsable verdict): the kit scripted that reply, so the raise says
     nothing about the env. A TypeError/AttributeError/NameError stays a bug whatever the judge said."""
@@ -255,7 +255,7 @@ def reward_range(s: EnvSession) -> list[Finding]:
 
     findings = []
     seen: set[str] = set()
-    scored: list[tuple[str, str, ScoredRollout]] = []
+    scored: list[tuple[str, str, ScoredRollout[Origin]]] = []
     if s.is_hermes_env():
         scored += [
             (f"on probe {e.origin.probe!r}", f"probe {e.origin.probe}", e)

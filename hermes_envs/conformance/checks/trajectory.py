@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import subprocess
+from typing import Any
 
 from hermes_envs._chat import offered_tool_names
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
@@ -192,7 +193,10 @@ def _library_tokenizer_broken(s: EnvSession) -> str | None:
 
 
 def _prompt_span(
-    s: EnvSession, tokens: list[int], conversation: list | None, tools: list | None
+    s: EnvSession,
+    tokens: list[int],
+    conversation: list[dict[str, Any]] | None,
+    tools: list[dict[str, Any]] | None,
 ) -> int | None:
     """How many leading tokens of a rollout are its prompt (everything before the model's first turn, rendered with
     the env's tokenizer as the trainer sees it), or None when the rollout's tokens are not that rendering (another
