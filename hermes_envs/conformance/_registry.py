@@ -118,7 +118,8 @@ def check(
         missing = " and ".join(name for name, text in (("why", why), ("fix", fix)) if not text.strip())
         if missing:
             raise RegistryError(
-                f"check {check_id} ({fn.__qualname__}) should pass a non-empty {missing} to @check(...); got none. "
+                f"check {check_id} ({fn.__qualname__}) should pass a non-empty {missing} to @check(...); got "
+                f"{missing} empty or left out. "
                 'Fix: add why="why the bug matters for training" and fix="the usual fix": they are the check\'s '
                 "entry in docs/checks.md."
             )
