@@ -30,7 +30,8 @@ __all__ = [
 #: The checks every score-based reward check requires first: the scores exist, are floats, and are in range.
 SCORE_PREREQUISITES = ("HC401", "HC402", "HC403")
 
-#: A check takes the EnvSession (typed loosely here: the session imports this registry, not the reverse).
+#: A check takes the EnvSession (typed loosely here: the session imports this registry through its scheduler, and
+#: naming EnvSession here, even in an ``if TYPE_CHECKING:`` import, is a module cycle tests/test_layers.py refuses).
 CheckFn = Callable[[Any], "list[Finding]"]
 
 
