@@ -27,11 +27,20 @@ _LAZY: dict[str, str] = {
 }
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ below imports on first use
-    from hermes_envs.conformance._findings import Finding, Outcome, Severity, Status
-    from hermes_envs.conformance._registry import CHECK_REGISTRY, CHECKS, CheckInfo, all_checks, check
-    from hermes_envs.conformance._runner import ConformanceReport, run_conformance
-    from hermes_envs.conformance._session import EnvSession
-    from hermes_envs.conformance._settings import Settings
+    # (``X as X``: the explicit re-export mypy's no_implicit_reexport asks for, since ``__all__`` is computed)
+    from hermes_envs.conformance._findings import Finding as Finding
+    from hermes_envs.conformance._findings import Outcome as Outcome
+    from hermes_envs.conformance._findings import Severity as Severity
+    from hermes_envs.conformance._findings import Status as Status
+    from hermes_envs.conformance._registry import CHECK_REGISTRY as CHECK_REGISTRY
+    from hermes_envs.conformance._registry import CHECKS as CHECKS
+    from hermes_envs.conformance._registry import CheckInfo as CheckInfo
+    from hermes_envs.conformance._registry import all_checks as all_checks
+    from hermes_envs.conformance._registry import check as check
+    from hermes_envs.conformance._runner import ConformanceReport as ConformanceReport
+    from hermes_envs.conformance._runner import run_conformance as run_conformance
+    from hermes_envs.conformance._session import EnvSession as EnvSession
+    from hermes_envs.conformance._settings import Settings as Settings
 
 __all__ = sorted(_LAZY)
 

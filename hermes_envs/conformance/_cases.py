@@ -139,7 +139,8 @@ def transcript_result(messages: list[dict[str, Any]]) -> Any:
 def json_safe(value: Any) -> bool:
     """Whether ``value`` survives a JSON round trip unchanged (else a case cannot be written next to a report)."""
     try:
-        return json.loads(json.dumps(value)) == value
+        same: bool = json.loads(json.dumps(value)) == value
+        return same
     except (TypeError, ValueError):
         return False
 

@@ -97,7 +97,9 @@ def _libc() -> Any:
 def _mount(
     source: str | None, target: str, fstype: str | None, flags: int = 0, data: str | None = None
 ) -> None:
-    enc = lambda v: v.encode() if v is not None else None  # noqa: E731
+    def enc(v: str | None) -> bytes | None:
+        return v.encode() if v is not None else None
+
     if _libc().mount(enc(source), enc(target), enc(fstype), flags, enc(data)) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"mount {fstype or 'bind'} on {target}: {os.strerror(err)}")

@@ -236,7 +236,7 @@ class EnvUnderTest:
             getattr(cls, "compute_reward", None)
         )
 
-    def tools(self) -> tuple[list[dict], set[str]]:
+    def tools(self) -> tuple[list[dict[str, Any]], set[str]]:
         """The env's tools for a group (``_resolve_tools_for_group`` when it has one, else none).
 
         When resolving them raises (a toolset the kit lacks, say), that one cause is kept: HC802 reports it and the

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _CODE_SUFFIXES = (".py", ".pyc", ".so", ".pth", ".pyi")
@@ -108,7 +109,7 @@ def _from_framework() -> bool:
     return False
 
 
-def _hook(event: str, args: tuple) -> None:
+def _hook(event: str, args: tuple[Any, ...]) -> None:
     audit = FileAudit._active
     if audit is None or threading.get_ident() != audit._thread:
         return

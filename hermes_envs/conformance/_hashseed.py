@@ -175,7 +175,7 @@ if __name__ == "__main__":  # pragma: no cover - run in a subprocess by start_wo
     _work(*sys.argv[1:5])
 
 
-class _OrderedSet(set):
+class _OrderedSet(set[Any]):
     """A set whose iteration order is fixed by the kit (sorted by repr, or the reverse): two orders a salted
     hash could give in two processes, played in this one."""
 
@@ -189,7 +189,7 @@ class _ReversedSet(_OrderedSet):
     reverse = True
 
 
-class _OrderedFrozenSet(frozenset):
+class _OrderedFrozenSet(frozenset[Any]):
     reverse = False
 
     def __iter__(self) -> Iterator[Any]:

@@ -234,7 +234,7 @@ def _record(violations: list[str], message: str) -> None:
         violations.append(message)
 
 
-class _StrictToolCall(dict):
+class _StrictToolCall(dict[str, Any]):
     """A tool-call dict (or its ``function`` dict) that explains attribute access: ``tc.function.name`` is the
     guide's mistake #2 (the calls in ``result.messages`` are dicts, not OpenAI objects). Recorded like the
     AgentResult misuses, so a reward that swallows the AttributeError is still caught."""
@@ -296,7 +296,7 @@ class _StrictToolCall(dict):
         self._raised[name] = (self._violations, message)
         raise ContractViolation(message)
 
-    def __deepcopy__(self, memo: dict) -> dict:
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
         import copy
 
         return {k: copy.deepcopy(v, memo) for k, v in self.items()}

@@ -30,13 +30,15 @@ __all__ = [
 #: The checks every score-based reward check requires first: the scores exist, are floats, and are in range.
 SCORE_PREREQUISITES = ("HC401", "HC402", "HC403")
 
-#: A check takes the EnvSession (typed loosely here: the session imports this registry, not the reverse).
+#: A check takes the EnvSession (typed loosely here: the session imports this registry through its scheduler, and
+#: naming EnvSession here, even in an ``if TYPE_CHECKING:`` import, is a module cycle tests/test_layers.py refuses).
 CheckFn = Callable[[Any], "list[Finding]"]
 
 
 @dataclass(frozen=True)
 class CheckInfo:
-    """A registered check: id, short slug, what it catches (its docstring), severity, prerequisites."""
+    """A registered check: id, short slug, what it catches (its docstring), why that matters for training, the usual
+    fix, severity, prerequisites. docs/checks.md is generated from these fields alone."""
 
     id: str
     slug: str
@@ -45,6 +47,10 @@ class CheckInfo:
     severity: Severity
     requires: tuple[str, ...]
     fn: CheckFn
+    #: Why the bug matters for training (the "Why it matters" line of docs/checks.md).
+    why: str
+    #: The usual fix (the "Fix" line of docs/checks.md).
+    fix: str
     #: Run only under ``--thorough`` / ``--hermes-thorough`` (a costly oracle); skipped otherwise.
     thorough: bool = False
 
@@ -103,10 +109,21 @@ def check(
     severity: Severity = Severity.ERROR,
     requires: tuple[str, ...] = (),
     thorough: bool = False,
+    why: str = "",
+    fix: str = "",
 ) -> Callable[[CheckFn], CheckFn]:
-    """Register ``fn`` as check ``check_id``; its docstring says which bug it catches."""
+    """Register ``fn`` as check ``check_id``: its docstring says which bug it catches, ``why`` why that matters for
+    training and ``fix`` the usual fix (both required: they are the check's entry in docs/checks.md)."""
 
     def register(fn: CheckFn) -> CheckFn:
+        missing = " and ".join(name for name, text in (("why", why), ("fix", fix)) if not text.strip())
+        if missing:
+            raise RegistryError(
+                f"check {check_id} ({fn.__qualname__}) should pass a non-empty {missing} to @check(...); got "
+                f"{missing} empty or left out. "
+                'Fix: add why="why the bug matters for training" and fix="the usual fix": they are the check\'s '
+                "entry in docs/checks.md."
+            )
         info = CheckInfo(
             id=check_id,
             slug=slug,
@@ -116,6 +133,8 @@ def check(
             requires=requires,
             fn=fn,
             thorough=thorough,
+            why=why,
+            fix=fix,
         )
         CHECK_REGISTRY.register(
             check_id,

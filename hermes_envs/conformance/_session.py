@@ -143,7 +143,7 @@ class EnvSession:
         """True when the env follows the agent contract (format_prompt + compute_reward(item, result, ctx))."""
         return self.under_test.is_hermes_env()
 
-    def tools(self) -> tuple[list[dict], set[str]]:
+    def tools(self) -> tuple[list[dict[str, Any]], set[str]]:
         """The env's tools for a group (a resolution failure is kept and raised as Blocked)."""
         return self.under_test.tools()
 

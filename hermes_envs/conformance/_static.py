@@ -42,7 +42,8 @@ def static(check_id: str) -> Callable[[Callable[[Any], list[Finding]]], Callable
 
 
 def _tree(s: Any) -> ast.Module:
-    return ast.parse(s.path.read_text(encoding="utf-8"))
+    source: str = s.path.read_text(encoding="utf-8")
+    return ast.parse(source)
 
 
 def _base_names(cls: ast.ClassDef) -> list[str]:

@@ -125,7 +125,7 @@ class Tracer:
 
         class _TracedEnviron(environ_cls):  # type: ignore[misc,valid-type]
             def __getitem__(self, key: str) -> str:
-                value = super().__getitem__(key)
+                value: str = super().__getitem__(key)
                 if _is_secret_name(key):
                     tracer._secret(key)
                 return value

@@ -25,7 +25,7 @@ import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -167,7 +167,7 @@ def is_library_file(filename: str) -> bool:
     return resolved.startswith(_LIBRARY_ROOTS) or "site-packages" in resolved
 
 
-def _is_loop_iteration(code: Any) -> bool:
+def _is_loop_iteration(code: CodeType) -> bool:
     """The event loop's own "run one iteration" frame: what is above it started the loop, it does not hold it."""
     return code.co_name == "_run_once" and code.co_filename.endswith(("base_events.py", "uvloop/loop.pyx"))
 
@@ -229,7 +229,7 @@ class LoopWatchdog:
         self._sync_calls: list[tuple[float, float, str, bool]] = []
         self._sync_depth = 0
 
-    def _on_gc(self, phase: str, info: dict) -> None:
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             self._gc_started = time.perf_counter()
         elif self._gc_started:

@@ -1,4 +1,7 @@
-"""Generate docs/checks.md from the check registry and the catalogue: ``python -m hermes_envs.conformance.docs``.
+"""Generate docs/checks.md from the check registry: ``python -m hermes_envs.conformance.docs``.
+
+Each check's entry is its ``@check(...)``: the title, severity and prerequisites, what it catches (its docstring),
+why it matters and the usual fix (``why=`` / ``fix=``).
 
 ``tests/conformance/test_docs.py`` fails when the file is out of date (run this module to regenerate it).
 """
@@ -10,7 +13,6 @@ import sys
 from pathlib import Path
 
 import hermes_envs.conformance.checks  # noqa: F401  (registers the catalogue of checks)
-from hermes_envs.conformance._catalogue import CATALOGUE
 from hermes_envs.conformance._registry import all_checks
 from hermes_envs.conformance._settings import Settings
 
@@ -241,14 +243,13 @@ def render() -> str:
         if info.area != area:
             area = info.area
             out.append(f"### {info.id[:3]}xx — {area}\n")
-        why, fix = CATALOGUE[info.id]
         requires = f" Needs: {', '.join(info.requires)}." if info.requires else ""
         out.append(
             f"#### {info.id} `{info.slug}` ({info.severity.value})\n\n"
             f"**{info.title}.**{requires}\n\n"
             f"- **Catches:** {info.catches}\n"
-            f"- **Why it matters:** {why}\n"
-            f"- **Fix:** {fix}\n"
+            f"- **Why it matters:** {info.why}\n"
+            f"- **Fix:** {info.fix}\n"
             f'- **Silence:** `ignore = ["{info.id}"]` under `[tool.hermes-conformance]`, '
             f'`conformance_ignore = {{"{info.id}": "why"}}` on the env, or `--hermes-ignore {info.id}`.\n'
         )

@@ -158,8 +158,8 @@ def test_a_check_id_taken_twice_is_refused_by_the_shared_registry() -> None:
 
     before = len(CHECKS)
     with CHECK_REGISTRY.isolated():
-        check("HC999", "scratch", "a scratch check")(lambda s: [])
+        check("HC999", "scratch", "a scratch check", why="a reason.", fix="a fix.")(lambda s: [])
         assert "HC999" in CHECKS
         with pytest.raises(CheckIdError, match="HC101"):
-            check("HC101", "again", "a second owner")(lambda s: [])
+            check("HC101", "again", "a second owner", why="a reason.", fix="a fix.")(lambda s: [])
     assert len(CHECKS) == before and "HC999" not in CHECKS

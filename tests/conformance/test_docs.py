@@ -1,4 +1,4 @@
-"""docs/checks.md is generated from the registry and the catalogue, and must be in sync with both."""
+"""docs/checks.md is generated from the check registry (each @check carries its why and fix) and must match it."""
 
 from __future__ import annotations
 
@@ -6,13 +6,28 @@ from pathlib import Path
 
 import pytest
 
-from hermes_envs.conformance import all_checks
-from hermes_envs.conformance._catalogue import CATALOGUE
+from hermes_envs.conformance import CHECK_REGISTRY, CHECKS, all_checks, check
 from hermes_envs.conformance.docs import DOCS, main, render
+from hermes_envs.errors import RegistryError
 
 
-def test_every_check_is_in_the_catalogue_and_nothing_else() -> None:
-    assert sorted(CATALOGUE) == [c.id for c in all_checks()]
+def test_every_check_says_why_it_matters_and_the_fix() -> None:
+    # The "Why it matters" and "Fix" lines of docs/checks.md come from each @check(..., why=..., fix=...).
+    bare = [c.id for c in all_checks() if not c.why.strip() or not c.fix.strip()]
+    assert not bare, f"checks without a why or a fix: {bare}"
+
+
+@pytest.mark.parametrize(
+    "texts, missing",
+    [({}, "why and fix"), ({"why": "it breaks training."}, "fix"), ({"why": " ", "fix": "do this."}, "why")],
+)
+def test_a_check_without_why_or_fix_is_refused_when_registered(texts: dict[str, str], missing: str) -> None:
+    with CHECK_REGISTRY.isolated():
+        with pytest.raises(
+            RegistryError, match=rf"check HC998 .* should pass a non-empty {missing} .*Fix: add why="
+        ):
+            check("HC998", "scratch", "a scratch check", **texts)(lambda s: [])
+        assert "HC998" not in CHECKS
 
 
 def test_every_check_says_what_it_catches() -> None:

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Generic, Literal, TypeGuard, TypeVar
 
-from hermes_envs._text import short_repr
 from hermes_envs.conformance._ctxpaths import record_paths
 from hermes_envs.conformance._findings import NotApplicable
 from hermes_envs.conformance._golds import gold_positives
@@ -42,11 +41,7 @@ from hermes_envs.conformance._probes import (
 )
 from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance._sites import RaisedInAuthorCode
-
-
-def _short(value: Any, limit: int = 160) -> str:
-    return short_repr(value, limit, marker="…")
-
+from hermes_envs.conformance._text import short
 
 #: The origin of the rollout :func:`score_rollout` scores.
 R = TypeVar("R", bound=Origin)
@@ -163,7 +158,7 @@ def score_rollout(
             if exc_seen is not None:
                 break
         if item != item_before:
-            mutated.append(("item", f"{_short(item_before)} became {_short(item)}"))
+            mutated.append(("item", f"{short(item_before)} became {short(item)}"))
     finally:
         if sandbox is None:
             sandbox, root = sandbox_of(task_id)
@@ -194,7 +189,7 @@ def _diff_messages(before: list[Any], after: list[Any]) -> str:
         return f"{len(before)} messages became {len(after)}"
     for i, (a, b) in enumerate(zip(before, after)):
         if a != b:
-            return f"message {i} {_short(a, 100)} became {_short(b, 100)}"
+            return f"message {i} {short(a, 100)} became {short(b, 100)}"
     return "changed"
 
 

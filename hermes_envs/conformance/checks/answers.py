@@ -22,13 +22,13 @@ from hermes_envs.conformance._observations.scoring import (
     Controls,
     GoldProbes,
     ScoredRollout,
-    _short,
     numeric,
     score_rollout,
 )
 from hermes_envs.conformance._probes import say
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance._text import short
 
 _INT = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?\d+\.\d+$")
@@ -108,6 +108,11 @@ def rendering_scores(s: EnvSession) -> list[Rendered]:
     "answer-renderings",
     "a correct answer scores the same in its other usual renderings",
     requires=SCORE_PREREQUISITES,
+    why=(
+        "Models write a correct answer many ways (1,234 / 5000 vs 5000.0 / paris / **42**); a reward that "
+        "scores only one spelling trains formatting, not the task, and punishes correct rollouts."
+    ),
+    fix="Normalise before comparing: strip markup, numbers as numbers with a tolerance, words case-insensitively.",
 )
 def answer_renderings(s: EnvSession) -> list[Finding]:
     """A reward that credits "Answer: 42" but not "Answer: 5000" for 5000.0, "1,234", "paris" for Paris, or "**42**": the
@@ -143,7 +148,7 @@ def answer_renderings(s: EnvSession) -> list[Finding]:
                 "HC410",
                 f"a correct answer should score the same however it is written; field {gold.origin.field!r} answered "
                 f"as {canonical!r} scored {gold.score:g}, but written {rendered.what} ({rendered.answer!r}) it "
-                f"scored {entry.score:g} on item {_short(entry.item, 100)}.",
+                f"scored {entry.score:g} on item {short(entry.item, 100)}.",
                 "normalise before comparing: strip markup (`re.sub(r'[*_`]', '', text)`), compare numbers as "
                 "numbers (`float(x.replace(',', ''))` with a tolerance), and words case-insensitively "
                 "(`.strip().lower()`).",
@@ -216,6 +221,11 @@ def tool_output_scores(s: EnvSession) -> list[Rendered]:
     "grades-model-answer",
     "the reward grades the model's answer, not a tool's output",
     requires=SCORE_PREREQUISITES,
+    why=(
+        "When the agent runs out of turns the last message is a tool result; grading messages[-1] credits a "
+        "tool's output (an echo of the answer) as the model's answer, so the policy learns to echo."
+    ),
+    fix="Grade the last assistant message with content (hermes_envs.final_response(result)).",
 )
 def grades_model_answer(s: EnvSession) -> list[Finding]:
     """A reward that reads ``result.messages[-1]`` (or any message) instead of the last assistant message: when the
@@ -239,7 +249,7 @@ def grades_model_answer(s: EnvSession) -> list[Finding]:
                     "HC411",
                     f"the reward should grade the model's own answer; a rollout in which the model only ran "
                     f"`echo {rendered.answer!r}` and never answered (it ran out of turns, so the last message is "
-                    f"that tool result) scored {entry.score:g} on item {_short(entry.item, 100)}.",
+                    f"that tool result) scored {entry.score:g} on item {short(entry.item, 100)}.",
                     "take the answer from the last assistant message with content (`from hermes_envs import "
                     "final_response`; `next(m['content'] for m in reversed(result.messages) if m['role'] == "
                     "'assistant' and m.get('content'))`), not result.messages[-1].",

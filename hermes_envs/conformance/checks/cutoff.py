@@ -82,6 +82,11 @@ def _scores(
     "cut-off-scored",
     "a raw env does not score completions cut off by the token limit like finished ones",
     requires=("HC201",),
+    why=(
+        "A completion that hit max_tokens is unfinished; scored like a finished one, the policy learns that running "
+        "into the limit costs nothing, and half-written answers are trained on as if complete."
+    ),
+    fix="Read choice.finish_reason and score a 'length' completion 0 (or drop it); pass it to tokenize_for_trainer.",
 )
 def cut_off_scored(s: EnvSession) -> list[Finding]:
     """A raw atroposlib env that never reads ``choice.finish_reason``: a completion that hit max_tokens (finish

@@ -34,7 +34,18 @@ def _describe_exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" + (f" (at {where})" if where else "")
 
 
-@check("HC201", "setup-offline", "setup() works offline", requires=("HC103",))
+@check(
+    "HC201",
+    "setup-offline",
+    "setup() works offline",
+    requires=("HC103",),
+    why="setup() runs on every trainer start; if it needs the network, offline nodes and CI crash.",
+    fix=(
+        "Wrap downloads in try/except with a built-in sample (or ship the data). To judge the rest offline "
+        "meanwhile, pass `--items FILE.jsonl` (stand-in items) or point the env at local data with "
+        "`--env.dataset_name ...`."
+    ),
+)
 def setup_offline(s: EnvSession) -> list[Finding]:
     """``setup()`` that needs the network or the Hub (so CI and air-gapped trainers crash), or that raises."""
     try:
@@ -70,6 +81,8 @@ def setup_offline(s: EnvSession) -> list[Finding]:
     "train-eval-split",
     "train and eval items both exist and are disjoint",
     requires=("HC201", "HC301"),
+    why="Without a held-out eval split, eval numbers measure memorisation; with an empty one, nothing.",
+    fix="Split once in setup() and evaluate only on the held-out part.",
 )
 def train_eval_split(s: EnvSession) -> list[Finding]:
     """No train/eval split: an empty eval set, no training items, or eval prompts that are also training prompts."""
@@ -307,7 +320,14 @@ def _eval_only(s: EnvSession) -> bool:
     return eval_only(s) is not None
 
 
-@check("HC203", "next-item-cycles", "get_next_item cycles past the end of the data", requires=("HC201",))
+@check(
+    "HC203",
+    "next-item-cycles",
+    "get_next_item cycles past the end of the data",
+    requires=("HC201",),
+    why="A long run asks for more items than the dataset has; an IndexError or None stops the worker.",
+    fix="Index with wrap-around (`self.items[self.i % len(self.items)]`).",
+)
 def next_item_cycles(s: EnvSession) -> list[Finding]:
     """``get_next_item`` that raises (IndexError, StopIteration) once the data runs out, killing a long run, or that
     never advances (the same item on every call: an index never incremented, a fresh iterator per call)."""
@@ -372,7 +392,14 @@ def unserialisable(value: Any, path: str = "item", *, qualified: bool = False) -
     return f"{path} = {repr(value)[:80]} ({name})"
 
 
-@check("HC204", "items-json", "training items are JSON-serialisable", requires=("HC201",))
+@check(
+    "HC204",
+    "items-json",
+    "training items are JSON-serialisable",
+    requires=("HC201",),
+    why="Items are saved with groups, eval samples and wandb tables as JSON; a set or datetime crashes it.",
+    fix="Keep items to JSON types (lists, str, int, float, dict).",
+)
 def items_json(s: EnvSession) -> list[Finding]:
     """Items holding sets, datetimes, numpy values or objects: saving groups, eval samples or a resumed run fails."""
     for index, item in enumerate(s.observe(TrainingScan).items):
@@ -391,7 +418,15 @@ def items_json(s: EnvSession) -> list[Finding]:
     return []
 
 
-@check("HC205", "setup-fast", "setup() finishes quickly", severity=Severity.WARNING, requires=("HC201",))
+@check(
+    "HC205",
+    "setup-fast",
+    "setup() finishes quickly",
+    severity=Severity.WARNING,
+    requires=("HC201",),
+    why="Every restart, test and CI job pays for setup().",
+    fix="Cache heavy work on disk, load lazily, or raise `setup_seconds`.",
+)
 def setup_fast(s: EnvSession) -> list[Finding]:
     """A setup() that takes minutes (downloads, tokenizing the corpus): every trainer restart and test pays it."""
     seconds = s.observe(SetupRun).seconds

@@ -23,7 +23,14 @@ def _observed(s: EnvSession) -> EvalObservation:
     return observed
 
 
-@check("HC701", "eval-agent-loop", "evaluate runs the agent loop with the env's tools", requires=("HC202",))
+@check(
+    "HC701",
+    "eval-agent-loop",
+    "evaluate runs the agent loop with the env's tools",
+    requires=("HC202",),
+    why="Eval without tools (or single-turn) measures a different task from training.",
+    fix="Run HermesAgentLoop with the resolved tools in evaluate().",
+)
 def eval_agent_loop(s: EnvSession) -> list[Finding]:
     """``evaluate()`` doing one ``chat_completion`` without tools: eval measures a different task than training
     (tool-use rate 0), so its accuracy says nothing about the policy being trained."""
@@ -78,7 +85,17 @@ def _agent_loop_fix(cls: type) -> str:
     )
 
 
-@check("HC702", "eval-temperature-zero", "evaluate samples at temperature 0", requires=("HC202",))
+@check(
+    "HC702",
+    "eval-temperature-zero",
+    "evaluate samples at temperature 0",
+    requires=("HC202",),
+    why=(
+        "Sampled evals are noisy and not comparable between checkpoints. A warning: a benchmark may sample on "
+        "purpose (pass@1 over samples), which only the author can confirm."
+    ),
+    fix="temperature=0.0 in evaluate().",
+)
 def eval_temperature_zero(s: EnvSession) -> list[Finding]:
     """Evaluation at a sampling temperature: the metric is noisy and not comparable between evals.
 
@@ -103,7 +120,14 @@ def eval_temperature_zero(s: EnvSession) -> list[Finding]:
     return []
 
 
-@check("HC703", "eval-metrics", "evaluate logs or returns its metrics", requires=("HC202",))
+@check(
+    "HC703",
+    "eval-metrics",
+    "evaluate logs or returns its metrics",
+    requires=("HC202",),
+    why="An eval nobody can see costs compute and informs nothing.",
+    fix="await self.evaluate_log(metrics=...) (or return / keep them for wandb_log).",
+)
 def eval_metrics(s: EnvSession) -> list[Finding]:
     """An evaluate() that computes accuracy and drops it: the eval runs, costs, and nobody ever sees a number."""
     observed = _observed(s)
@@ -128,7 +152,14 @@ def eval_metrics(s: EnvSession) -> list[Finding]:
     ]
 
 
-@check("HC704", "wandb-log-super", "wandb_log overrides call super().wandb_log(metrics)", requires=("HC201",))
+@check(
+    "HC704",
+    "wandb-log-super",
+    "wandb_log overrides call super().wandb_log(metrics)",
+    requires=("HC201",),
+    why="Without super(), the base's metrics (tool errors, lengths, rollout tables) and yours are dropped.",
+    fix="End the override with `await super().wandb_log(wandb_metrics)`.",
+)
 def wandb_log_super(s: EnvSession) -> list[Finding]:
     """A wandb_log override that forgets super(), or calls it only when given metrics (atroposlib calls
     ``wandb_log({})`` and ``wandb_log()``): the base's metrics (tool errors, completion lengths, the rollout table)
@@ -272,6 +303,11 @@ def _same(a: Any, b: Any) -> bool:
     "eval-not-in-train-metrics",
     "evaluate does not feed the training metrics",
     requires=("HC704", "HC202"),
+    why=(
+        "Eval scores mixed into train/* curves hide how training is really going (eval runs at temperature 0 on "
+        "held-out items)."
+    ),
+    fix="Log eval results as eval/* (evaluate_log); keep train/* buffers for training rollouts only.",
 )
 def eval_not_in_train_metrics(s: EnvSession) -> list[Finding]:
     """evaluate() that logs (or returns) its own metrics under train/* keys (an error), or whose scores reach the
@@ -347,6 +383,11 @@ def _judge_requests(requests: Sequence[Any]) -> tuple[int, int]:
     "evaluate asks the judge at most as often as the reward does",
     severity=Severity.WARNING,
     requires=("HC202", "HC409"),
+    why=(
+        "A judge asked again in evaluate() after the reward already judged doubles the cost of every eval, and "
+        "its second verdict can disagree with the score."
+    ),
+    fix="Reuse the reward's verdict in evaluate() instead of asking the judge again.",
 )
 def eval_judge_once(s: EnvSession) -> list[Finding]:
     """An evaluate() that asks the LLM judge again after compute_reward already judged the rollout: double the
@@ -377,6 +418,11 @@ def eval_judge_once(s: EnvSession) -> list[Finding]:
     "eval-parity",
     "evaluate() works again when the trainer calls it again",
     requires=("HC202",),
+    why=(
+        "The trainer calls evaluate() every steps_per_eval: one that consumes its items or breaks its own state "
+        "measures nothing after the first eval."
+    ),
+    fix="Iterate over the eval items without consuming them; reset per-eval state at the start of evaluate().",
 )
 def eval_parity(s: EnvSession) -> list[Finding]:
     """An ``evaluate()`` that works once only (it pops its eval items, exhausts an iterator, or leaves state that

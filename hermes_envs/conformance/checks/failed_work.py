@@ -28,7 +28,6 @@ from hermes_envs.conformance._observations.scoring import (
     GoldProbes,
     ScoredProbes,
     ScoredRollout,
-    _short,
     item_key,
     numeric,
     score_rollout,
@@ -36,6 +35,7 @@ from hermes_envs.conformance._observations.scoring import (
 from hermes_envs.conformance._probes import play
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance._text import short
 from hermes_envs.env._prompt import initial_messages_of
 
 #: What every tool call raises in the fault runs: the tool backend is down, so no work happened.
@@ -193,7 +193,7 @@ def _judge_one(s: EnvSession, entry: ScoredRollout[Origin]) -> Finding | None:
     )
     message = (
         f"compute_reward should credit the outcome of the model's tool calls, not the calls it made; "
-        f"{entry.label} on item {_short(item, 90)} scored {shown}. The reward reads the tool calls in the transcript "
+        f"{entry.label} on item {short(item, 90)} scored {shown}. The reward reads the tool calls in the transcript "
         "(a failed tool call, a rejected or errored action, is credited as if the work was done)"
     )
     fix = (
@@ -237,6 +237,18 @@ def _run_plain(s: EnvSession, item: Any, script: list[dict[str, Any]]) -> tuple[
     "failed-work-credited",
     "tool calls that all failed earn no credit (the reward reads the work's outcome)",
     requires=(*SCORE_PREREQUISITES, "HC404"),
+    why=(
+        "A reward that counts the tool calls in the transcript pays for work that never happened: a refund the "
+        "billing tool refused, a write that raised, a hold never placed. The policy learns to issue calls, not to "
+        "make them succeed. Evidence: the env's best tool-using transcript keeps full credit with every tool result "
+        "an error, and those failed calls with no answer still beat every control (replayable). Only part of the "
+        "credit kept is a warning (a bonus for trying may be intended); a gate that also needs the right answer, or a "
+        "bonus no larger than what calling every tool with made-up arguments earns, passes."
+    ),
+    fix=(
+        "Read the outcome: the sandbox through ctx, the env's own per-task state, or each call's tool result "
+        "(skip errors); never count calls in result.messages as work done."
+    ),
 )
 def failed_work_credited(s: EnvSession) -> list[Finding]:
     """Rewards that credit the tool calls the model made without checking they succeeded (a refund the billing

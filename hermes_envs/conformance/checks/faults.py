@@ -50,6 +50,14 @@ def group_scores(group: Any) -> list[Any]:
     "faults-not-scored",
     "a group whose model requests all failed is dropped or raised, never scored",
     requires=("HC201",),
+    why=(
+        "A failed model request has no answer; a group scored from placeholder completions trains the policy on an "
+        "outage and no metric shows it happened."
+    ),
+    fix=(
+        "Let the error propagate, or return None for the rollout and the group (HermesAgentBaseEnv drops a "
+        "rollout whose termination is 'api_error')."
+    ),
 )
 def faults_not_scored(s: EnvSession) -> list[Finding]:
     """collect_trajectories that catches a model-server error and still returns a scored group (an empty or
@@ -223,6 +231,14 @@ def eval_run(s: EnvSession, responder: Responder, phase: str) -> EvalRun:
     "evaluate() counts or raises model-server errors (--thorough)",
     thorough=True,
     requires=("HC703",),
+    why=(
+        "An outage during eval that is scored like wrong answers (or dropped from the mean without a count) reads "
+        "as a policy that got worse, or as a mean over fewer items nobody knows is smaller."
+    ),
+    fix=(
+        "Count failed eval rollouts (result.termination == 'api_error') in the metrics, e.g. eval/api_errors, or "
+        "let the error propagate; HermesAgentBaseEnv.evaluate_log adds the count for rollouts run through it."
+    ),
 )
 def eval_faults_reported(s: EnvSession) -> list[Finding]:
     """An evaluate() that catches a failed model call and scores the item 0, or leaves it out of the mean,

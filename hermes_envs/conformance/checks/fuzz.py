@@ -12,16 +12,20 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_envs._chat import assistant_turns
 from hermes_envs.conformance._cases import Case, case_json
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
 from hermes_envs.conformance._observations.origin import GoldOrigin
-from hermes_envs.conformance._observations.scoring import GoldProbes, ScoredRollout, _short
+from hermes_envs.conformance._observations.scoring import GoldProbes, ScoredRollout
 from hermes_envs.conformance._observations.scoring import numeric as _numeric
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance._text import short
+
+if TYPE_CHECKING:  # hypothesis is imported where the search runs
+    from hypothesis.strategies import SearchStrategy
 
 #: Words a filler is made of: reasoning chatter with no digit and no answer in it.
 FILLER = (
@@ -62,7 +66,7 @@ SLOW_SECONDS = 10.0  # far above a loaded machine's jitter: a wall-clock limit m
 
 def _transcripts(
     prompt_messages: list[dict[str, Any]], tools: list[str], answer: str | None, prefix: bool = True
-) -> Any:
+) -> SearchStrategy[list[dict[str, Any]]]:
     """A hypothesis strategy of message lists: the prompt, 0-2 tool turns, then a final reply (filler, or filler
     around ``answer`` when it is given; with ``prefix=False`` the reply is ``answer`` itself, up to punctuation)."""
     from hypothesis import strategies as st
@@ -120,7 +124,15 @@ _LISTED = (*SCORE_PREREQUISITES, "HC404", "HC406", "HC407", "HC410", "HC411")
 
 
 @check(
-    "HC412", "reward-fuzz", "a hypothesis search finds no transcript the reward misjudges", requires=_LISTED
+    "HC412",
+    "reward-fuzz",
+    "a hypothesis search finds no transcript the reward misjudges",
+    requires=_LISTED,
+    why=(
+        "A fixed list of probes catches the mistakes someone listed; a search over transcripts built from the "
+        "env's own items and tools finds the rest: credit for format words, refusals of a correct answer, crashes."
+    ),
+    fix="Credit only the answer itself, read from the last assistant message; see the smallest counterexample.",
 )
 def reward_fuzz(s: EnvSession) -> list[Finding]:
     """Rewards that a fixed list of probes does not trip: a transcript with no correct answer in it that scores as
@@ -255,7 +267,7 @@ class _Judge:
             raise AssertionError(problem)
 
 
-def _search(s: EnvSession, strategy: Any, judge: _Judge) -> dict[str, Any]:
+def _search(s: EnvSession, strategy: SearchStrategy[list[dict[str, Any]]], judge: _Judge) -> dict[str, Any]:
     """Run one hypothesis search of ``judge`` over ``strategy``; returns what it found (``last``)."""
     from hypothesis import HealthCheck, Phase, given, seed, settings
 
@@ -320,9 +332,9 @@ def _finding(
         for m in messages
         if m.get("role") not in ("system", "user")
     ]
-    transcript = _short(shown, 400)
+    transcript = short(shown, 400)
     seed = s.settings.fuzz_seed
-    where = f"on item {_short(item, 90)} (hypothesis seed {seed}; smallest example found)"
+    where = f"on item {short(item, 90)} (hypothesis seed {seed}; smallest example found)"
     if kind == "credits":
         correct = [m for m in gold.result.messages if m.get("role") in ("system", "user")] + [
             {"role": "assistant", "content": gold.origin.answer}

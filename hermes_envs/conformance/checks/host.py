@@ -25,7 +25,17 @@ _ID = "HC903"
 MODEL_CODE_PHASE = "model-code"
 
 
-@check("HC903", "host-untouched", "the env leaves the machine it runs on as it found it")
+@check(
+    "HC903",
+    "host-untouched",
+    "the env leaves the machine it runs on as it found it",
+    why=(
+        "A gate runs a pull request's code on the machine it runs on: an env that writes into the checkout (or the "
+        "trainer's working directory, shared by every rollout and run), "
+        "leaves processes running or kills its own process group breaks the trainer's node and every later run."
+    ),
+    fix="Write through the rollout's sandbox or tempfile; run commands with ctx.terminal; wait for what you start.",
+)
 def host_untouched(s: EnvSession) -> list[Finding]:
     """Files the env writes or deletes outside its sandbox and temp folder (a cache beside the run, ``/workspace``,
     the user's checkout), processes it starts on the host and leaves running, signals to its own process group,

@@ -56,6 +56,11 @@ def _by_prompt(s: EnvSession, proven: tuple[ScoredRollout[Origin], ...]) -> dict
     "concurrent rollouts of different items score as they do one at a time",
     # HC501: it compares the groups collect_trajectories returns, so a malformed group is HC501's one finding.
     requires=("HC401", "HC402", "HC403", "HC404", "HC501"),
+    why=(
+        "Rollouts of different items run concurrently; state on self makes them score against each "
+        "other's answers."
+    ),
+    fix="Read everything from the `item` argument; keep no per-rollout state on self.",
 )
 def no_shared_state(s: EnvSession) -> list[Finding]:
     """Per-rollout state kept on ``self`` (e.g. the current answer set in format_prompt): concurrent rollouts of
@@ -120,6 +125,11 @@ def no_shared_state(s: EnvSession) -> list[Finding]:
     "sandbox-privacy",
     "the reward and prompt touch no file outside the rollout's sandbox",
     requires=("HC401", "HC402", "HC403"),
+    why=(
+        "Concurrent rollouts share the working directory and /tmp; reading there credits (or blames) a "
+        "rollout for another one's files."
+    ),
+    fix="Go through ctx (read_file, terminal): the rollout's own sandbox.",
 )
 def sandbox_privacy(s: EnvSession) -> list[Finding]:
     """Rewards that read ``answer.txt`` relative to the working directory or a shared /tmp path: under concurrent
@@ -171,6 +181,11 @@ def sandbox_privacy(s: EnvSession) -> list[Finding]:
     "sandbox-cleanup",
     "every rollout's sandbox is cleaned up (training and evaluate)",
     requires=("HC501",),
+    why=(
+        "Leftover sandboxes fill the disk and keep processes running for the whole run; a reused task id would be "
+        "credited for old files."
+    ),
+    fix="Create each ToolContext in try/finally and call ctx.cleanup() in the finally block.",
 )
 def sandbox_cleanup(s: EnvSession) -> list[Finding]:
     """Sandboxes left behind after a rollout (a ToolContext whose cleanup() never runs): files pile up for the
@@ -201,6 +216,11 @@ def sandbox_cleanup(s: EnvSession) -> list[Finding]:
     "task-specific-paths",
     "the reward's ToolContext paths are private to the task",
     requires=("HC402",),
+    why=(
+        "Under upstream's local backend concurrent rollouts share the host's filesystem: one absolute path for "
+        "every task (/tmp/answer.txt) grades each rollout on whichever wrote last."
+    ),
+    fix="Relative paths in the task's working directory (or the task id in the path); containers isolate.",
 )
 def task_specific_paths(s: EnvSession) -> list[Finding]:
     """A reward that reads or runs on one absolute path for every task (``ctx.read_file("/tmp/answer.txt")``,

@@ -14,15 +14,16 @@ from typing import Any
 
 from hermes_envs.conformance._cases import Case, CaseRun, case_json, run_case
 from hermes_envs.conformance._findings import Finding, NotApplicable
+from hermes_envs.conformance._observations.origin import Origin
 from hermes_envs.conformance._observations.scoring import (
     ScoredProbes,
     ScoredRollout,
-    _short,
     item_key,
     numeric,
 )
 from hermes_envs.conformance._registry import check
 from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance._text import short
 from hermes_envs.conformance.checks.faults import group_scores
 
 #: The HTTP status every judge request gets in the outage: a server error, the commonest outage.
@@ -38,10 +39,10 @@ DOWN = "judge down"
 NO_ANSWER = ("refusal", "empty_reply")
 
 
-def _witnesses(s: EnvSession) -> list[ScoredRollout]:
+def _witnesses(s: EnvSession) -> list[ScoredRollout[Origin]]:
     """The kit's no-answer rollouts (refusal, empty reply) whose scoring asked a model; one per item. Not the env's
     own bad transcripts: a wrong answer may earn partial credit from the reward's own checks, a refusal never."""
-    found: list[ScoredRollout] = []
+    found: list[ScoredRollout[Origin]] = []
     seen: set[str] = set()
     for entry in s.observe(ScoredProbes).rollouts:
         if entry.origin.probe not in NO_ANSWER or entry.model_requests <= 0 or item_key(entry.item) in seen:
@@ -51,7 +52,7 @@ def _witnesses(s: EnvSession) -> list[ScoredRollout]:
     return found
 
 
-def _case(entry: ScoredRollout, ceiling: float, compared: str | None) -> Case:
+def _case(entry: ScoredRollout[Origin], ceiling: float, compared: str | None) -> Case:
     messages = [dict(m) for m in entry.result.messages]
     holds: tuple[tuple[str, str, Any], ...] = ((DOWN, ">", ceiling),)
     if compared is not None:
@@ -80,6 +81,14 @@ def _lowest_answered(run: CaseRun) -> str | None:
     # Not HC401-HC403 (agent-only: a raw env's judge runs in collect_trajectories); a reward that raises gives
     # no witness here anyway.
     requires=("HC201",),
+    why=(
+        "A reward that invents a score when its judge fails (0.5 'neutral', every rubric point met) pays every "
+        "rollout during an outage, refusals included: the policy trains on noise and nothing counts the failures."
+    ),
+    fix=(
+        "Let the judge's error propagate (the rollout is dropped and counted) or fall back only to checks the "
+        "reward makes itself; never return a fixed score or assume rubric points met when the judge call failed."
+    ),
 )
 def judge_outage(s: EnvSession) -> list[Finding]:
     """A reward that catches a failed judge call and returns a made-up score (0.5 "neutral", every rubric point
@@ -115,7 +124,7 @@ def judge_outage(s: EnvSession) -> list[Finding]:
                 "HC506",
                 f"compute_reward should raise, or give no credit, when its judge fails; with every judge request "
                 f"failing (HTTP {OUTAGE_STATUS}, a judge outage) it scored {entry.label} — a reply with no answer "
-                f"— {float(first.scores[DOWN]):g} on item {_short(entry.item, 100)}, above control_ceiling "
+                f"— {float(first.scores[DOWN]):g} on item {short(entry.item, 100)}, above control_ceiling "
                 f"{ceiling:g}{versus}. The reward invents a score when the judge fails (a neutral or "
                 f"benefit-of-the-doubt fallback): during an outage every rollout earns it and no error is counted. "
                 f"Scores: {first.describe()}.",
@@ -201,7 +210,7 @@ def _raw_judge_outage(s: EnvSession) -> list[Finding]:
             "HC506",
             f"collect_trajectories should raise, drop the group, or give no credit when its judge fails; with every "
             f"judge request failing (HTTP {OUTAGE_STATUS}, a judge outage; {judged} request(s) quoting the reply) "
-            f"a group of refusals ({RAW_REFUSAL!r}) scored up to {down:g} on item {_short(item, 100)}, above "
+            f"a group of refusals ({RAW_REFUSAL!r}) scored up to {down:g} on item {short(item, 100)}, above "
             f"control_ceiling {ceiling:g}{versus}. The env invents a score when the judge fails (a neutral or "
             "benefit-of-the-doubt fallback): during an outage every rollout earns it and no error is counted.",
             "let the judge's error propagate, or return None for the group; never score a rollout with a fixed "

@@ -41,7 +41,6 @@ from hermes_envs.conformance._observations.scoring import (
     GoldProbes,
     ScoredProbes,
     ScoredRollout,
-    _short,
     item_key,
     numeric,
     score_rollout,
@@ -50,6 +49,7 @@ from hermes_envs.conformance._observations.training import TrainingScan
 from hermes_envs.conformance._probes import say
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance._text import short
 from hermes_envs.env._prompt import format_prompt_of
 
 #: CPU seconds (the loop thread's own, which a loaded machine does not inflate) one compute_reward call may spend
@@ -128,7 +128,7 @@ def _order_relation(
         case,
         run,
         f"compute_reward should score a transcript the same whatever was scored before it and whatever its task "
-        f"and tool-call ids; {entry.label} on item {_short(entry.item, 90)} scored {first:g} when first scored, "
+        f"and tool-call ids; {entry.label} on item {short(entry.item, 90)} scored {first:g} when first scored, "
         f"{fmt_score(now)} when played again later in the session, then, after the same reply was scored on another "
         f"item, {fmt_score(run.scores['transcript again'])}{caveat}.",
         "keep no state between compute_reward calls (no caches keyed on anything but the item and transcript, no "
@@ -186,7 +186,7 @@ def _next_item_relation(s: EnvSession, entry: ScoredRollout[Origin]) -> Finding 
         case,
         run,
         f"compute_reward should grade against its `item` argument; {entry.label} on item "
-        f"{_short(entry.item, 90)} scored {fmt_score(run.scores.get('transcript'))}, then, once the trainer had called "
+        f"{short(entry.item, 90)} scored {fmt_score(run.scores.get('transcript'))}, then, once the trainer had called "
         f"get_next_item() (which returned another item), the same transcript for the same item scored "
         f"{fmt_score(run.scores.get('transcript after get_next_item'))}: the reward reads the current item, the one "
         f"get_next_item returned last (kept on self, e.g. self._current), not the item it is given, so with groups "
@@ -252,7 +252,7 @@ def _answer_relations(
                 _finding(
                     case,
                     run,
-                    f"{message} on item {_short(gold.item, 90)}.",
+                    f"{message} on item {short(gold.item, 90)}.",
                     fix_thoughts,
                     Severity.ERROR,
                     subject,
@@ -348,10 +348,10 @@ def _hedge_relation(
         return _finding(
             case,
             run,
-            f"a hedged answer should score below the right answer alone; on item {_short(gold.item, 90)} the right "
-            f"answer {_short(_final_text(gold), 60)} scored {fmt_score(run.scores.get('right answer'))} and the wrong "
-            f"{_short(twin.origin.value, 40)} alone {fmt_score(run.scores.get('wrong answer'))}, yet {kind} (several answers, "
-            f"in either order: {_short(right_first, 80)} and {_short(wrong_first, 80)}) kept the full score: "
+            f"a hedged answer should score below the right answer alone; on item {short(gold.item, 90)} the right "
+            f"answer {short(_final_text(gold), 60)} scored {fmt_score(run.scores.get('right answer'))} and the wrong "
+            f"{short(twin.origin.value, 40)} alone {fmt_score(run.scores.get('wrong answer'))}, yet {kind} (several answers, "
+            f"in either order: {short(right_first, 80)} and {short(wrong_first, 80)}) kept the full score: "
             f"{listed}, so the policy learns to hedge (list several candidates or everything in sight) instead of "
             "committing to one answer. Every correct reward reads one committed answer, or penalises the wrong "
             "ones (precision), so at least one of the two orders scores lower.",
@@ -395,7 +395,7 @@ def _partial_relation(s: EnvSession, gold: ScoredRollout[GoldOrigin]) -> Finding
     return _finding(
         case,
         run,
-        f"an answer that omits entries should score below the complete one; on item {_short(gold.item, 90)} the "
+        f"an answer that omits entries should score below the complete one; on item {short(gold.item, 90)} the "
         f"complete list scored {fmt_score(run.scores.get('complete answer'))} and the same list reversed "
         f"{fmt_score(run.scores.get('reversed'))} (so order matters), yet a partial list of its first two entries, with "
         f"{len(mine) - 2} missing entities, kept the full score: the reward scores only the entries the answer "
@@ -413,7 +413,7 @@ def _item_blind(s: EnvSession, gold: ScoredRollout[GoldOrigin], twin: ScoredRoll
         "HC413",
         f"another item's answer should score below this item's own; written as {gold.origin.template!r}, "
         f"{twin.origin.value!r} (a wrong value for this item) scored {fmt_score(twin.score)} and {gold.origin.value!r} scored "
-        f"{fmt_score(gold.score)} on item {_short(gold.item, 90)} (a warning: the kit guessed that field "
+        f"{fmt_score(gold.score)} on item {short(gold.item, 90)} (a warning: the kit guessed that field "
         f"{gold.origin.field!r} is the answer; if it is not, ignore this).",
         "compare the reply with this item's own answer (read it from the `item` argument), so that a reply "
         "correct for another item earns nothing here.",
@@ -449,7 +449,7 @@ def _cost(s: EnvSession, item: Any) -> Finding | None:
             "HC413",
             f"compute_reward should score any reply in bounded time; on {what.format(n=count)} it spent "
             f"{spent[0]:.1f} s and {spent[1]:.1f} s of CPU (twice over {COST_CPU_SECONDS:g} s), and {half:.1f} s on "
-            f"half that reply, on item {_short(item, 90)}: a model that writes such a reply stalls every rollout"
+            f"half that reply, on item {short(item, 90)}: a model that writes such a reply stalls every rollout"
             + (
                 "."
                 if blowup
@@ -516,8 +516,8 @@ def _judge_memory_relation(s: EnvSession) -> Finding | None:
             case,
             run,
             f"compute_reward should judge a reply against the item it is given; with the judge answering "
-            f"{verdict!r}, it asked the judge about a new reply on item {_short(first, 70)} and about {shared!r} on "
-            f"item {_short(other, 70)}, but NOT about that same text on the first item afterwards: it reused the "
+            f"{verdict!r}, it asked the judge about a new reply on item {short(first, 70)} and about {shared!r} on "
+            f"item {short(other, 70)}, but NOT about that same text on the first item afterwards: it reused the "
             "verdict another item got for the same text. The reward caches verdicts by the reply text alone (the "
             "cache key leaves out the item), so the same words written for another item get the first item's "
             "stale score.",
@@ -534,6 +534,17 @@ def _judge_memory_relation(s: EnvSession) -> Finding | None:
     "reward-relations",
     "the reward obeys the relations every correct reward obeys (metamorphic)",
     requires=(*SCORE_PREREQUISITES, "HC404"),
+    why=(
+        "A reward is a function of the item and the answer the model gave: a score that moves with what was scored "
+        "before (a verdict cache keyed on the text alone), with the item get_next_item handed out last, with the "
+        "model's unspoken thoughts, or that spins on a hostile reply trains on noise or stalls the run; one that "
+        "keeps full credit for a hedged answer (several candidates, a superset) or a partial list teaches the "
+        "policy to hedge; one that scores another item's answer as well does not read the item."
+    ),
+    fix=(
+        "Grade one committed final answer against this item's own answer (the `item` argument), keep no state "
+        "between calls, score precision as well as recall, bound parsing."
+    ),
 )
 def reward_relations(s: EnvSession) -> list[Finding]:
     """Rewards whose score changes under transformations that cannot matter to any correct reward (the same

@@ -55,6 +55,17 @@ def _replying(code: str) -> Any:
     "model-code-contained",
     "a raw env runs the model's code away from the trainer's cwd and secrets, and cleans up after it",
     requires=("HC201",),
+    why=(
+        "The model's reply is untrusted code: run in the trainer's working directory it writes and deletes files "
+        "in the user's checkout; run with the trainer's environment it reads API keys and can print them into the "
+        "training data; run in temporary folders never removed it fills the disk, one folder per completion. "
+        "Evidence: the kit answers with a python block that records its cwd and whether it sees a secret the kit "
+        "planted (errors: what any model's code could do); a folder left behind is a warning."
+    ),
+    fix=(
+        "Run it with cwd= a fresh tempfile folder removed afterwards, a minimal env= ({'PATH': ...}) and python -I, "
+        "or in a sandbox."
+    ),
 )
 def model_code_contained(s: EnvSession) -> list[Finding]:
     """A raw env that executes the model's code in the trainer's working directory (the code writes and deletes

@@ -93,6 +93,14 @@ def _names(body: dict[str, Any]) -> tuple[str, ...]:
     "train-eval-parity",
     "evaluate() tells the model what training tells it (tools, system prompt, the same item's prompt)",
     requires=("HC501", "HC701"),
+    why=(
+        "An eval that offers other tools than training, leaves out the system prompt or rewords the item's prompt "
+        "measures a task the policy was not trained on: its accuracy says nothing about training progress."
+    ),
+    fix=(
+        "Build eval rollouts as training does: `self.initial_messages(item)` and the tools of "
+        "`self._resolve_tools_for_group()`."
+    ),
 )
 def train_eval_parity(s: EnvSession) -> list[Finding]:
     """evaluate() building its own requests and drifting from training: other tools offered (a tool the policy
@@ -295,6 +303,14 @@ def _tools_stable(s: EnvSession) -> bool:
     "format_prompt gives the same text for one item every time",
     severity=Severity.WARNING,
     requires=("HC301",),
+    why=(
+        "A prompt that changes between calls makes one item a different task in every rollout of a group and "
+        "in every eval, so its scores are not comparable."
+    ),
+    fix=(
+        "Seed prompt randomness from the item, or draw it once in setup(); silence HC710 if it is a deliberate "
+        "augmentation."
+    ),
 )
 def prompt_stable(s: EnvSession) -> list[Finding]:
     """A format_prompt that draws its wording, examples or order afresh on every call: the same item is a
@@ -343,6 +359,11 @@ def _clip(value: Any, limit: int = 120) -> str:
     thorough=True,
     severity=Severity.WARNING,
     requires=("HC707",),
+    why=(
+        "The trainer compares evals across steps; evals over different items mix the items' difficulty into what "
+        "looks like the policy's progress."
+    ),
+    fix="Evaluate the whole split, or a subset fixed once in setup() with a seeded random.",
 )
 def eval_same_items(s: EnvSession) -> list[Finding]:
     """An evaluate() that draws another subset or window of its eval items on every call: two points of the eval
@@ -415,6 +436,14 @@ def _has_tool_result(body: dict[str, Any]) -> bool:
     "eval-budget-parity",
     "evaluate() gives the model at least the token and turn budget training gives",
     requires=("HC501", "HC202"),
+    why=(
+        "An eval that cuts replies or tool use off earlier than training (a smaller max_tokens, a turn limit of "
+        "one) scores the trained policy on answers it was never allowed to finish: eval under-reports it."
+    ),
+    fix=(
+        "Use training's budgets in evaluate(): the same max_tokens and `max_turns=self.config.max_agent_turns`; "
+        "differ in temperature only."
+    ),
 )
 def eval_budget_parity(s: EnvSession) -> list[Finding]:
     """evaluate() sampling with a smaller max_tokens than training, or stopping its rollouts before the tool

@@ -15,6 +15,11 @@ from hermes_envs.conformance._session import EnvSession
     "parser-round-trip",
     "the configured tool_call_parser exists and round-trips the env's tools",
     requires=("HC102",),
+    why=(
+        "An unknown parser crashes rollouts; one that cannot round-trip the env's tools loses tool calls "
+        "in Phase 2 (vLLM/SGLang)."
+    ),
+    fix="Set tool_call_parser to your model's format (hermes, qwen, ...).",
 )
 def parser_round_trip(s: EnvSession) -> list[Finding]:
     """A misspelled ``tool_call_parser`` (every rollout with text crashes), a parser whose ``parse(text)`` breaks
@@ -90,7 +95,7 @@ def parser_round_trip(s: EnvSession) -> list[Finding]:
 PLAIN_TEXT = "The answer is 42."
 
 
-def _parses_plain_text(parser: Any, name: str, schemas: list[dict]) -> list[Finding]:
+def _parses_plain_text(parser: Any, name: str, schemas: list[dict[str, Any]]) -> list[Finding]:
     """The contract's promise: ``parse(text)`` returns ``(content, tool_calls | None)``, plain text as ``(text, None)``."""
     from hermes_envs.parsers.invoke import parse_with
 

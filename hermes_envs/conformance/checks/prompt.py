@@ -19,6 +19,8 @@ _UNFILLED = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}|\{\{\s*[A-Za-z_][\w.]*\s*\}\
     "prompt-is-text",
     "format_prompt returns a non-empty, filled-in str for every item",
     requires=("HC201",),
+    why="A prompt that is empty, not a str or still holds `{field}` trains the model on a broken task.",
+    fix="Build the prompt with an f-string from fields every item has.",
 )
 def prompt_is_text(s: EnvSession) -> list[Finding]:
     """``format_prompt`` that raises on some items, returns a non-string or "", or leaves ``{field}`` unfilled."""
@@ -111,6 +113,8 @@ def _contains(text: str, value: str) -> bool:
     "the gold answer does not appear verbatim in the prompt",
     severity=Severity.WARNING,
     requires=("HC401", "HC402", "HC403"),
+    why="A prompt that holds its own answer teaches copying; the reward is hackable by echoing.",
+    fix="Leave answer fields out of the prompt (never f'{item}').",
 )
 def answer_not_in_prompt(s: EnvSession) -> list[Finding]:
     """Prompts that carry their own answer (the item dumped with str(item), a leaked hint): the model learns to

@@ -16,12 +16,12 @@ from hermes_envs.conformance._observations.scoring import (
     GoldProbes,
     ScoredProbes,
     ScoredRollout,
-    _short,
     numeric,
 )
 from hermes_envs.conformance._probes import PROBES, ContractViolation
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance._text import short
 
 
 def _reward_site(exc: BaseException) -> str:
@@ -33,7 +33,19 @@ def _reward_site(exc: BaseException) -> str:
     return ""
 
 
-@check("HC401", "result-is-object", "compute_reward uses AgentResult as an object", requires=("HC201",))
+@check(
+    "HC401",
+    "result-is-object",
+    "compute_reward uses AgentResult as an object",
+    requires=("HC201",),
+    why=(
+        "AgentResult is a dataclass and its messages and tool calls are dicts; dict access on the result, "
+        "made-up attributes (final_response, tool_calls, tools_used) or m.role / tc.function.name raise, and "
+        "upstream turns that into a silent 0.0 for every rollout. getattr(result, 'final_response', '') or "
+        "hasattr() of such a name never raises but always takes the fallback (a warning)."
+    ),
+    fix="Use result.messages / hermes_envs.final_response(result), m['content'], tc['function']['name'].",
+)
 def result_is_object(s: EnvSession) -> list[Finding]:
     """Rewards that index AgentResult like a dict, read final_response/tool_calls/tools_used (it has none), or read
     the message / tool-call dicts as objects; a getattr/hasattr fallback on such a name is a warning."""
@@ -91,6 +103,11 @@ def result_is_object(s: EnvSession) -> list[Finding]:
     "reward-never-raises",
     "compute_reward never raises on transcripts the loop can produce",
     requires=("HC201",),
+    why=(
+        "A reward that raises scores 0.0 (logged here, silent upstream): the model is punished for the "
+        "env's bug."
+    ),
+    fix="Handle empty content, tool errors, truncation and long outputs.",
 )
 def reward_never_raises(s: EnvSession) -> list[Finding]:
     """Rewards that crash on an empty reply, tool errors, max-turns truncation, unicode or a huge output."""
@@ -151,7 +168,7 @@ def reward_never_raises(s: EnvSession) -> list[Finding]:
 _BUG_TYPES = (TypeError, AttributeError, NameError, ImportError)
 
 
-def judged_raise(entry: ScoredRollout) -> bool:
+def judged_raise(entry: ScoredRollout[Origin]) -> bool:
     """True when the reward raised after asking the model itself (a judge) and the exception is one a reply could
     cause (a ValueError/RuntimeError on an unparsable verdict): the kit scripted that reply, so the raise says
     nothing about the env. A TypeError/AttributeError/NameError stays a bug whatever the judge said."""
@@ -219,7 +236,17 @@ _RANGE_FIX = (
 )
 
 
-@check("HC403", "reward-range", "every score is a finite float in [0, 1]", requires=("HC201",))
+@check(
+    "HC403",
+    "reward-range",
+    "every score is a finite float in [0, 1]",
+    requires=("HC201",),
+    why=(
+        "The trainer expects finite floats in [0, 1]; bools, None, NaN, bonuses above 1 or 0-10 / 0-100 scales "
+        "break advantages."
+    ),
+    fix="Return float(...) clamped to [0, 1]; rescale other scales first.",
+)
 def reward_range(s: EnvSession) -> list[Finding]:
     """Scores that are None, a bool, a string, NaN/inf, or outside [0, 1] (the trainer expects 0..1 floats): from
     compute_reward on any transcript (negative controls, correct answers, the env's own examples, e.g. a brevity
@@ -228,7 +255,7 @@ def reward_range(s: EnvSession) -> list[Finding]:
 
     findings = []
     seen: set[str] = set()
-    scored: list[tuple[str, str, ScoredRollout]] = []
+    scored: list[tuple[str, str, ScoredRollout[Origin]]] = []
     if s.is_hermes_env():
         scored += [
             (f"on probe {e.origin.probe!r}", f"probe {e.origin.probe}", e)
@@ -282,6 +309,8 @@ def reward_range(s: EnvSession) -> list[Finding]:
     "no-mutation",
     "compute_reward does not mutate the messages or the item",
     requires=SCORE_PREREQUISITES,
+    why="The base tokenizes result.messages after the reward; an edit changes what is trained on.",
+    fix="Read without mutating; copy before editing.",
 )
 def no_mutation(s: EnvSession) -> list[Finding]:
     """Rewards that pop/append/edit ``result.messages`` or the item: the trainer then tokenizes a changed transcript;
@@ -349,14 +378,14 @@ def _reprompted_in_eval(s: EnvSession) -> list[Finding]:
             Finding(
                 "HC405",
                 f"compute_reward and evaluate() should leave the item unchanged; once evaluate() had scored item "
-                f"{_short(item)}, the item's prompt (format_prompt(item)) had changed from "
+                f"{short(item)}, the item's prompt (format_prompt(item)) had changed from "
                 f"...{before[start : start + 120]!r} to ...{after[start : start + 120]!r}: the env mutates its item "
                 "in place (a sort, an append, a pop in the reward or in evaluate()'s own bookkeeping), and the item "
                 "is shared (get_next_item and evaluate() hand the same object out again), so every later prompt "
                 "built from it changes (it can show the answer) and later rewards read the edited item.",
                 "read without changing: `sorted(item['rows'], ...)` instead of `item['rows'].sort(...)`, and copy "
                 "before editing (`item = copy.deepcopy(item)`).",
-                subject=f"item {_short(item, 60)} in evaluate()",
+                subject=f"item {short(item, 60)} in evaluate()",
             )
         ]
     return []

@@ -17,13 +17,13 @@ from hermes_envs.conformance._observations.scoring import (
     ItemControls,
     ScoredProbes,
     ScoredRollout,
-    _short,
     item_key,
     numeric,
 )
 from hermes_envs.conformance._probes import CONTROLS, PROBES
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance._text import short
 from hermes_envs.env._prompt import format_prompt_of
 
 
@@ -98,13 +98,20 @@ def _doubt(scored: list[tuple[Any, float]], ceiling: float, good: dict[str, floa
     low_item, low = min(scored, key=lambda pair: pair[1])
     if low <= ceiling:
         return (
-            f"a warning: on item {_short(low_item, 60)} it scored {low:g}, so the credit depends on the item; doing "
+            f"a warning: on item {short(low_item, 60)} it scored {low:g}, so the credit depends on the item; doing "
             "nothing may be the right answer to some tasks"
         )
     return ""
 
 
-@check("HC406", "controls-low", "negative controls score under the ceiling", requires=SCORE_PREREQUISITES)
+@check(
+    "HC406",
+    "controls-low",
+    "negative controls score under the ceiling",
+    requires=SCORE_PREREQUISITES,
+    why="If doing nothing, refusing or echoing earns credit, the policy learns that instead of the task.",
+    fix="Reward evidence of success only; keep the answer out of the prompt.",
+)
 def controls_low(s: EnvSession) -> list[Finding]:
     """A reward too lenient: doing nothing, refusing, echoing the prompt or spamming tools earns credit."""
     ceiling = s.settings.control_ceiling
@@ -193,7 +200,7 @@ def controls_low(s: EnvSession) -> list[Finding]:
                 Finding(
                     "HC406",
                     f"a negative control should score at most {ceiling:g} (control_ceiling); {name!r} ({about}) got a "
-                    f"mean of {mean:.3g} over {len(scores)} item(s), e.g. on item {_short(examples[name], 120)}"
+                    f"mean of {mean:.3g} over {len(scores)} item(s), e.g. on item {short(examples[name], 120)}"
                     + (f" ({doubt})." if doubt else ".")
                     + (_NO_ANSWER_CAUSES if name in ("empty_reply", "refusal") and not doubt else ""),
                     "give credit only for evidence of success (the right answer, the file actually written); drop "
@@ -212,6 +219,11 @@ def controls_low(s: EnvSession) -> list[Finding]:
     "reward-varies",
     "a correct answer scores above the controls (the reward can vary)",
     requires=SCORE_PREREQUISITES,
+    why=(
+        "If no answer can score above the controls, every group has equal scores and "
+        "ensure_scores_are_not_same drops it: nothing is learned."
+    ),
+    fix="Compare like with like; or ship conformance_transcripts() proving a good rollout scores higher.",
 )
 def reward_varies(s: EnvSession) -> list[Finding]:
     """A reward that never rewards a correct answer (type mismatch, wrong field): every group gets the same score
@@ -235,7 +247,7 @@ def reward_varies(s: EnvSession) -> list[Finding]:
                 Finding(
                     "HC407",
                     f"{entry.origin.name} should score above every control; got {entry.score!r} (control "
-                    f"{best[0]!r} scored {best[1]:g}) on item {_short(entry.item, 120)}.",
+                    f"{best[0]!r} scored {best[1]:g}) on item {short(entry.item, 120)}.",
                     "fix the reward (or the transcript): a known-good rollout must earn more than doing nothing.",
                     subject=entry.label,
                 )
@@ -259,7 +271,7 @@ def reward_varies(s: EnvSession) -> list[Finding]:
     message = (
         f"a correct answer should score above the controls;{constant} none of the {len(tried)} gold-answer "
         f"probes ({', '.join(tried[:3])}{', ...' if len(tried) > 3 else ''}) beat the best control on item "
-        f"{_short(item, 160)}."
+        f"{short(item, 160)}."
     )
     fix = (
         "compare like with like (str(item['answer']) vs the parsed text, strip and normalise both) and check "
@@ -269,7 +281,7 @@ def reward_varies(s: EnvSession) -> list[Finding]:
     if not (answer_like or own.good):
         # "every probe scored 0" then says the probes found no correct answer, not that the reward is wrong.
         raise NotApplicable(
-            f"no correct answer could be derived for item {_short(item, 120)} (no answer-like field the "
+            f"no correct answer could be derived for item {short(item, 120)} (no answer-like field the "
             f"{len(tried)} gold-answer probes could use, no conformance_transcripts()); ship known-good "
             "transcripts with `def conformance_transcripts(self, item)` to have the reward's range checked"
         )

@@ -26,6 +26,8 @@ from hermes_envs.conformance._session import EnvSession
     "reward-deterministic",
     "compute_reward gives the same score for the same input",
     requires=SCORE_PREREQUISITES,
+    why="Random or time-dependent scores turn the advantage into noise.",
+    fix="No randomness in the reward; a judge at temperature 0.",
 )
 def reward_deterministic(s: EnvSession) -> list[Finding]:
     """Rewards with randomness or clock dependence (e.g. noise added "to break ties"): the advantage becomes noise.

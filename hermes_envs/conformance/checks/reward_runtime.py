@@ -22,6 +22,8 @@ SETUP_STALL_FACTOR = 10
     "no-loop-blocking",
     "setup, compute_reward and evaluate do not block the event loop",
     requires=("HC201",),
+    why="All rollouts share one event loop; a blocking call in a hook stalls every other rollout.",
+    fix="await async APIs; ctx.aterminal / asyncio.to_thread for blocking work.",
 )
 def no_loop_blocking(s: EnvSession) -> list[Finding]:
     """Synchronous work (time.sleep, requests, subprocess.run, ctx.terminal) in async hooks stalls every rollout.
@@ -118,6 +120,8 @@ def _stall_findings(s: EnvSession) -> list[Finding]:
     "compute_reward asks the model (a judge) at most once per rollout",
     severity=Severity.WARNING,
     requires=("HC402",),
+    why="Every judge call costs money and latency per rollout; two verdicts on one answer can disagree.",
+    fix="Call the judge once per rollout and reuse its verdict (also in evaluate).",
 )
 def judge_once(s: EnvSession) -> list[Finding]:
     """A reward that calls its LLM judge more than once per rollout: double the cost and latency of every group,

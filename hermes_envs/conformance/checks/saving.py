@@ -13,7 +13,17 @@ from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance.checks.data import unserialisable
 
 
-@check("HC207", "group-json", "the scored group can be sent to the trainer as JSON", requires=("HC501",))
+@check(
+    "HC207",
+    "group-json",
+    "the scored group can be sent to the trainer as JSON",
+    requires=("HC501",),
+    why=(
+        "atroposlib sends every scored group to the trainer as JSON; a group holding an SDK object, a set or numpy "
+        "values fails to send, and the run trains on nothing."
+    ),
+    fix="Messages as dicts, tokens and masks as lists of int, scores as float, lists instead of sets.",
+)
 def group_json(s: EnvSession) -> list[Finding]:
     """A scored group holding objects JSON cannot write (the SDK's message object appended to ``messages``, a set
     in ``overrides``, numpy integers as tokens): atroposlib's ``json.dumps`` of the group fails when it is sent, so

@@ -90,7 +90,14 @@ def _offered(s: EnvSession) -> list[tuple[str, Any]]:
 
 
 @check(
-    "HC802", "tool-schemas-valid", "every offered tool schema is valid (JSON Schema + function-calling rules)"
+    "HC802",
+    "tool-schemas-valid",
+    "every offered tool schema is valid (JSON Schema + function-calling rules)",
+    why=(
+        "The tool schemas go to the model server with every request; an invalid one is refused by the server or "
+        "misread by the model, and a toolset that cannot be resolved stops every rollout."
+    ),
+    fix="Object parameters with JSON Schema type names and required names that exist; enable known toolsets.",
 )
 def tool_schemas_valid(s: EnvSession) -> list[Finding]:
     """A tool whose ``required`` names a parameter ``properties`` lacks, whose ``parameters`` is not an object

@@ -27,7 +27,13 @@ def scanned_files(s: EnvSession) -> list[Path]:
     return [p for p in files if p.stat().st_size <= _MAX_BYTES]
 
 
-@check("HC901", "no-secrets", "no secrets in the env's source, configs or cassettes")
+@check(
+    "HC901",
+    "no-secrets",
+    "no secrets in the env's source, configs or cassettes",
+    why="Secrets in an env repo leak with it (and with its cassettes).",
+    fix="Read secrets from the environment; scrub cassettes; revoke what leaked.",
+)
 def no_secrets(s: EnvSession) -> list[Finding]:
     """Tokens and keys committed with the env (HF tokens, wandb keys, provider keys in configs or cassettes)."""
     from hermes_envs.conformance.checks.structure import literal_api_keys
@@ -55,7 +61,13 @@ def no_secrets(s: EnvSession) -> list[Finding]:
     return findings
 
 
-@check("HC902", "loopback-only", "no connection beyond loopback while the env runs")
+@check(
+    "HC902",
+    "loopback-only",
+    "no connection beyond loopback while the env runs",
+    why="Offline nodes crash; an external judge leaks rollouts and bills a model the user did not choose.",
+    fix="Send model calls through self.server; fall back when a download fails.",
+)
 def loopback_only(s: EnvSession) -> list[Finding]:
     """Hosts the env contacts on its own (an external judge, a download in a reward): offline CI crashes, training
     leaks data and spends money on a model the user did not choose.

@@ -20,6 +20,14 @@ from hermes_envs.conformance._session import EnvSession
     "another process draws the same train/eval split (--thorough)",
     thorough=True,
     requires=("HC202",),
+    why=(
+        "The trainer restarts the env (a crash, a resume, another node); a split drawn again differently trains on "
+        "items an earlier run evaluated on, and two runs' eval numbers measure different items."
+    ),
+    fix=(
+        "Draw the split and every random part of an item with a fixed seed (`random.Random(0)`), a stable key "
+        "(hashlib, not the salted `hash()`) or a sorted list, never the global random or a set's order."
+    ),
 )
 def split_stable_across_processes(s: EnvSession) -> list[Finding]:
     """A split that changes when the env is built in another process (``random.shuffle`` unseeded, ``hash(q) %

@@ -16,7 +16,21 @@ ASYNC_METHODS = ("setup", "get_next_item", "compute_reward", "evaluate")
 SYNC_METHODS = ("format_prompt",)
 
 
-@check("HC101", "imports-offline", "the module imports offline")
+@check(
+    "HC101",
+    "imports-offline",
+    "the module imports offline",
+    why=(
+        "The trainer imports the env before anything else; an import that needs the network fails on every "
+        "offline node and in CI."
+    ),
+    fix=(
+        "Move downloads and heavy work into setup(), with an offline fallback. The finding names the import that "
+        "failed and whose it is: the env's own sibling module, a package to install, or a part of upstream's "
+        "surface hermes-envs lacks (a gap of the kit, not yours). Meanwhile the checks with a static counterpart "
+        "judge the source."
+    ),
+)
 def imports_offline(s: EnvSession) -> list[Finding]:
     """A module that fails to import (syntax error, missing package, network or Hub access at import time)."""
     try:
@@ -28,7 +42,18 @@ def imports_offline(s: EnvSession) -> list[Finding]:
     return []
 
 
-@check("HC102", "env-class", "an environment class is defined", requires=("HC101",))
+@check(
+    "HC102",
+    "env-class",
+    "an environment class is defined",
+    requires=("HC101",),
+    why="Without a BaseEnv subclass there is nothing for atroposlib to run.",
+    fix=(
+        "Derive the env from HermesAgentBaseEnv (not from the config class). When the class exists but derives "
+        "from a stand-in defined after a failed import, or sits under a flag (`if HERMES_AVAILABLE:`) that came "
+        "out False, the finding names that import: make it succeed, and let a failed import raise."
+    ),
+)
 def env_class(s: EnvSession) -> list[Finding]:
     """A file with no environment class (or a ``::Name`` that does not exist), so nothing can run."""
     try:
@@ -44,6 +69,11 @@ def env_class(s: EnvSession) -> list[Finding]:
     "method-kinds",
     "setup/get_next_item/compute_reward/evaluate async, format_prompt sync",
     requires=("HC102",),
+    why=(
+        "atroposlib awaits setup/get_next_item/compute_reward/evaluate and calls format_prompt directly; the "
+        "wrong kind yields coroutine objects or TypeErrors mid-run."
+    ),
+    fix="`async def` for the four hooks, plain `def format_prompt`.",
 )
 def method_kinds(s: EnvSession) -> list[Finding]:
     """Methods written sync where the base awaits them (or async where it calls them), or left unimplemented."""
@@ -88,7 +118,15 @@ def method_kinds(s: EnvSession) -> list[Finding]:
 
 
 @check(
-    "HC104", "config-init-list", "config_init returns (config, [APIServerConfig, ...])", requires=("HC102",)
+    "HC104",
+    "config-init-list",
+    "config_init returns (config, [APIServerConfig, ...])",
+    requires=("HC102",),
+    why=(
+        "A single APIServerConfig is taken as a baseline config: --openai.base_url and the api key are "
+        "silently ignored and `process` talks to localhost:9004."
+    ),
+    fix="Return `config, [APIServerConfig(...)]` (a list).",
 )
 def config_init_list(s: EnvSession) -> list[Finding]:
     """``config_init`` returning a single server config: atroposlib then ignores --openai.base_url and hangs."""
@@ -156,7 +194,15 @@ def config_init_list(s: EnvSession) -> list[Finding]:
     return findings
 
 
-@check("HC105", "name-set", "the env class sets `name`", severity=Severity.WARNING, requires=("HC102",))
+@check(
+    "HC105",
+    "name-set",
+    "the env class sets `name`",
+    severity=Severity.WARNING,
+    requires=("HC102",),
+    why="wandb runs, eval folders and process files are named after `name`; without it runs collide.",
+    fix='Set `name = "my-env"` on the class.',
+)
 def name_set(s: EnvSession) -> list[Finding]:
     """An env without ``name``: wandb runs and process-mode files get a generic name that collides across envs."""
     cls = s.load()
@@ -178,6 +224,8 @@ def name_set(s: EnvSession) -> list[Finding]:
     '`if __name__ == "__main__"` calls cli()',
     severity=Severity.WARNING,
     requires=("HC102",),
+    why="`python env.py serve|process|evaluate` is how the env is launched; without cli() it does nothing.",
+    fix='End the file with `if __name__ == "__main__": MyEnv.cli()`.',
 )
 def main_calls_cli(s: EnvSession) -> list[Finding]:
     """A file that cannot be run as ``python env.py serve|process|evaluate`` because it never calls ``cli()``."""
@@ -223,7 +271,14 @@ def literal_api_keys(source: str) -> list[tuple[int, str, SecretMatch]]:
     return out
 
 
-@check("HC107", "no-literal-key", "no provider API key written in the env's source", requires=("HC101",))
+@check(
+    "HC107",
+    "no-literal-key",
+    "no provider API key written in the env's source",
+    requires=("HC101",),
+    why="A key in the source ships with every copy of the env and bills its author.",
+    fix="Read keys from the environment (os.environ) or --openai.api_key; revoke the leaked key.",
+)
 def no_literal_key(s: EnvSession) -> list[Finding]:
     """``APIServerConfig(api_key="sk-...")`` in the file: the key leaks with the env, and runs bill the author."""
     try:
@@ -255,6 +310,11 @@ _LOOPBACK = {"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "host.docker.i
     "external API servers use server_type 'openai' without health checks",
     severity=Severity.WARNING,
     requires=("HC104",),
+    why=(
+        "atroposlib calls token/health endpoints that hosted APIs do not have; the server is marked "
+        "unhealthy and the run waits."
+    ),
+    fix="server_type='openai' and health_check=False for external APIs.",
 )
 def external_openai_type(s: EnvSession) -> list[Finding]:
     """An external API (OpenRouter, OpenAI, ...) configured as vllm/sglang/trl, or with health_check on: atroposlib
@@ -296,7 +356,17 @@ def external_openai_type(s: EnvSession) -> list[Finding]:
     return findings
 
 
-@check("HC109", "env-constructs", "the env class constructs from its own config_init()", requires=("HC104",))
+@check(
+    "HC109",
+    "env-constructs",
+    "the env class constructs from its own config_init()",
+    requires=("HC104",),
+    why=(
+        "__init__ runs before anything else in every trainer process; if it raises with the env's own config, "
+        "nothing runs, and every later symptom (setup, the parser) is the same one cause."
+    ),
+    fix="Make __init__ succeed offline with the config from config_init(); read services lazily.",
+)
 def env_constructs(s: EnvSession) -> list[Finding]:
     """An ``__init__`` that raises with the config ``config_init`` returns (a backend it refuses, a missing
     environment variable, a service it contacts): nothing can run. Reported once here, as the cause; setup, the

@@ -86,6 +86,17 @@ def _leak(s: EnvSession, item: Any, fn: dict[str, Any], payload: str, secret: st
     "tools-keep-secrets",
     "the env's own tools never hand the trainer's secrets to the model",
     requires=("HC201",),
+    why=(
+        "A tool's arguments are written by the model: a custom tool that evaluates them (eval in a calculator) or "
+        "runs them in a shell that inherits the trainer's environment lets any rollout read the trainer's API keys "
+        "into its transcript, and so into the training data. Evidence: the kit plants a secret in the environment, "
+        "calls each of the env's own tools with a Python expression and a shell substitution that would read it, "
+        "and finds its value in the tool's result (the built-in tools' sandbox never passes such variables on)."
+    ),
+    fix=(
+        "Parse the arguments instead of evaluating them (ast.literal_eval, a small expression parser); run commands "
+        "without a shell, with a minimal env= ({'PATH': ...}), or in the rollout's sandbox (ToolContext.terminal)."
+    ),
 )
 def tools_keep_secrets(s: EnvSession) -> list[Finding]:
     """A custom tool that evaluates its arguments (``eval`` in a calculator) or runs them in a shell with the

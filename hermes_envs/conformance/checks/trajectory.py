@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import subprocess
+from typing import Any
 
 from hermes_envs._chat import offered_tool_names
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
@@ -32,6 +33,8 @@ def eval_only(s: EnvSession) -> str | None:
     "smoke-group",
     "collect_trajectories gives group_size aligned tokens/masks/scores",
     requires=("HC201",),
+    why="atroposlib needs group_size aligned tokens/masks/scores; misalignment crashes or corrupts batches.",
+    fix="Build masks from the same tokenization as tokens.",
 )
 def smoke_group(s: EnvSession) -> list[Finding]:
     """A rollout group that crashes, is empty, has the wrong size, or tokens and masks of different lengths."""
@@ -190,7 +193,10 @@ def _library_tokenizer_broken(s: EnvSession) -> str | None:
 
 
 def _prompt_span(
-    s: EnvSession, tokens: list[int], conversation: list | None, tools: list | None
+    s: EnvSession,
+    tokens: list[int],
+    conversation: list[dict[str, Any]] | None,
+    tools: list[dict[str, Any]] | None,
 ) -> int | None:
     """How many leading tokens of a rollout are its prompt (everything before the model's first turn, rendered with
     the env's tokenizer as the trainer sees it), or None when the rollout's tokens are not that rendering (another
@@ -218,6 +224,11 @@ def _prompt_span(
     "trainable-group",
     "prompt tokens masked, the model's tokens trained, tool messages kept",
     requires=("HC501",),
+    why=(
+        "Unmasked prompts train the model to write prompts; fully masked rollouts teach nothing; missing "
+        "tool messages hide what the model saw."
+    ),
+    fix="Mask prompt/tool tokens with -100; keep result.messages.",
 )
 def trainable_group(s: EnvSession) -> list[Finding]:
     """Masks that train on the prompt (or on nothing), and groups that drop the tool-role messages."""
@@ -291,6 +302,8 @@ def trainable_group(s: EnvSession) -> list[Finding]:
     "process-run",
     "a one-step atroposlib `process` run writes JSONL and HTML (slow)",
     requires=("HC501",),
+    why="The first real `process` run is where CLI wiring, config overrides and group writing meet.",
+    fix="Run `python env.py process` against `hermes-envs fake-server` and fix what breaks.",
 )
 def process_run(s: EnvSession) -> list[Finding]:
     """An env that passes in-process but fails under ``python env.py process`` (no or wrong cli() call, CLI
@@ -357,6 +370,11 @@ def process_run(s: EnvSession) -> list[Finding]:
     "groups-survive-send-filters",
     "atroposlib's send filters keep the env's groups (group size vs equal scores)",
     requires=("HC501",),
+    why=(
+        "atroposlib drops a group whose scores are all equal (ensure_scores_are_not_same): with group_size 1 "
+        "every group is dropped and the run trains on nothing."
+    ),
+    fix="group_size >= 2 (or ensure_scores_are_not_same=False for single rollouts).",
 )
 def groups_survive_send_filters(s: EnvSession) -> list[Finding]:
     """Settings under which atroposlib's ``handle_send_to_api`` drops every group, so a run trains on nothing:
