@@ -4,8 +4,10 @@ Authors implement ``setup``, ``get_next_item``, ``format_prompt``, ``compute_rew
 resolves tools once per group, runs the agent loop, hands the reward a :class:`ToolContext` on the rollout's own
 sandbox, always cleans that sandbox up, and builds the tokens/masks atroposlib trains on. Unlike upstream, a reward
 that raises is logged with its traceback and counted (``train/reward_errors``), not silently turned into 0.0.
-A little over 400 lines: every hook atroposlib calls on the env (rollout, group, process, eval log, wandb) is a
-method of this one class; the helpers it can hand off live in the sibling modules.
+Each env's tools run with its own :class:`~hermes_envs.tools.EnvRuntime` (``self.runtime``), bound where this class
+drives the env (atroposlib's drivers, its own rollout methods, the agent loop on ``self.server``); an author's
+methods are never rewritten. About 500 lines: every hook atroposlib calls on the env (rollout, group, process, eval
+log, wandb) is a method of this one class; the helpers it can hand off live in the sibling modules.
 """
 
 from __future__ import annotations
@@ -179,10 +181,8 @@ class HermesAgentBaseEnv(BaseEnv):
         from hermes_envs.agent._observe import watch_results
 
         before = getattr(self, "eval_runner", None)
-        with (
-            self._runtime_bound(),
-            watch_results() as seen,
-        ):  # the eval task atroposlib starts copies this context
+        # the eval task atroposlib starts copies this context: its loops' results join ``seen``
+        with self._runtime_bound(), watch_results() as seen:
             await super().env_step_checks()
         runner = getattr(self, "eval_runner", None)
         if runner is not None and runner is not before:
