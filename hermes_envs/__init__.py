@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     )
     from hermes_envs.env import HermesAgentBaseEnv, HermesAgentEnvConfig
     from hermes_envs.parsers import ToolCallParser, get_parser, list_parsers, register_parser
-    from hermes_envs.tools import ToolContext, ToolRegistry, tool
+    from hermes_envs.tools import EnvRuntime, ToolContext, ToolRegistry, tool
     from hermes_envs.tools.registry import registry
 
 __version__ = "0.1.0"
@@ -49,6 +49,7 @@ _LAZY = {
         ],
         "hermes_envs.agent",
     ),
+    "EnvRuntime": "hermes_envs.tools",
     "HermesAgentBaseEnv": "hermes_envs.env",
     "HermesAgentEnvConfig": "hermes_envs.env",
     "ToolContext": "hermes_envs.tools",
@@ -81,6 +82,7 @@ __all__ = [
     "AgentResult",
     "ConfigError",
     "EnvLoadError",
+    "EnvRuntime",
     "HermesAgentBaseEnv",
     "HermesAgentEnvConfig",
     "HermesAgentLoop",

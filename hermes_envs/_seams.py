@@ -199,6 +199,31 @@ SEAMS: tuple[Seam, ...] = (
         "the loop uses the hermes parser",
         marker="hermes_tool_call_parser",
     ),
+    Seam(
+        "atroposlib.envs.server_handling.server_manager:ServerManager",
+        "hermes_envs/env/_base.py, hermes_envs/agent/loop.py",
+        "an extra attribute (hermes_runtime) on the env's ServerManager gives a loop the author builds on it the "
+        "env's runtime (sandbox settings, model endpoint) for its tool calls",
+        "atroposlib 0.4",
+        "such a loop's tools use the process defaults (the settings of the env built last)",
+        marker="hermes_runtime",
+    ),
+    Seam(
+        "atroposlib.envs.base:BaseEnv._run_evaluate",
+        "hermes_envs/env/_base.py",
+        "the `evaluate` subcommand's driver, overridden to run setup() and evaluate() under the env's runtime with "
+        "the eval rollouts that failed on the model server reported",
+        "atroposlib 0.4",
+        "that subcommand's evaluate() loses the eval/api_errors report (its own loops still bind the env's runtime)",
+    ),
+    Seam(
+        "atroposlib.envs.base:BaseEnv.env_step_checks",
+        "hermes_envs/env/_base.py",
+        "where `serve` starts an eval task (kept in eval_runner): overridden so that task is watched for eval "
+        "rollouts that failed on the model server",
+        "atroposlib 0.4",
+        "evals during `serve` lose the eval/api_errors report (they still run under the env's runtime)",
+    ),
 )
 
 

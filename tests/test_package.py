@@ -12,6 +12,7 @@ PUBLIC = [
     "AgentResult",
     "ConfigError",
     "EnvLoadError",
+    "EnvRuntime",
     "HermesAgentBaseEnv",
     "HermesAgentEnvConfig",
     "HermesAgentLoop",

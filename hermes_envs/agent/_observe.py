@@ -1,6 +1,7 @@
 """Who is watching the loop's results: a ``ContextVar`` list that every finished :class:`AgentResult` joins.
 
-The env base watches its ``evaluate`` calls this way, so an eval rollout that ended in a model-server error is
+The env base watches ``evaluate`` calls this way (``HermesAgentBaseEnv.watching_evaluate``, entered by its run
+drivers and the kit), so an eval rollout that ended in a model-server error is
 reported even when the author's ``evaluate`` built the loop by hand and scored the rollout like any other.
 """
 

@@ -262,11 +262,17 @@ class HermesAgentLoop:
 
     async def _dispatch(self, name: str, args: JSONObject) -> object:
         """Run the tool off the event loop (the registry's async dispatch, or its sync one in the tool pool)."""
+        from hermes_envs.tools._runtime import EnvRuntime, bound_runtime, using_runtime
         from hermes_envs.tools.registry import offering
 
         abandoned = threading.Event()  # set when this call is given up (tool timeout): its sub-agents stop
+        # The env's runtime (sandbox settings, model endpoint for model-backed tools) when none is bound yet: a
+        # loop an author built on an env's self.server (in evaluate, say) runs its tools as the env's own would.
+        runtime = getattr(self.server, "hermes_runtime", None) if bound_runtime() is None else None
+        if not isinstance(runtime, EnvRuntime):
+            runtime = None
         # a sub-agent the tool starts gets these tools at most
-        with offering(self.valid_tool_names, abandoned):
+        with using_runtime(runtime), offering(self.valid_tool_names, abandoned):
             try:
                 adispatch = getattr(self.registry, "adispatch", None)
                 if adispatch is not None:

@@ -219,7 +219,9 @@ class EnvUnderTest:
     ) -> T:
         """Run ``make(env)`` on the harness's loop with atroposlib's retries made fast, timed under ``phase``.
 
-        The event loop is watched meanwhile (HC408), so a stall by the env's code is recorded with its phase.
+        The event loop is watched meanwhile (HC408), so a stall by the env's code is recorded with its phase. The call
+        runs as the framework would run it (:func:`_as_the_framework_runs`): under the env's runtime, an evaluate()
+        watched for rollouts that failed on the model server.
         """
         from hermes_envs.testing.retries import fast_retries
 
@@ -227,7 +229,9 @@ class EnvUnderTest:
         harness = self.harness
         phase = phase or harness.phase
         with harness.timed(phase), fast_retries():
-            return harness.run_async(lambda: harness.watchdog.watch(phase, make(env)), timeout=timeout)
+            return harness.run_async(
+                lambda: harness.watchdog.watch(phase, _as_the_framework_runs(env, make(env))), timeout=timeout
+            )
 
     def is_hermes_env(self) -> bool:
         """True when the env follows the agent contract (format_prompt + compute_reward(item, result, ctx))."""
@@ -284,3 +288,22 @@ def _with_env_settings(config: Any, env: dict[str, Any]) -> Any:
             f"the run's env settings {env} should be valid values of {type(config).__name__}; {exc}. Fix: correct "
             "the value on the command line."
         ) from None
+
+
+async def _as_the_framework_runs(env: Any, call: Awaitable[T]) -> T:
+    """Await ``call``, a call the kit makes on ``env``, as atroposlib's drivers run it on a HermesAgentBaseEnv: under
+    the env's runtime (its sandbox settings, its model server for model-backed tools) and, when ``call`` is the env's
+    ``evaluate()``, inside ``env.watching_evaluate()`` (eval rollouts that failed on the model server are counted in
+    ``eval/api_errors`` and reported). Any other env's call is awaited as it is."""
+    from hermes_envs.tools import EnvRuntime
+
+    runtime = getattr(env, "runtime", None)
+    if not isinstance(runtime, EnvRuntime):
+        return await call
+    evaluate_code = getattr(getattr(env, "evaluate", None), "__code__", None)
+    watching = getattr(env, "watching_evaluate", None)
+    if callable(watching) and evaluate_code is not None and getattr(call, "cr_code", None) is evaluate_code:
+        with watching():
+            return await call
+    with runtime.bound():
+        return await call

@@ -232,7 +232,7 @@ def _contained_file_tools() -> Iterator[None]:
 
     A HermesAgentBaseEnv gets that from its config (the kit's overrides); an env that is not one (a raw atroposlib
     env calling the tools or ToolContext itself) would otherwise get the process default, which reaches the host's
-    files on ``local``. An env's own entry points still set their own settings inside this.
+    files on ``local``. A HermesAgentBaseEnv's runtime, bound by ``EnvUnderTest.run_env``, sets its own inside this.
     """
     import dataclasses
 

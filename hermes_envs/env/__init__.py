@@ -22,9 +22,11 @@ from hermes_envs.env.distributions import (
     register_distribution,
     sample_toolsets,
 )
+from hermes_envs.tools import EnvRuntime
 
 __all__ = [
     "DistributionError",
+    "EnvRuntime",
     "HermesAgentBaseEnv",
     "HermesAgentEnvConfig",
     "HermesManagedServer",

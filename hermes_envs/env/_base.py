@@ -4,13 +4,16 @@ Authors implement ``setup``, ``get_next_item``, ``format_prompt``, ``compute_rew
 resolves tools once per group, runs the agent loop, hands the reward a :class:`ToolContext` on the rollout's own
 sandbox, always cleans that sandbox up, and builds the tokens/masks atroposlib trains on. Unlike upstream, a reward
 that raises is logged with its traceback and counted (``train/reward_errors``), not silently turned into 0.0.
-A little over 400 lines: every hook atroposlib calls on the env (rollout, group, process, eval log, wandb) is a
-method of this one class; the helpers it can hand off live in the sibling modules.
+Each env's tools run with its own :class:`~hermes_envs.tools.EnvRuntime` (``self.runtime``), bound where this class
+drives the env (atroposlib's drivers, its own rollout methods, the agent loop on ``self.server``); an author's
+methods are never rewritten. About 500 lines: every hook atroposlib calls on the env (rollout, group, process, eval
+log, wandb) is a method of this one class; the helpers it can hand off live in the sibling modules.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 import math
@@ -20,7 +23,7 @@ import traceback
 import uuid
 import weakref
 from abc import abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from atroposlib.envs.base import BaseEnv, ScoredDataGroup, ScoredDataItem
@@ -31,7 +34,6 @@ from hermes_envs._json_types import JSONObject, Message
 from hermes_envs.agent import AgentResult, HermesAgentLoop
 from hermes_envs.env._config import HermesAgentEnvConfig
 from hermes_envs.env._display import format_trajectory
-from hermes_envs.env._env_context import ENV_ENTRY_POINTS, in_env_context, watching_eval
 from hermes_envs.env._prompt import prompt_content
 from hermes_envs.env._server_errors import (
     ProcessStop,
@@ -45,6 +47,7 @@ from hermes_envs.env._trajectory import managed_tokens, tokenize_transcript
 from hermes_envs.env._types import Item
 from hermes_envs.env.distributions import sample_toolsets
 from hermes_envs.errors import ConfigError, HermesEnvsError
+from hermes_envs.tools._runtime import EnvRuntime
 
 __all__ = ["HermesAgentBaseEnv", "RewardTypeError", "current_env"]
 
@@ -90,13 +93,6 @@ class HermesAgentBaseEnv(BaseEnv):  # type: ignore[misc]  # atroposlib ships no 
     name: str | None = None
     env_config_cls = HermesAgentEnvConfig
 
-    def __init_subclass__(cls, **kwargs: object) -> None:
-        super().__init_subclass__(**kwargs)
-        for attr in ENV_ENTRY_POINTS:
-            fn = cls.__dict__.get(attr)
-            if fn is not None and not getattr(fn, "__isabstractmethod__", False):
-                setattr(cls, attr, in_env_context(watching_eval(fn) if attr == "evaluate" else fn))
-
     def __init__(
         self,
         config: HermesAgentEnvConfig,
@@ -116,22 +112,21 @@ class HermesAgentBaseEnv(BaseEnv):  # type: ignore[misc]  # atroposlib ships no 
             host_paths=bool(getattr(config, "terminal_host_paths", True)),
         )
         from hermes_envs.tools.sandbox import sandbox_config
-
-        # This env's own settings: its entry points (see in_env_context) create sandboxes with them, so an env built
-        # later in the same process with another terminal_timeout or backend does not change this one's.
-        self._sandbox_config = sandbox_config()
-        set_pool_size(getattr(config, "tool_pool_size", 128))  # the pool that runs tools off the loop
-        install_sigterm_cleanup()  # a `serve` worker stopped with SIGTERM leaves no sandbox files behind
         from hermes_envs.tools.toolsets.model import endpoint_of_server
 
-        # Vision, delegation, moa ... tools ask THIS env's model server: entered per rollout / evaluate call
-        # (see in_env_context), never bound process-wide, so two envs in one process keep their own servers.
-        self._tool_model_endpoint = endpoint_of_server(self.server)
+        set_pool_size(getattr(config, "tool_pool_size", 128))  # the pool that runs tools off the loop
+        install_sigterm_cleanup()  # a `serve` worker stopped with SIGTERM leaves no sandbox files behind
+        #: This env's own tool settings (sandbox settings; the model server that vision, delegation, moa ... tools
+        #: ask), bound where the framework drives the env (run drivers, rollouts, rewards, the agent loop's tool
+        #: calls, the kit), so an env built later in the same process with other settings does not change this one's.
+        self.runtime = EnvRuntime(sandbox=sandbox_config(), model_endpoint=endpoint_of_server(self.server))
         # An agent loop the author builds on self.server (e.g. in evaluate) recovers text tool calls with the
-        # configured parser, not a default one (HermesAgentLoop reads this when given no tool_call_parser).
+        # configured parser, not a default one (HermesAgentLoop reads this when given no tool_call_parser), and runs
+        # its tools with this env's runtime.
         try:
             self.server.hermes_tool_call_parser = getattr(config, "tool_call_parser", None)
-        except Exception:  # a server object that refuses attributes: the loop then falls back to hermes
+            self.server.hermes_runtime = self.runtime
+        except Exception:  # a server object that refuses attributes: the loop then falls back to the defaults
             pass
         self._rng = random.Random()
         self.tool_error_buffer: list[int] = []  # tool errors per rollout since the last wandb_log
@@ -154,6 +149,53 @@ class HermesAgentBaseEnv(BaseEnv):  # type: ignore[misc]  # atroposlib ships no 
     @abstractmethod
     async def compute_reward(self, item: Item, result: AgentResult, ctx: Any) -> float:
         """Score one rollout; ``result`` is an :class:`AgentResult` object, ``ctx`` a ToolContext on its sandbox."""
+
+    # ----------------------------------------------------------------- runtime
+    def _runtime_bound(self) -> contextlib.AbstractContextManager[object]:
+        """Bind this env's runtime for the block (nothing to do when it is bound already)."""
+        from hermes_envs.tools._runtime import using_runtime
+
+        return using_runtime(getattr(self, "runtime", None))
+
+    @contextlib.contextmanager
+    def watching_evaluate(self) -> Iterator[list[AgentResult]]:
+        """Around an ``evaluate()`` call: this env's runtime bound, and the eval rollouts that failed on the model
+        server counted (``eval_server_errors``; ``evaluate_log`` adds ``eval/api_errors``) and reported once.
+
+        atroposlib's drivers (``evaluate`` subcommand, evals during ``serve``) and the conformance kit enter it; a
+        script that calls ``env.evaluate()`` itself enters it too to get the report.
+        """
+        from hermes_envs.agent._observe import watch_results
+
+        with self._runtime_bound(), watch_results() as seen:
+            try:
+                yield seen
+            finally:
+                self._report_eval_server_errors(seen)
+
+    async def env_manager(self) -> None:
+        """atroposlib's ``serve`` loop, under this env's runtime (the rollouts and evals it starts inherit it)."""
+        with self._runtime_bound():
+            await super().env_manager()
+
+    async def env_step_checks(self) -> None:
+        """atroposlib's step checks; an eval they start is watched (:meth:`watching_evaluate`) until it ends."""
+        from hermes_envs.agent._observe import watch_results
+
+        before = getattr(self, "eval_runner", None)
+        # the eval task atroposlib starts copies this context: its loops' results join ``seen``
+        with self._runtime_bound(), watch_results() as seen:
+            await super().env_step_checks()
+        runner = getattr(self, "eval_runner", None)
+        if runner is not None and runner is not before:
+            runner.add_done_callback(lambda _task: self._report_eval_server_errors(seen))
+
+    async def _run_evaluate(self) -> None:
+        """atroposlib's ``evaluate`` subcommand: ``setup`` then ``evaluate``, watched (:meth:`watching_evaluate`)."""
+        with self._runtime_bound():
+            await self.setup()
+            with self.watching_evaluate():
+                await self.evaluate()
 
     # ----------------------------------------------------------------- tools
     def _resolve_tools_for_group(self) -> tuple[list[JSONObject], set[str]]:
@@ -200,60 +242,64 @@ class HermesAgentBaseEnv(BaseEnv):  # type: ignore[misc]  # atroposlib ships no 
         max_turns: int | None = None,
     ) -> AgentResult:
         """Run the agent loop on ``messages`` with this env's tools and settings (also for ``evaluate``)."""
-        schemas, names = tools or self._tools()
-        kwargs: JSONObject = {
-            "max_turns": max_turns or self.config.max_agent_turns,
-            "task_id": task_id or str(uuid.uuid4()),
-            "temperature": self.config.agent_temperature if temperature is None else temperature,
-            "extra_body": self.config.extra_body,
-            "tool_call_parser": self.config.tool_call_parser,
-            "budget_config": self.config.build_budget_config(),
-            "tool_timeout": self.config.tool_call_timeout,
-        }
-        if self._is_managed():
-            from hermes_envs.env._managed import HermesManagedServer, pick_server
+        with self._runtime_bound():
+            schemas, names = tools or self._tools()
+            kwargs: JSONObject = {
+                "max_turns": max_turns or self.config.max_agent_turns,
+                "task_id": task_id or str(uuid.uuid4()),
+                "temperature": self.config.agent_temperature if temperature is None else temperature,
+                "extra_body": self.config.extra_body,
+                "tool_call_parser": self.config.tool_call_parser,
+                "budget_config": self.config.build_budget_config(),
+                "tool_timeout": self.config.tool_call_timeout,
+            }
+            if self._is_managed():
+                from hermes_envs.env._managed import HermesManagedServer, pick_server
 
-            managed = HermesManagedServer(
-                pick_server(self.server), tokenizer=self.tokenizer, tool_parser=self.config.tool_call_parser
-            )
-            try:
-                # The managed server already parses tool calls; the loop's text fallback must not parse twice.
-                loop = HermesAgentLoop(managed, schemas, names, **{**kwargs, "tool_call_parser": None})
-                result = await loop.run(messages)
-                result.managed_state = managed.get_state()
-                return result
-            finally:
-                managed.reset()
-        return await HermesAgentLoop(self.server, schemas, names, **kwargs).run(messages)
+                managed = HermesManagedServer(
+                    pick_server(self.server),
+                    tokenizer=self.tokenizer,
+                    tool_parser=self.config.tool_call_parser,
+                )
+                try:
+                    # The managed server already parses tool calls; the loop's text fallback must not parse twice.
+                    loop = HermesAgentLoop(managed, schemas, names, **{**kwargs, "tool_call_parser": None})
+                    result = await loop.run(messages)
+                    result.managed_state = managed.get_state()
+                    return result
+                finally:
+                    managed.reset()
+            return await HermesAgentLoop(self.server, schemas, names, **kwargs).run(messages)
 
     async def score_rollout(self, item: Item, result: AgentResult, task_id: str) -> float:
         """Call ``compute_reward`` with a ToolContext on the rollout's sandbox; always clean the sandbox up."""
         from hermes_envs.tools import ToolContext, cleanup_sandbox
 
-        try:
-            has_assistant = assistant_turns(result.messages) > 0
-            if result.turns_used == 0 or not has_assistant:
-                return 0.0  # nothing happened (e.g. API error on the first turn): nothing to reward
-            ctx = ToolContext(task_id)
+        with self._runtime_bound():
             try:
-                score = await self.compute_reward(item, result, ctx)
-            except Exception as exc:
-                self.reward_error_count += 1
-                message = f"{type(exc).__name__}: {exc}"
-                self.reward_errors.append(message)
-                logger.error(
-                    "compute_reward raised for task %s; scoring 0.0 (counted in train/reward_errors).\n%s",
-                    task_id,
-                    traceback.format_exc(),
-                )
-                if self.config.raise_on_reward_error:
-                    raise
-                return 0.0
+                has_assistant = assistant_turns(result.messages) > 0
+                if result.turns_used == 0 or not has_assistant:
+                    return 0.0  # nothing happened (e.g. API error on the first turn): nothing to reward
+                ctx = ToolContext(task_id, runtime=self.runtime)
+                try:
+                    score = await self.compute_reward(item, result, ctx)
+                except Exception as exc:
+                    self.reward_error_count += 1
+                    message = f"{type(exc).__name__}: {exc}"
+                    self.reward_errors.append(message)
+                    logger.error(
+                        "compute_reward raised for task %s; scoring 0.0 (counted in train/reward_errors).\n%s",
+                        task_id,
+                        traceback.format_exc(),
+                    )
+                    if self.config.raise_on_reward_error:
+                        raise
+                    return 0.0
+                finally:
+                    ctx.cleanup()
+                return self._check_score(score)
             finally:
-                ctx.cleanup()
-            return self._check_score(score)
-        finally:
-            cleanup_sandbox(task_id)
+                cleanup_sandbox(task_id)
 
     def _check_score(self, score: float) -> float:
         try:
@@ -273,47 +319,48 @@ class HermesAgentBaseEnv(BaseEnv):  # type: ignore[misc]  # atroposlib ships no 
         A rollout that ended because the model server failed (``termination == "api_error"``) returns ``None``:
         it is not scored, and :meth:`collect_trajectories` drops its group.
         """
-        task_id = str(uuid.uuid4())
-        schemas, names = self._tools()
-        messages = self.initial_messages(item)
-        result = await self.run_agent(messages, task_id=task_id, tools=(schemas, names))
-        self.tool_error_buffer.append(len(result.tool_errors))
-        self._tool_error_buffer.extend(
-            {
-                "turn": e.turn,
-                "tool": e.tool_name,
-                "args": e.arguments[:150],
-                "error": e.error[:300],
-                "result": e.tool_result[:300],
-            }
-            for e in result.tool_errors
-        )
-        if failed_on_server(result):
-            from hermes_envs.tools import cleanup_sandbox
+        with self._runtime_bound():
+            task_id = str(uuid.uuid4())
+            schemas, names = self._tools()
+            messages = self.initial_messages(item)
+            result = await self.run_agent(messages, task_id=task_id, tools=(schemas, names))
+            self.tool_error_buffer.append(len(result.tool_errors))
+            self._tool_error_buffer.extend(
+                {
+                    "turn": e.turn,
+                    "tool": e.tool_name,
+                    "args": e.arguments[:150],
+                    "error": e.error[:300],
+                    "result": e.tool_result[:300],
+                }
+                for e in result.tool_errors
+            )
+            if failed_on_server(result):
+                from hermes_envs.tools import cleanup_sandbox
 
-            cleanup_sandbox(task_id)
-            failures = _GROUP_SERVER_ERRORS.get()
-            if failures is not None:
-                failures.append(result.error or "model call failed")
-            return None, []
-        score = await self.score_rollout(item, result, task_id)
-        exact = managed_tokens(result.managed_state)
-        if exact is not None:
-            tokens, masks, _logprobs = exact
-        else:
-            tokens, masks = tokenize_transcript(self.tokenizer, result.messages, schemas or None)
-        scored = ScoredDataItem(
-            tokens=tokens,
-            masks=masks,
-            scores=score,
-            messages=result.messages,
-            advantages=None,
-            ref_logprobs=None,
-            group_overrides=None,
-            overrides=None,
-            images=None,
-        )
-        return scored, []
+                cleanup_sandbox(task_id)
+                failures = _GROUP_SERVER_ERRORS.get()
+                if failures is not None:
+                    failures.append(result.error or "model call failed")
+                return None, []
+            score = await self.score_rollout(item, result, task_id)
+            exact = managed_tokens(result.managed_state)
+            if exact is not None:
+                tokens, masks, _logprobs = exact
+            else:
+                tokens, masks = tokenize_transcript(self.tokenizer, result.messages, schemas or None)
+            scored = ScoredDataItem(
+                tokens=tokens,
+                masks=masks,
+                scores=score,
+                messages=result.messages,
+                advantages=None,
+                ref_logprobs=None,
+                group_overrides=None,
+                overrides=None,
+                images=None,
+            )
+            return scored, []
 
     async def collect_trajectories(self, item: Item) -> tuple[ScoredDataGroup | None, list[Item]]:
         """``group_size`` concurrent rollouts of ``item``, all offered the same tools (resolved once per group).
@@ -321,36 +368,37 @@ class HermesAgentBaseEnv(BaseEnv):  # type: ignore[misc]  # atroposlib ships no 
         A group in which any rollout failed on the model server is dropped (``None``) with one warning: atroposlib
         only accepts full groups, and a failed rollout scored 0.0 would read as a bad answer (docs/framework.md).
         """
-        await self._check_process_server()
-        tools = self._resolve_tools_for_group()
-        self._current_group_tools = tools
-        token = _GROUP_TOOLS.set(tools)
-        server_errors: list[str] = []
-        errors_token = _GROUP_SERVER_ERRORS.set(server_errors)
-        try:
-            results = await asyncio.gather(
-                *(self.collect_trajectory(item) for _ in range(self.config.group_size))
+        with self._runtime_bound():
+            await self._check_process_server()
+            tools = self._resolve_tools_for_group()
+            self._current_group_tools = tools
+            token = _GROUP_TOOLS.set(tools)
+            server_errors: list[str] = []
+            errors_token = _GROUP_SERVER_ERRORS.set(server_errors)
+            try:
+                results = await asyncio.gather(
+                    *(self.collect_trajectory(item) for _ in range(self.config.group_size))
+                )
+            finally:
+                _GROUP_SERVER_ERRORS.reset(errors_token)
+                _GROUP_TOOLS.reset(token)
+            backlog: list[Item] = [extra for _scored, extras in results for extra in extras]
+            if server_errors:
+                self._drop_group_on_server_errors(server_errors)
+                return None, backlog
+            group = ScoredDataGroup(
+                tokens=[], masks=[], scores=[], messages=[], advantages=None, ref_logprobs=None
             )
-        finally:
-            _GROUP_SERVER_ERRORS.reset(errors_token)
-            _GROUP_TOOLS.reset(token)
-        backlog: list[Item] = [extra for _scored, extras in results for extra in extras]
-        if server_errors:
-            self._drop_group_on_server_errors(server_errors)
-            return None, backlog
-        group = ScoredDataGroup(
-            tokens=[], masks=[], scores=[], messages=[], advantages=None, ref_logprobs=None
-        )
-        for scored, _extra in results:
-            if scored is None:
-                continue
-            group["tokens"].append(scored["tokens"])
-            group["masks"].append(scored["masks"])
-            group["scores"].append(scored["scores"])
-            group["messages"].append(scored["messages"])
-        if not group["tokens"]:
-            return None, backlog
-        return group, backlog
+            for scored, _extra in results:
+                if scored is None:
+                    continue
+                group["tokens"].append(scored["tokens"])
+                group["masks"].append(scored["masks"])
+                group["scores"].append(scored["scores"])
+                group["messages"].append(scored["messages"])
+            if not group["tokens"]:
+                return None, backlog
+            return group, backlog
 
     def _drop_group_on_server_errors(self, errors: list[str]) -> None:
         """Count and report a group dropped for server errors; a ``process`` run stops when all rollouts failed."""
@@ -371,7 +419,8 @@ class HermesAgentBaseEnv(BaseEnv):  # type: ignore[misc]  # atroposlib ships no 
         """
         self._process_probed = False
         try:
-            await super().process_manager()
+            with self._runtime_bound():
+                await super().process_manager()
         except ProcessStop as stop:
             close_stopped_process(self)
             raise SystemExit(
@@ -416,15 +465,20 @@ class HermesAgentBaseEnv(BaseEnv):  # type: ignore[misc]  # atroposlib ships no 
                 f"{type(self).__name__}.evaluate_items() should get the eval items; got none. "
                 "Fix: load the eval split in setup() and pass it (e.g. self.evaluate_items(self.test))."
             )
-        start = time.time()
-        scores = []
-        for item in items:
-            task_id = str(uuid.uuid4())
-            result = await self.run_agent(self.initial_messages(item), task_id=task_id, temperature=0.0)
-            scores.append(await self.score_rollout(item, result, task_id))
-        mean = sum(scores) / len(scores)
-        await self.evaluate_log(metrics={metric: mean}, start_time=start, end_time=time.time())
-        return mean
+        from hermes_envs.agent._observe import watched_results
+
+        # called from an evaluate() nobody watches (a script's own env.evaluate()): it reports the server errors itself
+        watch = self.watching_evaluate() if watched_results() is None else self._runtime_bound()
+        with watch:
+            start = time.time()
+            scores = []
+            for item in items:
+                task_id = str(uuid.uuid4())
+                result = await self.run_agent(self.initial_messages(item), task_id=task_id, temperature=0.0)
+                scores.append(await self.score_rollout(item, result, task_id))
+            mean = sum(scores) / len(scores)
+            await self.evaluate_log(metrics={metric: mean}, start_time=start, end_time=time.time())
+            return mean
 
     # ----------------------------------------------------------------- metrics
     @staticmethod
@@ -476,9 +530,3 @@ class HermesAgentBaseEnv(BaseEnv):  # type: ignore[misc]  # atroposlib ships no 
     def config_init(cls) -> tuple[HermesAgentEnvConfig, list[APIServerConfig]]:
         """Default config: override in your env; return a LIST of APIServerConfig so --openai.* flags apply."""
         return cls.env_config_cls(), [APIServerConfig()]
-
-
-for _attr in ENV_ENTRY_POINTS:
-    _fn = HermesAgentBaseEnv.__dict__.get(_attr)
-    if _fn is not None and not getattr(_fn, "__isabstractmethod__", False):
-        setattr(HermesAgentBaseEnv, _attr, in_env_context(_fn))

@@ -333,7 +333,8 @@ async def arun_rollouts(
                 disable_client_retries(getattr(env, "server", None))
             tally = _Tally(session.cassette if session is not None else None)
             try:
-                with _Progress(items, progress, console, env_path.name) as bar:
+                # under the env's runtime, as atroposlib's process driver runs setup() and the groups
+                with _Progress(items, progress, console, env_path.name) as bar, env.runtime.bound():
                     await env.setup()
                     for _ in range(items):
                         item = await env.get_next_item()

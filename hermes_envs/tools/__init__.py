@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import builtin as _builtin  # noqa: F401  (registers the built-in toolsets)
 from . import toolsets as _toolsets  # noqa: F401  (registers upstream's other tool families)
+from ._runtime import EnvRuntime
 from .backends import CommandResult, SandboxBackend, available_backends, register_backend
 from .context import ToolContext
 from .registry import Tool, ToolRegistry, registry, schema_from_function, tool
@@ -26,6 +27,7 @@ from .sandbox import (
 
 __all__ = [
     "CommandResult",
+    "EnvRuntime",
     "Sandbox",
     "SandboxBackend",
     "SandboxConfig",

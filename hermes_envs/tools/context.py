@@ -17,6 +17,7 @@ from typing import Any
 
 from hermes_envs.errors import ConfigError, PathEscapeError, SandboxError
 
+from ._runtime import EnvRuntime, bound_runtime, using_runtime
 from ._sandbox import fresh_shells
 from .builtin import search_sandbox
 from .context_web import WebBrowserContextMixin
@@ -28,9 +29,15 @@ __all__ = ["ToolContext"]
 
 
 class ToolContext(WebBrowserContextMixin):
-    """Access to the sandbox of ``task_id`` (the same one the rollout's tools used)."""
+    """Access to the sandbox of ``task_id`` (the same one the rollout's tools used).
 
-    def __init__(self, task_id: str, *, registry: ToolRegistry | None = None):
+    ``runtime`` is the env's :class:`EnvRuntime` its sandbox lookups and tool calls run with (the env base passes
+    its own); without one, the runtime bound where the ToolContext is made, else the process-wide defaults.
+    """
+
+    def __init__(
+        self, task_id: str, *, registry: ToolRegistry | None = None, runtime: EnvRuntime | None = None
+    ):
         if not isinstance(task_id, str) or not task_id:
             raise ConfigError(
                 f"ToolContext's task_id should be a non-empty str; got {task_id!r}. "
@@ -38,13 +45,15 @@ class ToolContext(WebBrowserContextMixin):
             )
         self.task_id = task_id
         self.registry = registry if registry is not None else default_registry
+        self.runtime = runtime if runtime is not None else bound_runtime()
 
     def __repr__(self) -> str:
         return f"ToolContext(task_id={self.task_id!r})"
 
     @property
     def sandbox(self) -> Sandbox:
-        box = get_sandbox(self.task_id)
+        with using_runtime(self.runtime):  # created (if it is not yet) with the env's settings
+            box = get_sandbox(self.task_id)
         assert box is not None
         return box
 
@@ -153,7 +162,9 @@ class ToolContext(WebBrowserContextMixin):
                 {"error": f"Unknown tool '{name}'. Available tools: {sorted(self.registry.names())}"}
             )
         try:
-            with fresh_shells():  # the tool's commands, like terminal(), never run in the agent's shell
+            # the env's settings and model endpoint; the tool's commands, like terminal(), never run in the agent's
+            # shell
+            with using_runtime(self.runtime), fresh_shells():
                 return self.registry.dispatch(name, args, self.task_id)
         except Exception as exc:
             return json.dumps({"error": f"Tool execution failed: {type(exc).__name__}: {exc}"})

@@ -48,8 +48,8 @@ __all__ = [
 
 default_manager = SandboxManager()
 
-#: The settings of the env whose method runs now (its rollouts, reward, evaluate): the sandboxes those create get
-#: that env's terminal_timeout, backend ... even when another env was configured later in the same process.
+#: The settings of the env whose runtime is bound now (its rollouts, reward, evaluate: see ``_runtime``): the sandboxes
+#: those create get that env's terminal_timeout, backend ... even when another env was configured later in the process.
 _ENV_CONFIG: contextvars.ContextVar[SandboxConfig | None] = contextvars.ContextVar(
     "hermes_env_sandbox_config", default=None
 )

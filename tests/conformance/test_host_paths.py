@@ -21,7 +21,7 @@ def test_the_kit_keeps_host_paths_contained_even_when_the_run_asks_for_them() ->
     with EnvSession(GOOD, settings=Settings(env={"terminal_host_paths": True})) as session:
         env = session.env()
         assert env.config.terminal_host_paths is False
-        assert env._sandbox_config.host_paths is False
+        assert env.runtime.sandbox.host_paths is False
 
 
 RAW = Path(__file__).resolve().parents[2] / "conformance" / "good" / "raw_atropos_env.py"

@@ -8,6 +8,7 @@ import hermes_envs.env as env
 def test_env_public_api() -> None:
     assert env.__all__ == [
         "DistributionError",
+        "EnvRuntime",
         "HermesAgentBaseEnv",
         "HermesAgentEnvConfig",
         "HermesManagedServer",

@@ -214,14 +214,7 @@ class EvalEnv(FileEnv):
         await self.evaluate_log(metrics={"eval/accuracy": accuracy}, samples=samples)
 
 
-async def test_eval_rollouts_that_failed_on_the_server_are_counted_not_silent(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    port = dead_port()
-    env = dead_env(port, EvalEnv, data_dir_to_save_evals=str(tmp_path))
-    await env.setup()
-    with fast_retries(), caplog.at_level(logging.WARNING):
-        await env.evaluate()
+def assert_eval_server_errors_reported(env: FileEnv, port: int, tmp_path: Path, caplog: Any) -> None:
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert (
         metrics["results"]["all"]["eval/api_errors"] == 2 and metrics["results"]["all"]["eval/rollouts"] == 2
@@ -231,3 +224,45 @@ async def test_eval_rollouts_that_failed_on_the_server_are_counted_not_silent(
     ]
     assert f"http://127.0.0.1:{port}/v1" in warning and "2 of 2" in warning and "eval/api_errors" in warning
     assert env.eval_server_errors == 2
+
+
+async def test_eval_rollouts_that_failed_on_the_server_are_counted_not_silent(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # a script calling the author's evaluate() itself enters watching_evaluate(), as the drivers do
+    port = dead_port()
+    env = dead_env(port, EvalEnv, data_dir_to_save_evals=str(tmp_path))
+    await env.setup()
+    with fast_retries(), caplog.at_level(logging.WARNING), env.watching_evaluate():
+        await env.evaluate()
+    assert_eval_server_errors_reported(env, port, tmp_path, caplog)
+
+
+async def test_the_evaluate_subcommand_reports_eval_server_errors(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """atroposlib's ``evaluate`` subcommand runs ``env._run_evaluate()``: setup, then the author's evaluate() (not
+    wrapped: the env's driver watches it)."""
+    port = dead_port()
+    env = dead_env(port, EvalEnv, data_dir_to_save_evals=str(tmp_path))
+    with fast_retries(), caplog.at_level(logging.WARNING):
+        await env._run_evaluate()
+    assert_eval_server_errors_reported(env, port, tmp_path, caplog)
+
+
+async def test_an_eval_during_serve_reports_eval_server_errors(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``serve`` starts evals as tasks from env_step_checks; the report comes when the eval task ends."""
+    port = dead_port()
+    env = dead_env(port, EvalEnv, data_dir_to_save_evals=str(tmp_path), steps_per_eval=2)
+    await env.setup()
+    env.curr_step = 1
+    env.status_dict = {"current_step": 2}  # step 2 was reached: an eval is due
+    env.items_sent_this_step = 0
+    with fast_retries(), caplog.at_level(logging.WARNING):
+        await env.env_step_checks()
+        assert env.eval_runner is not None
+        await env.eval_runner
+        await asyncio.sleep(0)  # the eval task's done callbacks run after its awaiters resume
+    assert_eval_server_errors_reported(env, port, tmp_path, caplog)

@@ -5,6 +5,7 @@ def test_public_names_are_pinned():
     assert tools.__all__ == sorted(tools.__all__)
     assert tools.__all__ == [
         "CommandResult",
+        "EnvRuntime",
         "Sandbox",
         "SandboxBackend",
         "SandboxConfig",

@@ -1,6 +1,6 @@
 """The model server that tools needing a model (vision, image generation, delegation, mixture of agents, clarify)
-call: the server of the env whose rollout is running (``using_env_server``, which ``HermesAgentBaseEnv`` enters
-for each rollout, reward and evaluate call), else one bound process-wide, else ``HERMES_TOOLS_MODEL_BASE_URL``.
+call: the server of the env whose rollout is running (part of the env's ``EnvRuntime``, bound where the framework
+drives the env: see :mod:`hermes_envs.tools._runtime`), else one bound process-wide, else ``HERMES_TOOLS_MODEL_BASE_URL``.
 
 The env's endpoint lives in a ``ContextVar``, not a global: two envs in one process (a train env next to an eval
 env, the conformance kit's several envs) each send their tools' model calls to their own server, even when their
@@ -95,8 +95,8 @@ def using_env_server(server: Any) -> contextlib.AbstractContextManager[None]:
 def bind_env_server(server: Any) -> bool:
     """Bind an env's server process-wide (:func:`bind_model_endpoint`); False when it has no URL.
 
-    The env base does not call this (the last env built would win for every env); it enters
-    :func:`using_env_server` per rollout instead. Kept for scripts that run tools outside any env.
+    The env base does not call this (the last env built would win for every env); it binds its ``EnvRuntime``
+    where it drives the env instead. Kept for scripts that run tools outside any env.
     """
     endpoint = endpoint_of_server(server)
     if endpoint is None:
