@@ -18,8 +18,9 @@ THOROUGH = sum(c.thorough for c in all_checks())
 HC1 = sum(c.id.startswith("HC1") for c in all_checks())
 #: Checks that do not apply to the example env (an agent env without a judge), reported as skipped: HC506 (a judge
 #: outage), HC507 (cut-off completions of a raw env), HC414 (its reward credits no tool call: no transcript's score
-#: rests on its calls), HC904 (a raw env running the model's code) and HC905 (tools of the env's own: it has none).
-NOT_APPLICABLE = 5
+#: rests on its calls), HC904 (a raw env running the model's code), HC905 and HC605 (tools of the env's own: it has
+#: none).
+NOT_APPLICABLE = 6
 
 pytest_plugins = ["pytester"]
 

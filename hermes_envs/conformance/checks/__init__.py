@@ -27,6 +27,7 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     splits,
     structure,
     tool_secrets,
+    tool_state,
     trajectory,
 )
 
