@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 from hermes_envs._definitions import definition_site
 from hermes_envs._registry import Registry
@@ -30,9 +30,12 @@ __all__ = [
 #: The checks every score-based reward check requires first: the scores exist, are floats, and are in range.
 SCORE_PREREQUISITES = ("HC401", "HC402", "HC403")
 
-#: A check takes the EnvSession (typed loosely here: the session imports this registry through its scheduler, and
-#: naming EnvSession here, even in an ``if TYPE_CHECKING:`` import, is a module cycle tests/test_layers.py refuses).
-CheckFn = Callable[[Any], "list[Finding]"]
+#: A registered check function, as the registry stores it. A check takes the EnvSession, which this module cannot
+#: name (the session imports the registry through its scheduler; even an ``if TYPE_CHECKING:`` import is a module
+#: cycle tests/test_layers.py refuses), so the registry leaves the argument open; :func:`check` returns each
+#: function with its own signature (``(s: EnvSession) -> list[Finding]``), which mypy checks at every call.
+CheckFn = Callable[..., "list[Finding]"]
+_F = TypeVar("_F", bound=CheckFn)
 
 
 @dataclass(frozen=True)
@@ -111,11 +114,11 @@ def check(
     thorough: bool = False,
     why: str = "",
     fix: str = "",
-) -> Callable[[CheckFn], CheckFn]:
+) -> Callable[[_F], _F]:
     """Register ``fn`` as check ``check_id``: its docstring says which bug it catches, ``why`` why that matters for
     training and ``fix`` the usual fix (both required: they are the check's entry in docs/checks.md)."""
 
-    def register(fn: CheckFn) -> CheckFn:
+    def register(fn: _F) -> _F:
         missing = " and ".join(name for name, text in (("why", why), ("fix", fix)) if not text.strip())
         if missing:
             raise RegistryError(

@@ -56,3 +56,18 @@ def test_the_generator_writes_where_told_and_treats_help_as_help(
     assert list(tmp_path.iterdir()) == []  # it once wrote the page into a file named "--help"
     assert main([str(tmp_path / "checks.md")]) == 0
     assert (tmp_path / "checks.md").read_text(encoding="utf-8") == render()
+
+
+def test_every_check_takes_the_session_typed_and_returns_findings() -> None:
+    """No Any in check signatures (issue #24): each check is ``(s: EnvSession) -> list[Finding]``, which mypy checks
+    at every call because @check hands the function back with its own signature."""
+    import typing
+
+    from hermes_envs.conformance._findings import Finding
+    from hermes_envs.conformance._session import EnvSession
+
+    for info in all_checks():
+        hints = typing.get_type_hints(info.fn)
+        params = [p for p in hints if p != "return"]
+        assert [hints[p] for p in params] == [EnvSession], (info.id, hints)
+        assert hints["return"] == list[Finding], (info.id, hints)
