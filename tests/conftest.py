@@ -12,6 +12,7 @@ it runs; without xdist the order change is harmless (each test sets up what it n
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 
@@ -24,6 +25,13 @@ from hypothesis import settings
 settings.register_profile("hermes-envs-ci", derandomize=True, database=None)
 settings.register_profile("hermes-envs-explore")
 settings.load_profile("hermes-envs-explore" if os.environ.get("HYPOTHESIS_RANDOM") else "hermes-envs-ci")
+
+# pytester restores sys.modules after each in-process run, dropping the modules first imported inside it, and
+# `datasets` registers pyarrow extension types at import that a second import refuses ("ArrowKeyError: A type
+# extension with name datasets.features.features.Array2DExtensionType already defined"): a later test importing it
+# in the same xdist worker failed (tests/test_seams.py, in CI). Imported once here, no inner run imports it first.
+with contextlib.suppress(ImportError):
+    import datasets  # noqa: F401
 
 # This suite runs every tool family on its offline fake backend, in tests that use no hermes fixture too (the
 # plugin itself sets this only around tests that use its fixtures or markers).
