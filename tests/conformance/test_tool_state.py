@@ -83,3 +83,21 @@ def test_hc605_blames_only_state_that_replays(tool: str, tmp_path: Path) -> None
     if expected is Status.FAILED:
         (finding,) = outcome.findings
         assert finding.subject == f"tool {tool}" and "task_id" in finding.fix
+
+
+def test_hc605_skips_tools_too_slow_to_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A correct env whose tools are slow (a long build, a remote call) must not crash the check on its timeout."""
+    from hermes_envs.conformance.checks import tool_state
+
+    monkeypatch.setattr(tool_state, "RUN_SECONDS", 0.3)
+    env = tmp_path / "slow_tool_env.py"
+    body = "        pass\n    time.sleep(1.0)\n    return 'checked ' + letter"
+    env.write_text(_ENV.format(bad=str(CORPUS / "bad"), tool="slow_check", body=body))
+    from hermes_envs.tools import registry
+
+    with (
+        registry.isolated(),
+        EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC605"])) as session,
+    ):
+        outcome = session.run("HC605")
+    assert outcome.status is Status.SKIPPED and "too slow to replay" in (outcome.note or ""), outcome

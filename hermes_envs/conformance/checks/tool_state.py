@@ -32,6 +32,8 @@ __all__: list[str] = []
 
 #: At most this many of the env's own tools go into the script; called in turn, 16 calls at most.
 MAX_TOOLS = 6
+#: The longest one script's rollouts may take: tools slower than that are not replayed (the check is skipped).
+RUN_SECONDS = 60.0
 #: How much of each tool result is compared (a long listing differs early if it differs at all).
 RESULT_CHARS = 2000
 _ID = re.compile(r"\b(?=[A-Za-z0-9_-]*[A-Za-z])(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9][A-Za-z0-9_-]{1,40}\b")
@@ -187,7 +189,12 @@ def _run(s: EnvSession, item: Any, script: _Script, copies: int) -> list[Trace]:
 
     try:
         with s.responding(script.respond):
-            results = s.run_env(together, phase="tool-state")
+            results = s.run_env(together, timeout=RUN_SECONDS, phase="tool-state")
+    except TimeoutError:
+        raise Skip(
+            f"one script of {script.length} calls to the env's tools took over {RUN_SECONDS:.0f} s, too slow to "
+            "replay the several times this check needs"
+        ) from None
     finally:
         for task_id in task_ids:
             cleanup_sandbox(task_id)
