@@ -5,6 +5,8 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     answers,
     cutoff,
     data,
+    eval_grading,
+    eval_state,
     evaluate,
     failed_work,
     faults,

@@ -225,6 +225,18 @@ def eval_run(s: EnvSession, responder: Responder, phase: str) -> EvalRun:
     )
 
 
+@dataclass(frozen=True)
+class WrongAnswerEval:
+    """evaluate() run once with every model request answered :data:`WRONG_ANSWER`: what an eval that got nothing
+    right reports (HC708 compares an outage with it, HC713 answers the training reward credits)."""
+
+    run: EvalRun
+
+    @classmethod
+    def build(cls, s: EnvSession) -> WrongAnswerEval:
+        return cls(eval_run(s, _answering, "evaluate-baseline"))
+
+
 @check(
     "HC708",
     "eval-faults-reported",
@@ -245,7 +257,7 @@ def eval_faults_reported(s: EnvSession) -> list[Finding]:
     without counting it anywhere: a server outage during eval reads as a policy that got worse (or, dropped, as
     a mean over fewer items that nobody knows is smaller). Seen as two evaluate() runs whose reports are identical:
     one where every model request failed (HTTP 500) and one where the model answered every item wrongly."""
-    baseline = eval_run(s, _answering, "evaluate-baseline")
+    baseline = s.observe(WrongAnswerEval).run
     if baseline.error is not None:
         raise Skip(f"evaluate() raised with a model that answers ({baseline.error}); HC202/HC707 report it")
     if not baseline.requests:

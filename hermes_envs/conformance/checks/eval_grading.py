@@ -1,0 +1,265 @@
+"""HC713 — evaluate() credits what training credits: eval items answered the way the training reward scores as
+right must not be reported exactly as if every item had been answered wrongly.
+
+An evaluate() that grades with its own code (an exact string match, another answer format, another field) instead
+of the training reward can count every answer training rewards as wrong: the eval curve then measures something
+the policy is not trained on. The kit needs no knowledge of the task to see it. It takes the answer shape the
+training reward was proven to credit on training items (a field of the item written as "Answer: {v}" ...), writes
+each eval item's own value in it, keeps the eval items where training scores that reply above the same shape with
+a wrong value, then runs evaluate() twice: once with those replies, once with every item answered "I don't know.".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance._golds import ANSWER_FORMATS, STRUCTURED_FORMATS
+from hermes_envs.conformance._observations.evaluation import EvalObservation
+from hermes_envs.conformance._observations.origin import CheckOrigin
+from hermes_envs.conformance._observations.rollouts import run_probe
+from hermes_envs.conformance._observations.scoring import (
+    GoldProbes,
+    ScoredRollout,
+    numeric,
+    score_rollout,
+    wrong_value,
+)
+from hermes_envs.conformance._observations.training import TrainingScan
+from hermes_envs.conformance._probes import say
+from hermes_envs.conformance._registry import check
+from hermes_envs.conformance._session import EnvSession
+from hermes_envs.conformance.checks.faults import (
+    WRONG_ANSWER,
+    EvalRun,
+    WrongAnswerEval,
+    describe_eval_run,
+    eval_run,
+)
+from hermes_envs.env._prompt import format_prompt_of
+
+#: Eval items given a gold reply (each costs a few scored rollouts of the training reward).
+MAX_EVAL_ITEMS = 4
+#: How many entries of one env attribute are tried as eval items (their prompts built and compared).
+MAX_CANDIDATES = 2000
+#: Metric names that say the eval measures correctness (an error needs one: a report of lengths or turn counts
+#: alone is not a grade).
+SCORE_WORDS = (
+    "acc",
+    "score",
+    "reward",
+    "correct",
+    "pass",
+    "success",
+    "solve",
+    "win",
+    "match",
+    "f1",
+    "exact",
+    "em",
+)
+
+
+@dataclass(frozen=True)
+class EvalGold:
+    """An eval item, the reply training scores best for it, and whether the same shape with a wrong value scored
+    lower (the env confirming the kit's guess)."""
+
+    prompt: str
+    reply: str
+    score: float
+    below: float
+    confirmed: bool
+
+
+def _candidates(value: Any, kind: type) -> Iterator[Any]:
+    """Entries of an env attribute that may be eval items: a list / tuple (or a datasets.Dataset) of ``kind``."""
+    rows: Iterable[Any]
+    if isinstance(value, (list, tuple)):
+        rows = value[:MAX_CANDIDATES]
+    elif all(hasattr(value, a) for a in ("column_names", "__len__", "__getitem__")):
+        rows = (value[i] for i in range(min(len(value), MAX_CANDIDATES)))
+    else:
+        return
+    for row in rows:
+        if not isinstance(row, kind):
+            return
+        yield row
+
+
+def _prompt(env: Any, item: Any) -> str | None:
+    try:
+        prompt = format_prompt_of(env, item)
+    except Exception:
+        return None
+    if asyncio.iscoroutine(prompt):
+        prompt.close()
+        return None
+    return prompt if isinstance(prompt, str) else None
+
+
+def eval_items(s: EnvSession, prompts: tuple[str, ...]) -> dict[str, Any]:
+    """The eval items behind ``prompts`` (what evaluate() asked): those it handed compute_reward, else entries of
+    the env's own lists whose format_prompt is one of them."""
+    env = s.env()
+    wanted = set(prompts)
+    found: dict[str, Any] = {}
+
+    def offer(item: Any) -> None:
+        prompt = _prompt(env, item)
+        if prompt in wanted and prompt not in found:
+            found[prompt] = item
+
+    for item in s.observe(EvalObservation).scored_items:
+        offer(item)
+    training = s.observe(TrainingScan).items
+    kind = type(training[0]) if training else dict
+    for value in list(vars(env).values()):
+        if len(found) == len(wanted):
+            break
+        for item in _candidates(value, kind):
+            offer(item)
+    return found
+
+
+def _score(s: EnvSession, item: Any, reply: str, name: str) -> ScoredRollout[CheckOrigin]:
+    result, task_id = run_probe(s, item, say(reply), 3, "eval-gold", "gold")
+    return score_rollout(s, item, result, task_id, CheckOrigin(name), "gold")
+
+
+def _shapes(field: str, item: Any, kind: str) -> tuple[str, list[str]]:
+    """``item``'s value of ``field`` as text, and the answer shapes (templates) of its kind."""
+    value = item.get(field) if isinstance(item, dict) else None
+    if kind in ("dict", "list") and isinstance(value, (dict, list)) and value:
+        return json.dumps(value), [template for _s, template in STRUCTURED_FORMATS]
+    if kind == "scalar" and isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        text = str(value).strip()
+        return text, [template for _s, template in ANSWER_FORMATS] if text else []
+    return "", []
+
+
+def eval_golds(s: EnvSession, items: dict[str, Any]) -> list[EvalGold]:
+    """For up to MAX_EVAL_ITEMS eval items: the reply in the proven answer shapes that training scores best, kept
+    when it beats "I don't know." and no judge was asked (a fake judge's verdict proves nothing)."""
+    proven = next(
+        (g.origin for g in s.observe(GoldProbes).gold if g.origin.source == "field" and g.origin.field), None
+    )
+    if proven is None or proven.field is None:
+        raise NotApplicable("no answer shape was proven on the training items (see HC407)")
+    training = list(s.observe(TrainingScan).items)
+    out: list[EvalGold] = []
+    for prompt, item in items.items():
+        if len(out) >= MAX_EVAL_ITEMS:
+            break
+        value, templates = _shapes(proven.field, item, proven.kind)
+        scored = [(t, _score(s, item, t.format(v=value), "the eval item's gold")) for t in templates]
+        scored = [(t, e) for t, e in scored if numeric(e.score) and not e.model_requests]
+        if not scored:
+            continue
+        template, best = max(scored, key=lambda te: float(te[1].score))
+        idk = _score(s, item, WRONG_ANSWER, "I don't know")
+        if not numeric(idk.score) or float(idk.score) >= float(best.score) - 1e-9:
+            continue
+        wrong = wrong_value(value, proven.field, item, training)
+        twin = _score(s, item, template.format(v=wrong), "a wrong value") if wrong is not None else None
+        confirmed = twin is not None and numeric(twin.score) and float(twin.score) < float(best.score) - 1e-9
+        reply = template.format(v=value)
+        out.append(EvalGold(prompt, reply, float(best.score), float(idk.score), confirmed))
+    return out
+
+
+def _answering(golds: list[EvalGold], prompts: set[str], asked: list[str], other: list[str]) -> Any:
+    """The fake model of the gold run: an eval item's gold reply to its conversation, "I don't know." elsewhere;
+    notes which gold prompts were asked and what was asked that is no eval prompt (a judge)."""
+    replies = {g.prompt: g.reply for g in golds}
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        users = [m.get("content") for m in body.get("messages") or [] if m.get("role") == "user"]
+        first = users[0] if users and isinstance(users[0], str) else ""
+        if first in replies:
+            asked.append(first)
+        elif first not in prompts:
+            other.append(first[:120])
+        n = max(1, int(body.get("n") or 1))
+        return {"choices": [{"content": replies.get(first, WRONG_ANSWER)} for _ in range(n)]}
+
+    return respond
+
+
+def _grades(run: EvalRun) -> bool:
+    """Whether the run reported a metric named like a grade (accuracy, score, reward, pass rate ...)."""
+    names: list[str] = []
+    for report in (*run.metrics, run.returned, *run.wandb):
+        if isinstance(report, dict):
+            names += [str(k).lower() for k in report]
+    return any(word in name for name in names for word in SCORE_WORDS)
+
+
+@check(
+    "HC713",
+    "eval-credits-training-answers",
+    "evaluate() credits the answers the training reward credits",
+    requires=("HC703",),
+    why=(
+        "An evaluate() that grades with its own code (an exact match, another answer format or field) can count "
+        "every answer training rewards as wrong: the eval curve then measures a task the policy is not trained on."
+    ),
+    fix="Score eval rollouts with the training reward: `await self.score_rollout(item, result, task_id)`.",
+)
+def eval_credits_training_answers(s: EnvSession) -> list[Finding]:
+    """An evaluate() whose grading rejects what compute_reward accepts (exact equality where training converts and
+    allows a tolerance, another answer format or field): eval items answered the way training scores as right are
+    reported exactly as when every item is answered "I don't know."."""
+    if not s.is_hermes_env():
+        raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
+    observed = s.observe(EvalObservation)
+    if not observed.prompts:
+        raise Skip("evaluate() sent no chat prompt to the model (see HC202)")
+    items = eval_items(s, observed.prompts)
+    if not items:
+        raise NotApplicable("no eval item behind evaluate()'s prompts was found on the env (its own lists)")
+    golds = eval_golds(s, items)
+    if not golds:
+        raise NotApplicable('no eval item got a reply the training reward scores above "I don\'t know."')
+    baseline = s.observe(WrongAnswerEval).run
+    if baseline.error is not None or not baseline.requests:
+        raise Skip("evaluate() raised or asked nothing with a model that answers (HC202/HC707 report it)")
+    asked: list[str] = []
+    other: list[str] = []
+    run = eval_run(s, _answering(golds, set(observed.prompts), asked, other), "evaluate-eval-golds")
+    if run.error is not None or not asked:
+        raise Skip(
+            "evaluate() raised, or did not ask about the eval items given gold replies, in the gold run"
+        )
+    if other:
+        raise Skip(
+            f"evaluate() also asked the model something that is no eval prompt (a judge?): {other[0]!r}"
+        )
+    if run.report() != baseline.report():
+        return []
+    used = [g for g in golds if g.prompt in asked]
+    example = used[0]
+    confirmed = any(g.confirmed for g in used) and _grades(run)
+    message = (
+        f"evaluate() should credit answers the training reward credits; {len(used)} eval item(s) were answered as "
+        f"training scores them best (e.g. {example.reply[:80]!r}: compute_reward gives {example.score:g}, and "
+        f"{example.below:g} to {WRONG_ANSWER!r}), and evaluate() reported exactly what it reports when every item "
+        f"is answered {WRONG_ANSWER!r}: {describe_eval_run(run)}. Eval grades something training does not reward."
+    )
+    if not confirmed:
+        message += (
+            " A warning: the kit's answer is its guess from the item's fields"
+            + ("" if _grades(run) else ", and no metric is named like a grade")
+            + "."
+        )
+    fix = (
+        "grade eval rollouts with the training reward (`await self.score_rollout(item, result, task_id)` or "
+        "compute_reward), or make the eval grader accept what compute_reward accepts (same parsing, tolerance, "
+        "field)."
+    )
+    severity = Severity.ERROR if confirmed else Severity.WARNING
+    return [Finding("HC713", message, fix, severity, subject=f"eval item {example.prompt[:80]!r}")]
