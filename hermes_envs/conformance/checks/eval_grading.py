@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from hermes_envs.conformance._env_state import State
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance._golds import ANSWER_FORMATS, STRUCTURED_FORMATS
 from hermes_envs.conformance._observations.evaluation import EvalObservation
@@ -131,51 +132,124 @@ def _score(s: EnvSession, item: Any, reply: str, name: str) -> ScoredRollout[Che
     return score_rollout(s, item, result, task_id, CheckOrigin(name), "gold")
 
 
-def _shapes(field: str, item: Any, kind: str) -> tuple[str, list[str]]:
-    """``item``'s value of ``field`` as text, and the answer shapes (templates) of its kind."""
+def _value(item: Any, field: str, kind: str) -> str:
+    """``item``'s value of ``field`` as a gold of ``kind`` is written ("" when it has none of that kind)."""
     value = item.get(field) if isinstance(item, dict) else None
     if kind in ("dict", "list") and isinstance(value, (dict, list)) and value:
-        return json.dumps(value), [template for _s, template in STRUCTURED_FORMATS]
+        return json.dumps(value)
     if kind == "scalar" and isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        text = str(value).strip()
-        return text, [template for _s, template in ANSWER_FORMATS] if text else []
-    return "", []
+        return str(value).strip()
+    return ""
 
 
-def eval_golds(s: EnvSession, items: dict[str, Any]) -> list[EvalGold]:
-    """For up to MAX_EVAL_ITEMS eval items: the reply in the proven answer shapes that training scores best, kept
-    when it beats "I don't know." and no judge was asked (a fake judge's verdict proves nothing)."""
-    proven = next(
-        (g.origin for g in s.observe(GoldProbes).gold if g.origin.source == "field" and g.origin.field), None
-    )
-    if proven is None or proven.field is None:
-        raise NotApplicable("no answer shape was proven on the training items (see HC407)")
+def _best_template(s: EnvSession, items: dict[str, Any], field: str, kind: str) -> str | None:
+    """The answer shape of the proven gold's kind that training scores best on the first eval item with a value
+    (a shape the reward gives partial credit would make a stricter eval look wrong)."""
+    templates = [t for _s, t in (STRUCTURED_FORMATS if kind in ("dict", "list") else ANSWER_FORMATS)]
+    for item in items.values():
+        value = _value(item, field, kind)
+        if not value:
+            continue
+        scored = [(t, _score(s, item, t.format(v=value), "the eval item's gold")) for t in templates]
+        usable = [(t, e) for t, e in scored if numeric(e.score) and not e.model_requests]
+        return max(usable, key=lambda te: float(te[1].score))[0] if usable else None
+    return None
+
+
+@dataclass(frozen=True)
+class GoldAnswerEval:
+    """evaluate() run once with every eval item answered in the answer shape the training reward was proven to
+    credit, written with the item's own value (the kit's guess at a right answer; :func:`eval_golds` checks it).
+
+    ``replies``: eval prompt -> reply; ``asked``: the prompts given a reply; ``other``: first user messages that
+    are no eval prompt (a judge); ``before`` / ``after``: the env's plain state around the run (HC714)."""
+
+    field: str
+    template: str
+    kind: str
+    items: dict[str, Any]
+    replies: dict[str, str]
+    run: EvalRun
+    asked: tuple[str, ...]
+    other: tuple[str, ...]
+    before: State
+    after: State
+
+    @classmethod
+    def build(cls, s: EnvSession) -> GoldAnswerEval:
+        if not s.is_hermes_env():
+            raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
+        observed = s.observe(EvalObservation)
+        if observed.error is not None or not observed.prompts:
+            raise Skip("evaluate() raised or sent no chat prompt to the model (see HC202)")
+        proven = next(
+            (g.origin for g in s.observe(GoldProbes).gold if g.origin.source == "field" and g.origin.field),
+            None,
+        )
+        if proven is None or proven.field is None:
+            raise NotApplicable("no answer shape was proven on the training items (see HC407)")
+        items = eval_items(s, observed.prompts)
+        if not items:
+            raise NotApplicable(
+                "no eval item behind evaluate()'s prompts was found on the env (its own lists)"
+            )
+        template = _best_template(s, items, proven.field, proven.kind)
+        if template is None:
+            raise NotApplicable("no eval item has a value of the field the training answers were proven on")
+        replies = {
+            prompt: template.format(v=value)
+            for prompt, item in items.items()
+            if (value := _value(item, proven.field, proven.kind))
+        }
+        asked: list[str] = []
+        other: list[str] = []
+        before = State.of(s.env())
+        run = eval_run(s, _answering(replies, set(observed.prompts), asked, other), "evaluate-eval-golds")
+        after = State.of(s.env())
+        # The wrong-answer run right after this one, nothing scored in between: a state evaluate() moves (a
+        # curriculum level) then moves one way or the other even at a bound (HC714).
+        s.observe(WrongAnswerEval)
+        return cls(
+            proven.field,
+            template,
+            proven.kind,
+            items,
+            replies,
+            run,
+            tuple(asked),
+            tuple(other),
+            before,
+            after,
+        )
+
+
+def eval_golds(s: EnvSession, found: GoldAnswerEval) -> list[EvalGold]:
+    """Up to MAX_EVAL_ITEMS of the gold run's replies, kept when training scores them above "I don't know." with
+    no judge asked (a fake judge's verdict proves nothing); confirmed when the same shape with a wrong value scores
+    lower too."""
     training = list(s.observe(TrainingScan).items)
     out: list[EvalGold] = []
-    for prompt, item in items.items():
+    for prompt, reply in found.replies.items():
         if len(out) >= MAX_EVAL_ITEMS:
             break
-        value, templates = _shapes(proven.field, item, proven.kind)
-        scored = [(t, _score(s, item, t.format(v=value), "the eval item's gold")) for t in templates]
-        scored = [(t, e) for t, e in scored if numeric(e.score) and not e.model_requests]
-        if not scored:
-            continue
-        template, best = max(scored, key=lambda te: float(te[1].score))
+        item = found.items[prompt]
+        gold = _score(s, item, reply, "the eval item's gold")
         idk = _score(s, item, WRONG_ANSWER, "I don't know")
-        if not numeric(idk.score) or float(idk.score) >= float(best.score) - 1e-9:
+        if gold.model_requests or not numeric(gold.score) or not numeric(idk.score):
             continue
-        wrong = wrong_value(value, proven.field, item, training)
-        twin = _score(s, item, template.format(v=wrong), "a wrong value") if wrong is not None else None
-        confirmed = twin is not None and numeric(twin.score) and float(twin.score) < float(best.score) - 1e-9
-        reply = template.format(v=value)
-        out.append(EvalGold(prompt, reply, float(best.score), float(idk.score), confirmed))
+        if float(idk.score) >= float(gold.score) - 1e-9:
+            continue
+        value = _value(item, found.field, found.kind)
+        wrong = wrong_value(value, found.field, item, training)
+        twin = _score(s, item, found.template.format(v=wrong), "a wrong value") if wrong is not None else None
+        confirmed = twin is not None and numeric(twin.score) and float(twin.score) < float(gold.score) - 1e-9
+        out.append(EvalGold(prompt, reply, float(gold.score), float(idk.score), confirmed))
     return out
 
 
-def _answering(golds: list[EvalGold], prompts: set[str], asked: list[str], other: list[str]) -> Any:
+def _answering(replies: dict[str, str], prompts: set[str], asked: list[str], other: list[str]) -> Any:
     """The fake model of the gold run: an eval item's gold reply to its conversation, "I don't know." elsewhere;
     notes which gold prompts were asked and what was asked that is no eval prompt (a judge)."""
-    replies = {g.prompt: g.reply for g in golds}
 
     def respond(body: dict[str, Any]) -> dict[str, Any]:
         users = [m.get("content") for m in body.get("messages") or [] if m.get("role") == "user"]
@@ -214,40 +288,30 @@ def eval_credits_training_answers(s: EnvSession) -> list[Finding]:
     """An evaluate() whose grading rejects what compute_reward accepts (exact equality where training converts and
     allows a tolerance, another answer format or field): eval items answered the way training scores as right are
     reported exactly as when every item is answered "I don't know."."""
-    if not s.is_hermes_env():
-        raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
-    observed = s.observe(EvalObservation)
-    if not observed.prompts:
-        raise Skip("evaluate() sent no chat prompt to the model (see HC202)")
-    items = eval_items(s, observed.prompts)
-    if not items:
-        raise NotApplicable("no eval item behind evaluate()'s prompts was found on the env (its own lists)")
-    golds = eval_golds(s, items)
+    found = s.observe(GoldAnswerEval)
+    run = found.run
+    if run.error is not None or not found.asked:
+        raise Skip(
+            "evaluate() raised, or did not ask about the eval items given gold replies, in the gold run"
+        )
+    if found.other:
+        raise Skip(
+            f"evaluate() also asked the model something that is no eval prompt (a judge?): {found.other[0]!r}"
+        )
+    golds = [g for g in eval_golds(s, found) if g.prompt in found.asked]
     if not golds:
         raise NotApplicable('no eval item got a reply the training reward scores above "I don\'t know."')
     baseline = s.observe(WrongAnswerEval).run
     if baseline.error is not None or not baseline.requests:
         raise Skip("evaluate() raised or asked nothing with a model that answers (HC202/HC707 report it)")
-    asked: list[str] = []
-    other: list[str] = []
-    run = eval_run(s, _answering(golds, set(observed.prompts), asked, other), "evaluate-eval-golds")
-    if run.error is not None or not asked:
-        raise Skip(
-            "evaluate() raised, or did not ask about the eval items given gold replies, in the gold run"
-        )
-    if other:
-        raise Skip(
-            f"evaluate() also asked the model something that is no eval prompt (a judge?): {other[0]!r}"
-        )
     if run.report() != baseline.report():
         return []
-    used = [g for g in golds if g.prompt in asked]
-    example = used[0]
-    confirmed = any(g.confirmed for g in used) and _grades(run)
+    example = golds[0]
+    confirmed = any(g.confirmed for g in golds) and _grades(run)
     message = (
-        f"evaluate() should credit answers the training reward credits; {len(used)} eval item(s) were answered as "
-        f"training scores them best (e.g. {example.reply[:80]!r}: compute_reward gives {example.score:g}, and "
-        f"{example.below:g} to {WRONG_ANSWER!r}), and evaluate() reported exactly what it reports when every item "
+        f"evaluate() should credit answers the training reward credits; {len(set(found.asked))} eval item(s) were "
+        f"answered in the shape training credits (e.g. {example.reply[:80]!r}: compute_reward gives "
+        f"{example.score:g}, and {example.below:g} to {WRONG_ANSWER!r}), and evaluate() reported exactly what it reports when every item "
         f"is answered {WRONG_ANSWER!r}: {describe_eval_run(run)}. Eval grades something training does not reward."
     )
     if not confirmed:

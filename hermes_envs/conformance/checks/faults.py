@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from hermes_envs.conformance._env_state import State
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
 from hermes_envs.conformance._observations.logs import captured_log
 from hermes_envs.conformance._probes import Responder
@@ -231,10 +232,15 @@ class WrongAnswerEval:
     right reports (HC708 compares an outage with it, HC713 answers the training reward credits)."""
 
     run: EvalRun
+    #: The env's plain state before and after the run (HC714: evaluate() must not move training).
+    before: State
+    after: State
 
     @classmethod
     def build(cls, s: EnvSession) -> WrongAnswerEval:
-        return cls(eval_run(s, _answering, "evaluate-baseline"))
+        before = State.of(s.env())
+        run = eval_run(s, _answering, "evaluate-baseline")
+        return cls(run, before, State.of(s.env()))
 
 
 @check(

@@ -1,0 +1,75 @@
+"""Snapshots of an env's plain state: its attributes holding numbers, strings and containers of them (deep
+copies), and the states of its random generators and of the global one, to put the env back into a state it was
+in (HC714 asks get_next_item what it serves from the state before and after evaluate())."""
+
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["MAX_PLAIN_VALUES", "State"]
+
+#: A snapshot copies an attribute only when it holds at most this many plain values (a dataset of 100k rows is
+#: training data, read but not written by evaluate(); copying it on every put would cost more than it tells).
+MAX_PLAIN_VALUES = 50_000
+
+_PLAIN = (int, float, str, bytes, bool, type(None))
+
+
+def _plain_size(value: Any, budget: int) -> int:
+    """How many plain values ``value`` holds, or -1 when it holds something else (or more than ``budget``)."""
+    if isinstance(value, _PLAIN):
+        return 1
+    if isinstance(value, dict):
+        parts: list[Any] = [*value.keys(), *value.values()]
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        parts = list(value)
+    else:
+        return -1
+    total = 1
+    for part in parts:
+        size = _plain_size(part, budget - total)
+        if size < 0 or total + size > budget:
+            return -1
+        total += size
+    return total
+
+
+@dataclass(frozen=True)
+class State:
+    """The env's plain attributes (deep copies) and its random generators' states, and the global one's."""
+
+    plain: dict[str, Any]
+    rngs: dict[str, Any]
+    global_rng: Any
+
+    @classmethod
+    def of(cls, env: Any) -> State:
+        plain: dict[str, Any] = {}
+        rngs: dict[str, Any] = {}
+        for name, value in vars(env).items():
+            if isinstance(value, random.Random):
+                rngs[name] = value.getstate()
+            elif _plain_size(value, MAX_PLAIN_VALUES) >= 0:
+                plain[name] = copy.deepcopy(value)
+        return cls(plain, rngs, random.getstate())
+
+    def changed_in(self, later: State) -> dict[str, Any]:
+        """The plain attributes whose value in ``later`` differs from this state's (``later``'s values)."""
+        return {
+            name: value
+            for name, value in later.plain.items()
+            if name in self.plain and self.plain[name] != value
+        }
+
+    def put(self, env: Any, plain: dict[str, Any] | None = None) -> None:
+        """Set ``env``'s attributes back to this state (``plain`` overriding some of them), RNGs included."""
+        for name, value in {**self.plain, **(plain or {})}.items():
+            setattr(env, name, copy.deepcopy(value))
+        for name, state in self.rngs.items():
+            rng = getattr(env, name, None)
+            if isinstance(rng, random.Random):
+                rng.setstate(state)
+        random.setstate(self.global_rng)
