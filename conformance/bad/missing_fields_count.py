@@ -1,4 +1,5 @@
-"""HC406: partial credit counts a missing field as right (got.get(k, v) == v), so {} earns full marks."""
+"""HC406, HC413: partial credit counts a missing field as right (got.get(k, v) == v), so {} earns full marks and a
+reply that leaves a field out keeps full credit."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from _good import parse_object, same
 
 from hermes_envs import final_response
 
-EXPECTED_FINDINGS = ["HC406"]
+EXPECTED_FINDINGS = ["HC406", "HC413"]
 
 
 def grade(item, text):

@@ -50,6 +50,7 @@ from hermes_envs.conformance._probes import say
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance._text import short
+from hermes_envs.conformance.checks.field_relations import omitted_field_relation
 from hermes_envs.env._prompt import format_prompt_of
 
 #: CPU seconds (the loop thread's own, which a loaded machine does not inflate) one compute_reward call may spend
@@ -538,8 +539,8 @@ def _judge_memory_relation(s: EnvSession) -> Finding | None:
         "A reward is a function of the item and the answer the model gave: a score that moves with what was scored "
         "before (a verdict cache keyed on the text alone), with the item get_next_item handed out last, with the "
         "model's unspoken thoughts, or that spins on a hostile reply trains on noise or stalls the run; one that "
-        "keeps full credit for a hedged answer (several candidates, a superset) or a partial list teaches the "
-        "policy to hedge; one that scores another item's answer as well does not read the item."
+        "keeps full credit for a hedged answer (several candidates, a superset), a partial list or a JSON answer "
+        "with fields left out teaches the policy to hedge or omit; one that scores another item's answer as well does not read the item."
     ),
     fix=(
         "Grade one committed final answer against this item's own answer (the `item` argument), keep no state "
@@ -549,8 +550,8 @@ def _judge_memory_relation(s: EnvSession) -> Finding | None:
 def reward_relations(s: EnvSession) -> list[Finding]:
     """Rewards whose score changes under transformations that cannot matter to any correct reward (the same
     transcript after another item was scored or after get_next_item, a judge verdict reused for another item,
-    thoughts around the answer, hostile long replies), rewards that keep full credit for a hedged answer or a
-    partial list, and (a warning) rewards that score another item's answer as well as the item's own."""
+    thoughts around the answer, hostile long replies), rewards that keep full credit for a hedged answer, a
+    partial list or a JSON answer with a graded field left out, and (a warning) rewards that score another item's answer as well as the item's own."""
     if not s.is_hermes_env():
         raise NotApplicable("the env has no compute_reward(item, result, ctx) (not an agent env)")
     findings: list[Finding] = []
@@ -581,7 +582,12 @@ def reward_relations(s: EnvSession) -> list[Finding]:
             if found.confirmed(entry):
                 findings += _answer_relations(s, entry, twin)
                 if not entry.model_requests:  # a verdict of the kit's fake judge is no evidence
-                    for relation in (_hedge_relation(s, entry, twin), _partial_relation(s, entry)):
+                    relations = (
+                        _hedge_relation(s, entry, twin),
+                        _partial_relation(s, entry),
+                        omitted_field_relation(s, entry, twin),
+                    )
+                    for relation in relations:
                         if relation is not None:
                             findings.append(relation)
             elif numeric(twin.score) and numeric(entry.score) and twin.score >= entry.score - 1e-9:
