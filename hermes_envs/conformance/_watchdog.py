@@ -6,6 +6,11 @@ line of the author's code that held the loop (``time.sleep``, a synchronous HTTP
 Garbage-collection pauses are measured (``gc.callbacks``) and subtracted, and a stall with no author frame on the
 stack, or inside a finalizer, is not counted: neither is the env's doing.
 
+Calls that block the thread by their nature are seen however short: ``time.sleep`` (wrapped while a phase is
+watched: Python 3.11 raises no audit event for it) and, through an audit hook, a connect on a blocking socket
+(``requests``, a sync HTTP client) made by the author's code on the watched loop thread.
+No machine's load makes code call them, so each is a fact, not a measurement.
+
 The time the loop thread spends inside ``ToolContext``'s synchronous methods (``ctx.terminal`` ...) is measured too,
 and each stall says how much of it was spent there: that API is the contract's (upstream's blocks the loop the same
 way), so HC408 words such a stall as a warning naming the awaitable twins, and keeps other blocking an error.
@@ -26,11 +31,11 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType, FrameType
-from typing import Any, TypeVar
+from typing import Any, SupportsIndex, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["LoopWatchdog", "SYNC_TOOL_METHODS", "Stall", "is_library_file"]
+__all__ = ["BlockingCall", "LoopWatchdog", "SYNC_TOOL_METHODS", "Stall", "is_library_file"]
 
 _TICK = 0.01
 #: ToolContext's synchronous methods (the contract's API); each has an awaitable twin named ``a<name>``.
@@ -133,6 +138,84 @@ class Stall:
     cpu_seconds: float | None = None
 
 
+@dataclass(frozen=True)
+class BlockingCall:
+    """A call that blocks the thread (``time.sleep(0.002)``, a blocking socket's connect) made by the author's code
+    on the loop thread during ``phase``; ``where``: the author's frame, ``func (file:line)``."""
+
+    phase: str
+    what: str
+    where: str
+
+
+#: The watchdogs whose loop thread the audit hook watches (a hook cannot be removed: it is installed once).
+_AUDITED: set[LoopWatchdog] = set()
+_HOOKED = False
+
+
+def _blocking_call(event: str, args: tuple[Any, ...]) -> str | None:
+    """What the audited call blocks on, or None when it does not block (no sleep, a non-blocking socket)."""
+    if event == "time.sleep":
+        return (
+            f"time.sleep({args[0]:g})" if args and isinstance(args[0], (int, float)) and args[0] > 0 else None
+        )
+    if event == "socket.connect" and args:
+        try:
+            blocking = args[0].gettimeout() != 0.0
+        except Exception:
+            return None
+        return f"a blocking socket connect to {args[1]!r}" if blocking and len(args) > 1 else None
+    return None
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if not _AUDITED or event not in ("time.sleep", "socket.connect"):
+        return
+    _note(event, args)
+
+
+def _blocking_site(frame: FrameType | None, direct: bool) -> str:
+    """``func (file:line)`` of the author's code that made a blocking call from ``frame`` (its caller), or "" when
+    the call is hermes-envs' own (a sync ToolContext method HC408 words as a warning) or a library's alone. With
+    ``direct``, the author's code must be the caller itself (a sleep inside a library is the library's business)."""
+    while frame is not None:
+        code = frame.f_code
+        if _is_loop_iteration(code):
+            return ""
+        if not is_library_file(code.co_filename):
+            return f"{getattr(code, 'co_qualname', code.co_name)} ({Path(code.co_filename).name}:{frame.f_lineno})"
+        if code.co_filename.startswith(_INSTRUMENTATION):
+            frame = frame.f_back  # the kit's own wrappers of socket calls (the network guard) are transparent
+            continue
+        if direct or code.co_filename.startswith(_OURS):
+            return ""
+        frame = frame.f_back
+    return ""
+
+
+_REAL_SLEEP = time.sleep
+
+
+def _sleep(secs: float | SupportsIndex) -> None:
+    """time.sleep while a phase is watched: noted when the author's code calls it on the loop thread."""
+    if _AUDITED:
+        _note("time.sleep", (secs,))
+    _REAL_SLEEP(secs)
+
+
+def _note(event: str, args: tuple[Any, ...]) -> None:
+    me = threading.get_ident()
+    for dog in list(_AUDITED):
+        if dog._thread_id != me or len(dog.blocking) >= 50:
+            continue
+        what = _blocking_call(event, args)
+        if what is None:
+            return
+        author = _blocking_site(sys._getframe(2), direct=event == "time.sleep")
+        if author:
+            dog.blocking.append(BlockingCall(dog._phase, what, author))
+
+
 def _schedstat(native_id: int) -> tuple[float, float] | None:
     """(seconds on a CPU, seconds runnable but waiting for one) of the thread, from Linux schedstat, or None."""
     try:
@@ -187,7 +270,7 @@ def _describe(frame: FrameType | None) -> tuple[str, str]:
             return "", inner or "the event loop waiting for I/O"
         name = getattr(code, "co_qualname", code.co_name)
         text = f"{name} ({Path(code.co_filename).name}:{frame.f_lineno})"
-        if not inner:
+        if not inner and code.co_filename != __file__:  # (this module's time.sleep wrapper is not the place)
             inner = text
         if code.co_name == "__del__" or code.co_filename.endswith("gc.py"):
             return "", inner  # garbage collection ran finalizers here: not the env's code
@@ -199,6 +282,8 @@ def _describe(frame: FrameType | None) -> tuple[str, str]:
 
 
 _CONFORMANCE = str(Path(__file__).resolve().parent)
+_OURS = str(Path(__file__).resolve().parents[1])
+_INSTRUMENTATION = str(Path(__file__).resolve().parents[1] / "testing" / "_network_guard.py")
 
 
 def _caller_file(frame: FrameType | None) -> str:
@@ -228,6 +313,9 @@ class LoopWatchdog:
         # (start, end, method) of each outermost ToolContext sync call made on the loop thread since the last tick
         self._sync_calls: list[tuple[float, float, str, bool]] = []
         self._sync_depth = 0
+        #: Thread-blocking calls the author's code made on the loop thread (see :class:`BlockingCall`).
+        self.blocking: list[BlockingCall] = []
+        self._phase = ""
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
@@ -323,12 +411,22 @@ class LoopWatchdog:
         self._sync_calls, self._sync_depth = [], 0
         ticker = asyncio.ensure_future(self._ticker(phase))
         _SAMPLER.add(self)
+        global _HOOKED
+        if not _HOOKED:
+            sys.addaudithook(_audit)
+            _HOOKED = True
+        self._phase = phase
+        _AUDITED.add(self)
+        time.sleep = _sleep
         try:
             with self._timing_tool_context():
                 return await coro
         finally:
             # A stall right before the end is seen here: the ticker would be cancelled before it could run.
             self._record(phase, time.perf_counter())
+            _AUDITED.discard(self)
+            if not _AUDITED and time.sleep is _sleep:
+                time.sleep = _REAL_SLEEP
             ticker.cancel()
             gc.callbacks.remove(self._on_gc)
             _SAMPLER.remove(self)

@@ -26,9 +26,10 @@ SETUP_STALL_FACTOR = 10
     fix="await async APIs; ctx.aterminal / asyncio.to_thread for blocking work.",
 )
 def no_loop_blocking(s: EnvSession) -> list[Finding]:
-    """Synchronous work (time.sleep, requests, subprocess.run, ctx.terminal) in async hooks stalls every rollout.
-    A stall spent inside ToolContext's synchronous methods (the contract's API) is a warning naming their awaitable
-    twins; any other blocking is an error."""
+    """Synchronous work (time.sleep, requests, subprocess.run, ctx.terminal) in async hooks and tools stalls every
+    rollout. A stall spent inside ToolContext's synchronous methods (the contract's API) is a warning naming their
+    awaitable twins; any other blocking is an error, and a time.sleep or a blocking socket's connect made on the
+    loop by the env's code is one however short."""
     own_data = s.stand_in_note() is None  # else setup() failed: the rewards still run, on stand-in items
     if own_data:
         s.observe(SetupRun)
@@ -37,14 +38,51 @@ def no_loop_blocking(s: EnvSession) -> list[Finding]:
         s.observe(GoldProbes)
     if own_data:
         s.observe(EvalObservation)
-    return _stall_findings(s)
+    blocking = {c.where: c for c in s.watchdog.blocking if c.phase in _ROLLOUT_PHASES}
+    stalls = _stall_findings(s, blocking)
+    return stalls + _blocking_findings(s, {f.subject for f in stalls})
 
 
-def _stall_findings(s: EnvSession) -> list[Finding]:
+#: The phases whose blocking calls are the env's rollouts' business (setup runs alone, before any rollout).
+_ROLLOUT_PHASES = {
+    "rewards": "compute_reward",
+    "gold": "compute_reward",
+    "probes": "a rollout",
+    "evaluate": "evaluate",
+}
+
+
+def _blocking_findings(s: EnvSession, reported: set[str]) -> list[Finding]:
+    """One error per author line that called a thread-blocking function (time.sleep, a blocking socket's connect)
+    on the event loop during a rollout, however short: no load makes code call it, so it needs no repeat."""
+    by_site: dict[str, list[Any]] = {}
+    for call in s.watchdog.blocking:
+        if call.phase in _ROLLOUT_PHASES and call.where not in reported:
+            by_site.setdefault(call.where, []).append(call)
+    findings = []
+    for where, calls in by_site.items():
+        hooks = ", ".join(dict.fromkeys(_ROLLOUT_PHASES[c.phase] for c in calls))
+        findings.append(
+            Finding(
+                "HC408",
+                f"code run on the event loop should never block its thread; {where} called {calls[0].what} there "
+                f"({len(calls)} time(s), during {hooks}): while it blocks, however briefly, every other rollout, "
+                "tool call and model request of the process waits, so a group runs one rollout at a time.",
+                "in async code await instead: `await asyncio.sleep(...)`, an async HTTP client (httpx.AsyncClient), "
+                "or `await asyncio.to_thread(fn, ...)` for a blocking library; a tool that must block can be a "
+                "plain `def` (hermes-envs runs those off the loop).",
+                subject=where,
+            )
+        )
+    return findings
+
+
+def _stall_findings(s: EnvSession, blocking: dict[str, Any]) -> list[Finding]:
     """One finding per cause (the author's frame that held the loop), however many hooks and rollouts it
     stalled. An error needs the stall re-verified: the same frame stalled the loop again (a repeat), or the loop
-    thread spent longer than the threshold ON a CPU in it (CPU time, which a loaded machine does not inflate). A
-    single wall-clock stall with neither is a warning: the machine may have paused the process."""
+    thread spent longer than the threshold ON a CPU in it (CPU time, which a loaded machine does not inflate), or
+    the line called a thread-blocking function (``blocking``). A single wall-clock stall with none of these is a
+    warning: the machine may have paused the process."""
     threshold = s.settings.blocking_seconds
     by_site: dict[str, list[Any]] = {}
     for stall in s.watchdog.stalls:
@@ -66,10 +104,13 @@ def _stall_findings(s: EnvSession) -> list[Finding]:
             )
         )
         cpu = worst.cpu_seconds
-        verified = len(stalls) >= 2 or (cpu is not None and cpu > threshold)
+        call = blocking.get(where)
+        verified = len(stalls) >= 2 or (cpu is not None and cpu > threshold) or call is not None
         evidence = (
             "stalled again at this line"
             if len(stalls) >= 2
+            else f"one stall, in {call.what} called there"
+            if call is not None
             else f"one stall, {cpu:.2f} s of it on a CPU"
             if cpu is not None
             else "one stall"
