@@ -59,9 +59,10 @@ class _Side:
         if side == "upstream":
             assert upstream
             sys.path.insert(0, upstream)
-            from environments.agent_loop import HermesAgentLoop as UpLoop
             from model_tools import get_tool_definitions
             from tools.terminal_tool import cleanup_vm
+
+            from environments.agent_loop import HermesAgentLoop as UpLoop
 
             self.loop_cls: Any = UpLoop
             self.schemas: Any = get_tool_definitions(enabled_toolsets=["terminal"], quiet_mode=True)
