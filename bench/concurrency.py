@@ -9,6 +9,9 @@ DIR is upstream's rig, rebuilt by hand in a temporary folder and never committed
 modules (``model_tools.py``, ``toolsets.py``, ``tools/``...) with ``environments/agent_loop.py`` from upstream's
 repository beside them. Without ``--upstream`` only our side runs.
 
+``--baseline DIR`` adds a third side, ours as of another commit: DIR holds that commit's ``hermes_envs`` package
+(e.g. ``git archive COMMIT hermes_envs | tar -x -C DIR``), put first on the worker's ``PYTHONPATH``.
+
 Memory: for each N and side, a fresh worker warms up (2 rollouts one at a time), then runs one batch of N while a
 thread samples its RSS every millisecond: (peak RSS - RSS before) / N. A second fresh worker runs the batch under
 ``tracemalloc`` (started after the warm-up): traced peak / N. The sandboxes' shells are other processes (not counted).
@@ -160,8 +163,13 @@ def worker(args: argparse.Namespace) -> None:
 # ---------------------------------------------------------------- parent side
 
 
+_BASELINE: str | None = None  # --baseline DIR (the parent's; its workers get it through PYTHONPATH)
+
+
 def _env(side: str, upstream: str | None) -> dict[str, str]:
     env = dict(os.environ)
+    if side == "baseline" and _BASELINE:
+        env["PYTHONPATH"] = os.pathsep.join([_BASELINE, *filter(None, [env.get("PYTHONPATH")])])
     if side == "upstream" and upstream:
         home = Path(upstream).parent / "home"
         home.mkdir(exist_ok=True)
@@ -170,7 +178,8 @@ def _env(side: str, upstream: str | None) -> dict[str, str]:
 
 
 def _argv(side: str, base_url: str, upstream: str | None, *extra: str) -> list[str]:
-    argv = [sys.executable, __file__, "--worker", side, "--base-url", base_url, *extra]
+    worker = "ours" if side == "baseline" else side
+    argv = [sys.executable, __file__, "--worker", worker, "--base-url", base_url, *extra]
     return argv + (["--upstream", upstream] if upstream else [])
 
 
@@ -226,6 +235,7 @@ def _one_shot(side: str, base_url: str, upstream: str | None, n: int, traced: bo
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--upstream", help="upstream rig folder (see above)")
+    ap.add_argument("--baseline", help="folder holding another commit's hermes_envs (see above)")
     ap.add_argument("--rounds", type=int, default=8, help="rounds per N (N=1 gets 4x as many)")
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--no-memory", action="store_true")
@@ -238,7 +248,9 @@ def main() -> None:
     if args.worker:
         return worker(args)
     upstream = str(Path(args.upstream).resolve()) if args.upstream else None
-    sides = ["ours"] + (["upstream"] if upstream else [])
+    global _BASELINE
+    _BASELINE = str(Path(args.baseline).resolve()) if args.baseline else None
+    sides = ["ours"] + (["baseline"] if _BASELINE else []) + (["upstream"] if upstream else [])
     sizes = [int(x) for x in args.sizes.split(",")]
     sys.path.insert(0, str(ROOT))
     from hermes_envs.testing.fake_server import FakeOpenAIServer
@@ -258,7 +270,9 @@ def main() -> None:
                         f"{s} {med[s]:8.1f} ms [{min(walls[s]) * 1e3:.0f}-{max(walls[s]) * 1e3:.0f}]"
                         for s in sides
                     )
-                    ratio = f"  ours/upstream {med['ours'] / med['upstream']:.2f}x" if upstream else ""
+                    ratio = "".join(f"  ours/{s} {med['ours'] / med[s]:.2f}x" for s in sides[1:])
+                    if _BASELINE and upstream:
+                        ratio += f"  baseline/upstream {med['baseline'] / med['upstream']:.2f}x"
                     print(
                         f"N={n:<4} batch wall (median of {len(walls['ours'])}): {row}{ratio}  load {_load()}",
                         flush=True,

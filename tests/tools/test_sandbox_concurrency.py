@@ -1,5 +1,5 @@
-"""Many rollouts at once (issue 26): shells start in parallel, and making a sandbox's folder never holds the lock
-that a cleanup on the event loop takes."""
+"""Many rollouts at once (issue 26): shells start in parallel, making a sandbox's folder never holds the lock that
+a cleanup on the event loop takes, and a sandbox whose reward runs no command carries no fresh-shell machinery."""
 
 from __future__ import annotations
 
@@ -8,8 +8,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
+from hermes_envs.errors import SandboxError
 from hermes_envs.tools import SandboxManager
 from hermes_envs.tools.backends._workers import spawn
+from hermes_envs.tools.sandbox import verification_spares
 
 LIVENESS = 30  # seconds: only a thread stuck behind another (the bug) ever waits that long
 
@@ -107,3 +111,30 @@ def test_two_threads_asking_for_one_new_task_get_the_same_sandbox(tmp_path):
         ]
     finally:
         manager.cleanup_all()
+
+
+def test_a_sandbox_makes_its_fresh_shells_only_when_its_reward_runs_a_command(tmp_path):
+    manager = SandboxManager()
+    manager.configure(prestart=0, root=tmp_path)
+    try:
+        with verification_spares(False):
+            box = manager.get("t")
+            assert box.run("echo agent")["output"] == "agent\n"
+            assert box.backend._fresh is None  # type: ignore[attr-defined]  # (read, not patched)
+        assert box.run("echo reward", fresh=True)["output"] == "reward\n"
+        assert box.backend._fresh is not None  # type: ignore[attr-defined]
+    finally:
+        manager.cleanup_all()
+
+
+def test_fresh_shells_asked_for_after_the_sandbox_closed_refuse_commands(tmp_path):
+    manager = SandboxManager()
+    manager.configure(prestart=0, root=tmp_path)
+    box = manager.get("t")
+    box.run("true")
+    backend = box.backend
+    box.cleanup()
+    with pytest.raises(SandboxError, match="closed"):
+        backend.fresh.take()  # type: ignore[attr-defined]
+    assert not backend.fresh.ready()  # type: ignore[attr-defined]
+    manager.cleanup_all()
