@@ -38,6 +38,7 @@ SCRIPT = [
     {"content": "done"},
 ]
 SIZES = (1, 16, 64, 256)
+_TOOL_RESULT = json.dumps({"output": "hello\n", "exit_code": 0, "error": None})
 
 
 # ---------------------------------------------------------------- worker side (one process per side)
@@ -59,6 +60,7 @@ class _Side:
     def __init__(self, side: str, base_url: str, upstream: str | None) -> None:
         import openai
 
+        self.side = side
         if side == "upstream":
             assert upstream
             sys.path.insert(0, upstream)
@@ -82,6 +84,8 @@ class _Side:
         self.server = _SdkServer(self.client)
 
     async def rollout(self, i: int) -> None:
+        if self.side == "floor":
+            return await self._floor(i)
         task_id = f"bench-{uuid.uuid4().hex[:12]}"
         messages = [{"role": "user", "content": f"item {i}: say hello"}]
         loop = self.loop_cls(self.server, self.schemas, self.names, max_turns=4, task_id=task_id)
@@ -89,6 +93,18 @@ class _Side:
         assert result.turns_used == 2 and not result.tool_errors, result
         assert "hello" in messages[2]["content"], messages
         self.cleanup(task_id)
+
+    async def _floor(self, i: int) -> None:
+        """The same two requests with the bare SDK: no loop, no tool, the tool result written by hand."""
+        messages: list[dict[str, Any]] = [{"role": "user", "content": f"item {i}: say hello"}]
+        create = self.client.chat.completions.create
+        r = await create(model="fake", messages=messages, n=1, temperature=1.0, tools=self.schemas)
+        tc = r.choices[0].message.tool_calls[0]
+        call = {"id": tc.id, "type": "function", "function": {"name": tc.function.name, "arguments": "{}"}}
+        messages.append({"role": "assistant", "content": "", "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": tc.id, "content": _TOOL_RESULT})
+        r = await create(model="fake", messages=messages, n=1, temperature=1.0, tools=self.schemas)
+        assert r.choices[0].message.content == "done"
 
     async def batch(self, n: int) -> float:
         t0 = time.perf_counter()
@@ -221,26 +237,33 @@ def _load() -> str:
 
 def _one_shot(side: str, base_url: str, upstream: str | None, n: int, traced: bool) -> dict[str, float]:
     extra = ["--memory", str(n)] + (["--traced"] if traced else [])
-    out = subprocess.run(
-        _argv(side, base_url, upstream, *extra),
-        capture_output=True,
-        text=True,
-        env=_env(side, upstream),
-        cwd=upstream if side == "upstream" else str(ROOT),
-        check=True,
-    )
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+    for attempt in range(2):  # a fresh worker's burst of new connections can time out on a loaded machine
+        out = subprocess.run(
+            _argv(side, base_url, upstream, *extra),
+            capture_output=True,
+            text=True,
+            env=_env(side, upstream),
+            cwd=upstream if side == "upstream" else str(ROOT),
+        )
+        if out.returncode == 0:
+            return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+        print(
+            f"  ({side} N={n} memory run failed, attempt {attempt + 1}: {out.stderr.strip()[-300:]})",
+            flush=True,
+        )
+    raise RuntimeError(f"{side}'s memory run at N={n} failed twice")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--upstream", help="upstream rig folder (see above)")
     ap.add_argument("--baseline", help="folder holding another commit's hermes_envs (see above)")
-    ap.add_argument("--rounds", type=int, default=8, help="rounds per N (N=1 gets 4x as many)")
+    ap.add_argument("--rounds", type=int, default=8, help="rounds per N (N=1 gets 4x as many, N>=256 half)")
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--no-wall", action="store_true")
-    ap.add_argument("--worker", choices=("ours", "upstream"), help=argparse.SUPPRESS)
+    ap.add_argument("--floor", action="store_true", help="add the bare-SDK floor (our schemas) as a side")
+    ap.add_argument("--worker", choices=("ours", "upstream", "floor"), help=argparse.SUPPRESS)
     ap.add_argument("--base-url", help=argparse.SUPPRESS)
     ap.add_argument("--memory", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
@@ -251,6 +274,7 @@ def main() -> None:
     global _BASELINE
     _BASELINE = str(Path(args.baseline).resolve()) if args.baseline else None
     sides = ["ours"] + (["baseline"] if _BASELINE else []) + (["upstream"] if upstream else [])
+    sides += ["floor"] if args.floor else []
     sizes = [int(x) for x in args.sizes.split(",")]
     sys.path.insert(0, str(ROOT))
     from hermes_envs.testing.fake_server import FakeOpenAIServer
@@ -262,7 +286,10 @@ def main() -> None:
             try:
                 for n in sizes:
                     walls: dict[str, list[float]] = {s: [] for s in sides}
-                    for r in range(args.rounds * (4 if n == 1 else 1)):
+                    rounds = (
+                        args.rounds * 4 if n == 1 else max(3, args.rounds // 2) if n >= 256 else args.rounds
+                    )
+                    for r in range(rounds):
                         for s in sides if r % 2 == 0 else sides[::-1]:
                             walls[s].append(workers[s].batch(n))
                     med = {s: statistics.median(v) * 1e3 for s, v in walls.items()}
@@ -271,8 +298,9 @@ def main() -> None:
                         for s in sides
                     )
                     ratio = "".join(f"  ours/{s} {med['ours'] / med[s]:.2f}x" for s in sides[1:])
-                    if _BASELINE and upstream:
-                        ratio += f"  baseline/upstream {med['baseline'] / med['upstream']:.2f}x"
+                    for s in ("baseline", "floor"):
+                        if s in sides and upstream:
+                            ratio += f"  {s}/upstream {med[s] / med['upstream']:.2f}x"
                     print(
                         f"N={n:<4} batch wall (median of {len(walls['ours'])}): {row}{ratio}  load {_load()}",
                         flush=True,
