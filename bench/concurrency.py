@@ -80,7 +80,9 @@ class _Side:
             self.loop_cls = HermesAgentLoop
             self.schemas, self.names = registry.resolve(["terminal"])
             self.cleanup = cleanup_sandbox
-        self.client = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0)
+        # connect timeout 60 s (the SDK's 5 s): 256 new connections at once on a loaded machine, either side
+        timeout = openai.Timeout(600, connect=60)
+        self.client = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0, timeout=timeout)
         self.server = _SdkServer(self.client)
 
     async def rollout(self, i: int) -> None:
