@@ -46,7 +46,9 @@ class SandboxManager:
         self._lock = threading.RLock()
         self._settled = threading.Condition(self._lock)  # notified when a pre-start in progress ends
         self._preparing = 0
-        self._in_prep: dict[Sandbox, int] = {}  # sandboxes being pre-started -> the generation they are for
+        self._in_prep: dict[
+            object, int
+        ] = {}  # pre-starts in progress (a slot each) -> the generation they are for
         self._config = SandboxConfig()
         self._backend_class: type[SandboxBackend] | None = None
         self._sandboxes: dict[str, Sandbox] = {}
@@ -178,14 +180,31 @@ class SandboxManager:
                 box.adopt(task_id)
                 # the refill would compete with this task's first command for the CPU: it waits for it
                 box.after_first_command = self._request_refill
-            else:
-                if wanted is self._config and self._config.prestart:  # a burst drained the spares: keep more
-                    self._target = min(max(self._target, self._config.prestart) + 1, self._max_spares())
-                box = Sandbox(task_id, wanted, manager=self)
-                self._request_refill()
-            self._sandboxes[task_id] = box
-            self._start_reaper()
-            return box
+                self._sandboxes[task_id] = box
+                self._start_reaper()
+                return box
+            if wanted is self._config and self._config.prestart:  # a burst drained the spares: keep more
+                self._target = min(max(self._target, self._config.prestart) + 1, self._max_spares())
+            self._preparing += 1  # cleanup_all() waits for this folder as for a spare's
+        made: Sandbox | None = None
+        try:
+            # Made outside the lock (a folder, a few system calls): a tool thread making it that waits for the GIL
+            # meanwhile would hold the lock every cleanup on the event loop takes (64 rollouts starting at once).
+            made = Sandbox(task_id, wanted, manager=self)
+        finally:
+            with self._lock:
+                self._preparing -= 1
+                self._settled.notify_all()
+                box = self._sandboxes.get(task_id)
+                if made is not None and (box is None or box.closed):
+                    box, made = made, None
+                    self._sandboxes[task_id] = box
+                    self._request_refill()
+                    self._start_reaper()
+        if made is not None:  # another thread made the task's sandbox meanwhile: that one serves it
+            made.cleanup()
+        assert box is not None
+        return box
 
     def _request_refill(self) -> None:
         if _spawn_namespace.expected() == _spawn_namespace.UNKNOWN:
@@ -253,45 +272,51 @@ class SandboxManager:
         thread, so a task that starts its own shell meanwhile waits for one fork at most, never for the refill."""
         while True:
             box = None
+            slot = object()  # this pre-start in _in_prep, from before its folder exists
+            with self._lock:
+                coming = sum(1 for g in self._in_prep.values() if g == generation)
+                ready = sum(1 for spare in self._spares if _fits(spare))
+                if generation != self._generation or ready + coming >= self.target_spares():
+                    return
+                config = self._config
+                # counted before its folder is made: cleanup_all() waits for it before removing the root
+                self._preparing += 1
+                self._in_prep[slot] = generation
             try:
-                # the folder is made under the lock that cleanup_all() removes the root under
-                with self._lock:
-                    coming = sum(1 for g in self._in_prep.values() if g == generation)
-                    ready = sum(1 for spare in self._spares if _fits(spare))
-                    if generation != self._generation or ready + coming >= self.target_spares():
-                        return
-                    box = Sandbox("task", self._config, manager=self)
-                    self._preparing += 1
-                    self._in_prep[box] = generation
+                # Made outside the lock (a folder, a few system calls): a thread making it that waits for the
+                # GIL meanwhile would hold the lock that every cleanup on the event loop takes.
+                box = Sandbox("task", config, manager=self)
                 box.backend.prepare()
             except Exception:  # the next task starts its own shell and reports the problem
                 log.debug("pre-starting a sandbox failed", exc_info=True)
-                if box is not None:
-                    self._settle(box, generation, keep=False)
+                self._settle(box, slot, generation, keep=False)
                 return
-            if not self._settle(box, generation, keep=True):
+            if not self._settle(box, slot, generation, keep=True):
                 return
 
-    def _settle(self, box: Sandbox, generation: int, *, keep: bool) -> bool:
+    def _settle(self, box: Sandbox | None, slot: object, generation: int, *, keep: bool) -> bool:
         """Add a freshly prepared spare (when still wanted) or remove it; True when the refill should go on.
+        ``slot``: the pre-start's entry in ``_in_prep``; ``box`` None when making it failed.
 
         A spare forked just as a network guard began or ended lives in the other namespace: it is kept for the
         tasks of that one (up to twice the most spares) but not counted as ready, and this refill stops."""
-        with self._lock:
-            fits = _fits(box)
-            kept = (
-                keep
-                and generation == self._generation
-                and not box.closed
-                and (fits or len(self._spares) < 2 * self._max_spares())
-            )
-            if kept:
-                self._spares.append(box)
-        if not kept:
-            box.cleanup()
+        fits = kept = False
+        if box is not None:
+            with self._lock:
+                fits = _fits(box)
+                kept = (
+                    keep
+                    and generation == self._generation
+                    and not box.closed
+                    and (fits or len(self._spares) < 2 * self._max_spares())
+                )
+                if kept:
+                    self._spares.append(box)
+            if not kept:
+                box.cleanup()
         with self._lock:
             self._preparing -= 1
-            self._in_prep.pop(box, None)
+            self._in_prep.pop(slot, None)
             self._settled.notify_all()
         return kept and fits
 
@@ -427,6 +452,9 @@ class SandboxManager:
             self._pool_size = size
 
     def executor(self) -> ThreadPoolExecutor:
+        pool = self._pool  # every tool call asks, on the event loop: no lock while the pool runs
+        if pool is not None and not getattr(pool, "_shutdown", False):
+            return pool
         with self._lock:
             # Recreated when shut down by its owner: upstream envs shut `_tool_executor` down at the end of evaluate.
             # (``_shutdown``: a seam, hermes_envs._seams; a Python without it: treated as running)

@@ -14,7 +14,7 @@ signal the shell (a USR1 trap makes it abandon the rest of the command) and SIGK
 started after the command did: the command's processes die, the shell and earlier background jobs stay. "Of the
 task" means of its PID namespace when it has one (``setsid`` cannot leave that), else of its session.
 
-Shells are forked from the spawner thread and the slow half of a close (waiting for the wrappers, closing the
+Shells are forked from a spawner thread and the slow half of a close (waiting for the wrappers, closing the
 pipes) runs on the janitor thread (:mod:`._workers`).
 
 Which processes are the task's and how they are killed lives in :mod:`._shell_procs` (the mixin ShellProcesses).
@@ -68,7 +68,7 @@ class PersistentShell(ShellProcesses):
         self.shell_pid: int | None = None
         self.namespace: str | None = None  # the shell's PID namespace when it is not ours
         self.namespace_init: int | None = None
-        #: the network namespace the shell was forked in (the spawner thread's, as the kernel said then)
+        #: the network namespace the shell was forked in (its spawner thread's, as the kernel said then)
         self.spawned_in: str | None = None
         self.timed_out = False
         self.watch: Callable[[], str | None] | None = None  # asked while a command runs; a message kills it
@@ -108,7 +108,7 @@ class PersistentShell(ShellProcesses):
             start_new_session=True,
             bufsize=0,
         )
-        # Runs on the spawner thread, which forked the shell: the guard's audit hook moved this thread into the
+        # Runs on a spawner thread, the one that forked the shell: the guard's audit hook moved this thread into the
         # namespace the shell got (just before the fork) and nothing else runs here until we return.
         self.spawned_in = _spawn_namespace.of_this_thread()
         return proc

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import threading
 
 from hermes_envs.errors import ConfigError
 
@@ -40,14 +41,33 @@ class ShellBackend(SandboxBackend):
     """A backend whose commands run in one :class:`PersistentShell`; subclasses give the argv that wraps it."""
 
     name = "shell"
+    #: guards making a backend's FreshShells against its close (rare: once per backend whose reward runs commands)
+    _fresh_lock = threading.Lock()
 
     def __init__(self, workdir, config, env):
         super().__init__(workdir, config, env)
         self.shell = PersistentShell(
             self._argv(), workdir, env, ulimit_flags(config), config.max_output_bytes
         )
-        #: the reward's shells (run_fresh): one per command, a spare started ahead where the shell is namespaced
-        self.fresh = FreshShells(self._fresh_shell, lambda: self.env)
+        self._fresh: FreshShells | None = None
+        self._closed = False
+
+    @property
+    def fresh(self) -> FreshShells:
+        """The reward's shells (run_fresh): one per command, a spare started ahead where the shell is namespaced.
+        Made on first use: most rollouts' sandboxes never run a reward command (its locks cost ~1.5 KiB)."""
+        fresh = self._fresh
+        if fresh is None:
+            with ShellBackend._fresh_lock:
+                fresh = self._fresh
+                if fresh is None:
+                    fresh = self._fresh = FreshShells(self._fresh_shell, self._env_now)
+                    if self._closed:  # made after close(): refuses commands, starts no spare
+                        fresh.close()
+        return fresh
+
+    def _env_now(self) -> dict[str, str]:
+        return self.env
 
     def _argv(self) -> list[str]:
         return []
@@ -61,7 +81,7 @@ class ShellBackend(SandboxBackend):
 
     def prepare(self) -> None:
         self.shell.start()
-        if self._spares_allowed():
+        if FreshShells.wanted and self._spares_allowed():
             self.fresh.ensure_spare()
 
     @property
@@ -78,7 +98,7 @@ class ShellBackend(SandboxBackend):
         try:
             return self.shell.run(command, timeout)
         finally:
-            if self._spares_allowed():  # (a no-op once a spare waits or is coming)
+            if FreshShells.wanted and self._spares_allowed():  # (a no-op once a spare waits or is coming)
                 self.fresh.ensure_spare()
 
     def _before_fresh(self) -> None:
@@ -104,10 +124,16 @@ class ShellBackend(SandboxBackend):
 
     def interrupt(self) -> None:
         self.shell.interrupt()
-        self.fresh.interrupt()
+        fresh = self._fresh
+        if fresh is not None:
+            fresh.interrupt()
 
     def close(self) -> None:
-        self.fresh.close()
+        with ShellBackend._fresh_lock:
+            self._closed = True
+            fresh = self._fresh
+        if fresh is not None:
+            fresh.close()
         self.shell.close()
 
 
