@@ -16,6 +16,7 @@ __all__ = ["MAX_PLAIN_VALUES", "State"]
 MAX_PLAIN_VALUES = 50_000
 
 _PLAIN = (int, float, str, bytes, bool, type(None))
+_MISSING = object()
 
 
 def _plain_size(value: Any, budget: int) -> int:
@@ -65,9 +66,16 @@ class State:
         }
 
     def put(self, env: Any, plain: dict[str, Any] | None = None) -> None:
-        """Set ``env``'s attributes back to this state (``plain`` overriding some of them), RNGs included."""
+        """Set ``env``'s attributes back to this state (``plain`` overriding some of them), RNGs included. Only
+        attributes whose value differs are replaced: an object shared with something else the env holds (a list an
+        iterator reads) stays the same object when it did not change."""
         for name, value in {**self.plain, **(plain or {})}.items():
-            setattr(env, name, copy.deepcopy(value))
+            try:
+                same = vars(env).get(name, _MISSING) == value
+            except Exception:  # a comparison that raises (numpy arrays inside): replace it
+                same = False
+            if not same:
+                setattr(env, name, copy.deepcopy(value))
         for name, state in self.rngs.items():
             rng = getattr(env, name, None)
             if isinstance(rng, random.Random):
