@@ -44,6 +44,7 @@ class Scan:
         "_mark",
         "_new_id",
         "_plain",
+        "_replay_on",
         "_resume",
         "calls",
         "errors",
@@ -62,7 +63,10 @@ class Scan:
         new_id: Callable[[], str] = new_call_id,
         pattern: re.Pattern[str] | None = None,
         think_close: int | None = None,
+        replay: bool = True,
     ) -> None:
+        """``replay=False`` reads every copy of a call again instead of building it from the last reading (the
+        general reading, for tests that compare the two)."""
         self.text = text
         self.markers = MarkerScanner(text, marker, pattern, think_close)
         #: where the first marker that counts is (-1: none, the text holds no call)
@@ -73,6 +77,7 @@ class Scan:
         #: the number of the call being read (1 for the first marker), as problems name it
         self.index = 0
         self._new_id = new_id
+        self._replay_on = replay
         self._plain: bool | None = None  # no fences or reasoning tags in the text (checked once, when needed)
         # the last reading that made calls (see reading_copies): where its marker was (-1: none), the calls it
         # made (name, arguments, the id the text gave or None) and the problems it met
@@ -91,7 +96,12 @@ class Scan:
         pos = self.first
         while pos != -1:
             mark = self._mark
-            if mark != -1 and memo.reach < FAR and (len(errors) >= MAX_ERRORS or not self._made_problems):
+            if (
+                mark != -1
+                and memo.reach < FAR
+                and self._replay_on
+                and (len(errors) >= MAX_ERRORS or not self._made_problems)
+            ):
                 copies = local_copies(text, mark, pos, memo.reach, self.markers)
                 if copies:
                     self._replay(copies)
@@ -119,6 +129,12 @@ class Scan:
     def resume(self, pos: int) -> None:
         """Where the next marker to read is (-1: none): the reading of the current one is done."""
         self._resume = pos
+
+    def reached(self, pos: int) -> None:
+        """The reading of the current marker looked at text up to ``pos`` (exclusive), besides what its JSON
+        scans through :attr:`memo` read: copies are only built from a reading that looked no further than a copy."""
+        if pos > self.memo.reach:
+            self.memo.reach = pos
 
     def call(self, name: str, arguments: str, given_id: str | None = None) -> None:
         """Add a call read at the current marker (``arguments`` a JSON string; ``given_id`` the id the text
