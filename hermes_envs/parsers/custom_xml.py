@@ -113,7 +113,9 @@ class CustomXmlParser(ToolCallParser):
         self._no_call_unless: tuple[tuple[str, ...], re.Pattern[str]] | None = (
             (
                 (lay.param_close, *(f"</{t}>" for t in lay.call_tags)),
-                re.compile(re.escape(before) + r"[^\n<>]*" + re.escape(after)),
+                # a key that ends within 256 characters (group 1), or a longer run (checked by str.find): each
+                # opening costs at most 257 steps of the regex engine, never a step back over a long run
+                re.compile(re.escape(before) + r"[^\n<>]{0,256}+(?:(" + re.escape(after) + r")|[^\n<>])"),
             )
             if self._key_end is not None and any(c in before for c in "\n<>")
             else None
@@ -226,7 +228,22 @@ class CustomXmlParser(ToolCallParser):
         if self._no_call_unless is None or not self.skip_repeats:
             return False
         closes, key = self._no_call_unless
-        return not any(c in text for c in closes) and key.search(text) is None
+        if any(c in text for c in closes):
+            return False
+        ends: CharsFinder | None = None
+        match = key.search(text)
+        while match is not None:
+            if match.group(1) is not None:
+                return False  # a key that ends: a call, or a call cut off
+            if ends is None:
+                ends = CharsFinder(text, "\n<>")
+            stop = ends.find(match.end())  # where the long key ends
+            if stop == -1:
+                return True
+            if text.startswith(self._key_end, stop):  # type: ignore[arg-type]  # (set: _no_call_unless is)
+                return False
+            match = key.search(text, stop)
+        return True
 
     def _mention_skipper(self, text: str) -> list[tuple[PatternFinder, str]]:
         """Searches for the openings that may start a call, to skip mentions in bulk; empty when the text holds a

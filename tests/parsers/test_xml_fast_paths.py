@@ -80,11 +80,21 @@ def test_custom_xml_text_of_mentions_only_gives_the_general_reading(text, repeat
     assert outcome(get_parser("custom_xml").parse_detailed(text)) == outcome(read_each_mention(text))
 
 
-def test_custom_xml_mentions_between_fences_then_a_key():
-    # a key that ends (``<parameter=k>``) with no close tag anywhere: a call cut off, reported, not skipped
-    text = "```\n<tool_use>\n<parameter=to\n" * 100 + "<tool_use>\n<parameter=k>v"
+@pytest.mark.parametrize("key", ["k", "k" * 256, "k" * 257, "k" * 5000])
+def test_custom_xml_mentions_between_fences_then_a_key(key):
+    # a key that ends (``<parameter=k>``, short or long) with no close tag anywhere: a call cut off, reported,
+    # not skipped as mentions
+    text = "```\n<tool_use>\n<parameter=to\n" * 100 + f"<tool_use>\n<parameter={key}>v"
     result = get_parser("custom_xml").parse_detailed(text)
     assert result.errors and result.tool_calls is None
+    assert outcome(result) == outcome(read_each_mention(text))
+
+
+@pytest.mark.parametrize("run", [255, 256, 257, 5000])
+def test_custom_xml_long_runs_after_parameter_openings_are_mentions(run):
+    text = ("<tool_use>\n<parameter=" + "[" * run) * 20 + "\n>" + "<tool_use>\n<parameter=" + "{" * run
+    result = get_parser("custom_xml").parse_detailed(text)
+    assert result.tool_calls is None and not result.errors
     assert outcome(result) == outcome(read_each_mention(text))
 
 
