@@ -14,7 +14,7 @@ from hermes_envs.parsers._errors import ParserError
 from hermes_envs.parsers._json import arguments_to_json
 from hermes_envs.parsers._types import JSONObject, JSONValue
 
-__all__ = ["call_parts", "make_tool_call", "new_call_id"]
+__all__ = ["call_parts", "make_tool_call", "new_call_id", "random_bits"]
 
 
 _IDS = (
@@ -35,6 +35,12 @@ def new_call_id() -> str:
     digits = f"{_IDS.getrandbits(96 * _ID_BATCH):0{24 * _ID_BATCH}x}"
     _ID_POOL.extend([f"call_{digits[i : i + 24]}" for i in range(24, 24 * _ID_BATCH, 24)])
     return f"call_{digits[:24]}"
+
+
+def random_bits(k: int) -> int:
+    """``k`` random bits from the generator call ids are drawn from (seeded from os.urandom, again after a fork):
+    formats with their own id shape (Mistral's) draw from it too."""
+    return _IDS.getrandbits(k)
 
 
 def _after_fork() -> None:

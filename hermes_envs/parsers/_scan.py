@@ -24,6 +24,7 @@ __all__ = [
     "CharsFinder",
     "Finder",
     "MarkerScanner",
+    "PatternFinder",
     "confirmed_copies",
     "count_repeats",
     "local_copies",
@@ -59,18 +60,26 @@ class Finder:
         self._at = at
         return at
 
+    def exhausted(self, pos: int) -> bool:
+        """True when a past query already showed there is no occurrence at or after ``pos``."""
+        return self._at == -1 and 0 <= self._from <= pos
+
+    def forget(self) -> None:
+        """Drop the cached answer (a reader skipped the queries it belonged to)."""
+        self._from = -1
+
 
 class PatternFinder:
     """:class:`Finder` for a compiled pattern: the next match start at or after ``pos`` (same caching rule)."""
 
-    __slots__ = ("_at", "_end", "_from", "pattern", "text")
+    __slots__ = ("_at", "_from", "end", "pattern", "text")
 
     def __init__(self, text: str, pattern: re.Pattern[str]) -> None:
         self.text = text
         self.pattern = pattern
         self._from = -1
         self._at = -1
-        self._end = -1  # where the match at ``_at`` ends
+        self.end = -1  # where the match the last query found ends
 
     def find(self, pos: int) -> int:
         if 0 <= self._from <= pos and (self._at == -1 or self._at >= pos):
@@ -80,8 +89,16 @@ class PatternFinder:
         if match is None:
             self._at = -1
         else:
-            self._at, self._end = match.span()
+            self._at, self.end = match.span()
         return self._at
+
+    def exhausted(self, pos: int) -> bool:
+        """True when a past query already showed there is no match at or after ``pos``."""
+        return self._at == -1 and 0 <= self._from <= pos
+
+    def forget(self) -> None:
+        """Drop the cached answer (a reader skipped the queries it belonged to)."""
+        self._from = -1
 
 
 class CharsFinder:
@@ -302,7 +319,7 @@ class MarkerScanner:
                 if thinking_end != -1:
                     pos = thinking_end
                     continue
-            end = p + self._marker_len if self._marker_len != -1 else self._finder._end  # type: ignore[union-attr]
+            end = p + self._marker_len if self._marker_len != -1 else self._finder.end  # type: ignore[union-attr]
             self._read = (low, end if end > high else high, before)
             return p
 
@@ -319,7 +336,7 @@ class MarkerScanner:
         one in ``text[start:end]`` (searched at C speed: the caller is about to skip that stretch instead of
         reading it, and skips only what comes before it); else ``start``."""
         finder = self._finder
-        if self.settled(start) or (finder._at == -1 and 0 <= finder._from <= start):
+        if self.settled(start) or finder.exhausted(start):
             return end
         if self._clean == -1 or self._clean < start or start < self._reasoning_end:
             return start
@@ -376,7 +393,7 @@ class MarkerScanner:
                 _Fence,
                 (fence.start + shift - period, fence.char, fence.length, fence.line_end + shift - period),
             )
-        self._finder._from = -1  # (its cached answer is one of the skipped queries' past)
+        self._finder.forget()  # (its cached answer is one of the skipped queries' past)
         self._read = (low + repeats * period, high + repeats * period, before)
 
 

@@ -48,9 +48,9 @@ class XmlTags(Protocol):
     @property
     def name_ends(self) -> str | None: ...
 
-    def _real_call_at(self, text: str, at: int, scan: XmlScan | None = None) -> bool: ...
+    def real_call_at(self, text: str, at: int, scan: XmlScan | None = None) -> bool: ...
 
-    def _real_starts(self, text: str, needle: str) -> Starts: ...
+    def real_starts(self, text: str, needle: str) -> Starts: ...
 
 
 class Starts(Protocol):
@@ -164,7 +164,7 @@ class XmlScan:
         self.closes = Finder(text, parser.value_close)
         self.later_closes = Finder(text, parser.value_close)
         # a later call start only counts when a function head follows it (not a mere mention of the tag)
-        self.later_calls = parser._real_starts(text, parser.call_needle)
+        self.later_calls = parser.real_starts(text, parser.call_needle)
         self.call_ends = Finder(text, TOOL_CALL_END)
         self.call_closes = Finder(text, parser.call_close)
         self.opens = Finder(text, parser.open_needle)
@@ -179,28 +179,28 @@ class XmlScan:
     def bound_calls(self) -> Starts:
         """Real call starts, searched from each value that holds a tag (where a forgotten closing tag may be)."""
         if self._bound is None:
-            self._bound = self.parser._real_starts(self.text, self.parser.call_needle)
+            self._bound = self.parser.real_starts(self.text, self.parser.call_needle)
         return self._bound
 
     @property
     def recover_calls(self) -> Starts:
         """Real call starts, searched from each broken call (where reading goes on)."""
         if self._recover is None:
-            self._recover = self.parser._real_starts(self.text, self.parser.call_needle)
+            self._recover = self.parser.real_starts(self.text, self.parser.call_needle)
         return self._recover
 
     @property
     def real_wrapped(self) -> Starts:
         """Where real ``<tool_call>`` calls start (for skipping mentions of the tag in prose)."""
         if self._real_wrapped is None:
-            self._real_wrapped = self.parser._real_starts(self.text, TOOL_CALL)
+            self._real_wrapped = self.parser.real_starts(self.text, TOOL_CALL)
         return self._real_wrapped
 
     @property
     def real_bare(self) -> Starts | None:
         """Where real bare calls start (qwen3_coder's ``<function=``), or None for a format without them."""
         if self._real_bare is None and self.parser.bare_start:
-            self._real_bare = self.parser._real_starts(self.text, self.parser.bare_start)
+            self._real_bare = self.parser.real_starts(self.text, self.parser.bare_start)
         return self._real_bare
 
     @property

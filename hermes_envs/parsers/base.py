@@ -8,7 +8,7 @@ formats) and ``_registry`` (the registry). Import public names from :mod:`hermes
 from __future__ import annotations
 
 from hermes_envs.parsers._base import ToolCallParser
-from hermes_envs.parsers._calls import _IDS, call_parts, make_tool_call, new_call_id
+from hermes_envs.parsers._calls import call_parts, make_tool_call, new_call_id
 from hermes_envs.parsers._errors import (
     ParserArgumentError,
     ParserError,
@@ -17,7 +17,6 @@ from hermes_envs.parsers._errors import (
 )
 from hermes_envs.parsers._json import (
     JsonMemo,
-    _short,
     arguments_to_json,
     call_from_object,
     decode_json_at,
@@ -57,8 +56,6 @@ __all__ = [
     "SectionedJsonParser",
     "ToolCallParser",
     "UnknownParserError",
-    "_IDS",
-    "_short",
     "arguments_to_json",
     "call_from_object",
     "call_parts",

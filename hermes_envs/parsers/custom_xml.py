@@ -106,6 +106,20 @@ class CustomXmlParser(ToolCallParser):
         # a key ends where ``after`` starts; when that is a newline, '<' or '>' (the default '>'), only at the first of
         # them: found by str.find (see _read_key) instead of the regex engine stepping over every character
         self._key_end = after if after and after[0] in "\n<>" else None
+        # Every call, and every problem reported, holds a call's close tag, the parameter close tag or a parameter
+        # opening whose key ends (see _params): a text holding none is all mentions, answered by these searches at
+        # C speed instead of reading each (a looping model's unfinished openings, markers between code fences).
+        # Only where the opening holds a character that ends keys: each search then stops at the next opening.
+        self._no_call_unless: tuple[tuple[str, ...], re.Pattern[str]] | None = (
+            (
+                (lay.param_close, *(f"</{t}>" for t in lay.call_tags)),
+                # a key that ends within 256 characters (group 1), or a longer run (checked by str.find): each
+                # opening costs at most 257 steps of the regex engine, never a step back over a long run
+                re.compile(re.escape(before) + r"[^\n<>]{0,256}+(?:(" + re.escape(after) + r")|[^\n<>])"),
+            )
+            if self._key_end is not None and any(c in before for c in "\n<>")
+            else None
+        )
         self._opens = tuple(f"<{t}>" for t in lay.call_tags)
         self._closes = {f"<{t}>": f"</{t}>" for t in lay.call_tags}
         if (
@@ -132,6 +146,8 @@ class CustomXmlParser(ToolCallParser):
         return tuple(f"<{t}>" for t in cls.layout.call_tags)  # every call starts with one of them
 
     def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
+        if self._only_mentions(text):
+            return ParseResult(text, None)
         scanners = [(MarkerScanner(text, o), o) for o in self._opens if o in text]
 
         def next_call(pos: int) -> tuple[int, str]:
@@ -206,6 +222,28 @@ class CustomXmlParser(ToolCallParser):
                 mark, reach, made = at, outer + 12, call  # (12: the </tool_call> compared at ``outer``)
             at, tag = next_call(end)
         return finish(text, max(first, 0), calls, errors)
+
+    def _only_mentions(self, text: str) -> bool:
+        """True when no call tag in ``text`` can start a call or a reported problem (see ``_no_call_unless``)."""
+        if self._no_call_unless is None or not self.skip_repeats:
+            return False
+        closes, key = self._no_call_unless
+        if any(c in text for c in closes):
+            return False
+        ends: CharsFinder | None = None
+        match = key.search(text)
+        while match is not None:
+            if match.group(1) is not None:
+                return False  # a key that ends: a call, or a call cut off
+            if ends is None:
+                ends = CharsFinder(text, "\n<>")
+            stop = ends.find(match.end())  # where the long key ends
+            if stop == -1:
+                return True
+            if text.startswith(self._key_end, stop):  # type: ignore[arg-type]  # (set: _no_call_unless is)
+                return False
+            match = key.search(text, stop)
+        return True
 
     def _mention_skipper(self, text: str) -> list[tuple[PatternFinder, str]]:
         """Searches for the openings that may start a call, to skip mentions in bulk; empty when the text holds a

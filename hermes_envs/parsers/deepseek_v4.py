@@ -20,9 +20,8 @@ import json
 import re
 from collections.abc import Iterable
 
-from openai.types.chat import ChatCompletionMessageToolCall
-
-from hermes_envs.parsers._scan import CharsFinder, count_repeats, local_copies
+from hermes_envs.parsers._engine import Scan
+from hermes_envs.parsers._scan import CharsFinder, count_repeats
 from hermes_envs.parsers._types import JSONObject, JSONValue, ToolCallLike, ToolSchema
 from hermes_envs.parsers.base import (
     MAX_ERRORS,
@@ -38,7 +37,6 @@ from hermes_envs.parsers.base import (
     excerpt,
     finish,
     join_content,
-    make_tool_call,
     register_parser,
     skip_ws,
 )
@@ -248,46 +246,26 @@ class DeepSeekV4Parser(ToolCallParser):
         return result
 
     def _invokes(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
-        invokes = MarkerScanner(text, INVOKE_OPEN)
-        at = invokes.next(0)
-        if at == -1:
+        scan = Scan(text, INVOKE_OPEN, replay=self.skip_repeats)
+        if scan.first == -1:
             return ParseResult(text, None)
-        schemas = ToolSchemas(tools)
-        section = MarkerScanner(text, CALLS_OPEN, think_close=invokes.think_close).next(0)
-        first = section if section != -1 and section < at else at
-        reader = _Reader(text, schemas, self.skip_repeats)
-        calls: list[ChatCompletionMessageToolCall] = []
-        errors = Problems()
-        index = 0
-        # the last invoke read into a call (see reading_copies): where it began (-1: none), where its reading
-        # ended, what it made (name, JSON arguments) and how many problems it met
-        mark, reach, made_problems = -1, 0, 0
-        made = ("", "")
-        while at != -1:
-            if mark != -1 and self.skip_repeats and (len(errors) >= MAX_ERRORS or not made_problems):
-                copies = local_copies(text, mark, at, reach, invokes)
-                if copies:
-                    # a looping model: copies of the invoke just read, each read the same way, are built from
-                    # that reading (each call with its own id) and their problems counted
-                    calls.extend([make_tool_call(*made) for _ in range(copies)])
-                    errors.dropped += copies * made_problems
-                    index += copies
-                    at += copies * (at - mark)
-            mark = -1
-            index += 1
-            problems = len(errors) + errors.dropped
+        section = MarkerScanner(text, CALLS_OPEN, think_close=scan.markers.think_close).next(0)
+        reader = _Reader(text, ToolSchemas(tools), self.skip_repeats)
+        for at in scan.segments():
             try:
-                name, args, end = reader.invoke(at + len(INVOKE_OPEN), errors, index)
+                name, args, end = reader.invoke(at + len(INVOKE_OPEN), scan.errors, scan.index)
             except _Broken as exc:
-                if errors.room():
-                    errors.append(f"tool call #{index} should be complete and well formed; {exc}.")
+                if scan.errors.room():
+                    scan.errors.append(f"tool call #{scan.index} should be complete and well formed; {exc}.")
                 end = exc.resume
             else:
-                made = (name, arguments_to_json(args))
-                calls.append(make_tool_call(*made))
-                mark, reach, made_problems = at, end, len(errors) + errors.dropped - problems
-            at = invokes.next(end) if end < len(text) else -1
-        return finish(text, first, calls, errors)
+                scan.call(name, arguments_to_json(args))
+                scan.reached(
+                    end
+                )  # (copies of this invoke are built from it when the text repeats up to here)
+            scan.resume(scan.markers.next(end) if end < len(text) else -1)
+        first = section if section != -1 and section < scan.first else scan.first
+        return finish(text, first, scan.calls, scan.errors)
 
     @staticmethod
     def _value(

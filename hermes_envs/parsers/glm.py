@@ -32,15 +32,15 @@ class Glm45Parser(XmlParamsParser):
     separator_required = True
     schema_narrows_keys = False
     newline: ClassVar[str] = "\n"
-    # a real call start (see _real_call_at) as one pattern: <tool_call> then what start_check wants after it
+    # a real call start (see real_call_at) as one pattern: <tool_call> then what start_check wants after it
     real_start: ClassVar[re.Pattern[str]] = re.compile(re.escape(TOOL_CALL) + f"(?:{start_check.pattern})")
 
-    def _real_starts(self, text: str, needle: str) -> Starts:
+    def real_starts(self, text: str, needle: str) -> Starts:
         """Real call starts found by the regex engine: degenerate output holds tens of thousands of
         ``<tool_call>`` mentions, and checking each one in Python cost most of the parse."""
         if needle == TOOL_CALL:
             return RealStarts(text, needle, self.real_start)
-        return super()._real_starts(text, needle)
+        return super().real_starts(text, needle)
 
     def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         nl = self.newline

@@ -17,33 +17,19 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from openai.types.chat import ChatCompletionMessageToolCall
-
-from hermes_envs.parsers._json import FAR
-from hermes_envs.parsers._scan import (
-    CONTEXT_MARKERS,
-    confirmed_copies,
-    count_repeats,
-    local_copies,
-)
+from hermes_envs.parsers._calls import random_bits
+from hermes_envs.parsers._engine import Scan
 from hermes_envs.parsers._types import JSONValue, ToolCallLike, ToolSchema
 from hermes_envs.parsers.base import (
-    _IDS,
-    MAX_ERRORS,
     Finder,
-    JsonMemo,
-    MarkerScanner,
     ParserError,
     ParseResult,
-    Problems,
     ToolCallParser,
     arguments_to_json,
     call_from_object,
     call_parts,
     dumps,
     excerpt,
-    finish,
-    make_tool_call,
     register_parser,
     skip_ws,
 )
@@ -68,7 +54,7 @@ def mistral_call_id() -> str:
     # 256 at a time: random bytes written in base64, whose 64 symbols less "+" and "/" are the 62 letters and
     # digits, each as likely (dropping symbols biases nothing), cut 9 at a time (was 9 divisions per id)
     while True:
-        chars = base64.b64encode(_IDS.getrandbits(8 * 2048).to_bytes(2048, "little")).translate(
+        chars = base64.b64encode(random_bits(8 * 2048).to_bytes(2048, "little")).translate(
             _ALNUM_ONLY, b"+/="
         )
         ids = [chars[i : i + 9].decode("ascii") for i in range(0, len(chars) - 8, 9)]
@@ -101,151 +87,113 @@ class MistralParser(ToolCallParser):
         return (TOOL_CALLS,)
 
     def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
-        markers = MarkerScanner(text, TOOL_CALLS)
-        first = markers.next(0)
-        if first == -1:
+        scan = Scan(text, TOOL_CALLS, new_id=mistral_call_id)
+        if scan.first == -1:
             return ParseResult(text, None)
-        calls: list[ChatCompletionMessageToolCall] = []
-        errors = Problems()
-        memo = JsonMemo()
         lists = Finder(text, "[{")
-        plain: bool | None = None  # no fences or reasoning blocks (checked once, when first needed)
-        index = 0
-        pos = first
-        n = len(text)
-        # the last marker read (see reading_copies): where it was (-1: none), the problems its reading met and the
-        # calls it made (name, arguments, the id the text gave or None)
-        mark = -1
-        problems_at = made_problems = 0
-        made: list[tuple[str, str, str | None]] = []
-        while pos != -1:
-            if mark != -1 and memo.reach < FAR and (len(errors) >= MAX_ERRORS or not made_problems):
-                copies = local_copies(text, mark, pos, memo.reach, markers)
-                if copies:
-                    # copies of the marker just read: each gives the same calls (with fresh ids where the text
-                    # gives none) and problems, so they are built, not read again
-                    for _ in range(copies):
-                        calls.extend(
-                            make_tool_call(name, args, given or mistral_call_id())
-                            for name, args, given in made
-                        )
-                    errors.dropped += copies * made_problems
-                    index += copies
-                    pos += copies * (pos - mark)
-            mark = -1
-            problems_at = len(errors) + errors.dropped
-            memo.reach = 0
-            made = []
-            index += 1
-            body = skip_ws(text, pos + len(TOOL_CALLS))
-            following = markers.next(body)  # the next marker bounds this one's payload
-            limit = n if following == -1 else following
-            end = body  # just after the last JSON read for this marker (body: none was read)
-            problem: str | None = None  # why this marker's call could not be read (only built if listed)
-            if body >= limit:
-                if body >= n:
-                    problem = f"the text ends right after {TOOL_CALLS}"
-            elif text[body] in "[{":
-                value, stop, reason = memo.scan(text, body)
-                if reason is not None:
-                    if errors.room():
-                        problem = f"{reason} at offset {stop}"
-                    elif following != -1 and reason.startswith(("Expecting", "Invalid")):
-                        # a looping model: the copies of this broken call that follow fail the same way (the
-                        # decoder read nothing past the error)
-                        period = following - pos
-                        copies = count_repeats(text, pos, period, max(stop + 9, following + len(TOOL_CALLS)))
-                        if copies and plain is None:
-                            plain = not any(m in text for m in CONTEXT_MARKERS)
-                        if plain or not copies:
-                            following += copies * period
-                        else:  # fences or reasoning: the marker search is still made from each copy, as reading
-                            copies, following = confirmed_copies(
-                                markers.next, body, following, period, copies, markers
-                            )
-                            body = end = body + copies * period  # (where the last copy's search was made)
-                        index += copies
-                        errors.dropped += copies
-                else:
-                    end = stop
-                    self._add_items(value, index, calls, errors, made)
-            else:
-                match = _NAME.match(text, body)
-                start = skip_ws(text, match.end()) if match is not None else body
-                if match is not None and (start >= limit or text.startswith("</s>", start)):
-                    # [TOOL_CALLS]NAME with nothing after it: a call without arguments (v11 templates omit {})
-                    end = start
-                    calls.append(make_tool_call(match.group(1), "{}", match.group(2) or mistral_call_id()))
-                    made.append((match.group(1), "{}", match.group(2) or None))
-                elif match is not None and text[start] == "{":
-                    value, stop, reason = memo.scan(text, start)
-                    if reason is not None:
-                        if errors.room():
-                            problem = f"{reason} at offset {stop}"
-                    else:
-                        end = stop
-                        try:
-                            args = arguments_to_json(value)
-                        except ValueError as exc:
-                            problem = str(exc)
-                        else:
-                            call_id = match.group(2) or mistral_call_id()
-                            calls.append(make_tool_call(match.group(1), args, call_id))
-                            made.append((match.group(1), args, match.group(2) or None))
-                else:
-                    # pre-v11 output with junk between the marker and the JSON list (vLLM reads the first [{...}])
-                    at = lists.find(body)
-                    value, stop, reason = (
-                        (None, body, "no JSON list") if at == -1 or at >= limit else memo.scan(text, at)
-                    )
-                    if reason is None and isinstance(value, list):
-                        end = stop
-                        if errors.room():
-                            errors.append(
-                                f"tool call #{index} should follow {TOOL_CALLS} directly; got "
-                                f"{excerpt(text, body, min(40, at - body))} before it (ignored)."
-                            )
-                        self._add_items(value, index, calls, errors, made)
-                    elif errors.room():
-                        problem = f"expected a JSON list or NAME{{ARGS}}; got {excerpt(text, body)}"
-            if problem is not None and errors.room():
-                errors.append(f"tool call #{index} should be well formed; {problem}.")
-            if made:
-                mark = pos
-                made_problems = len(errors) + errors.dropped - problems_at
-            pos = markers.next(end) if following == -1 or following < end else following
-            if pos == -1:
-                rest = skip_ws(text, end)
-                if calls and rest < n and end > body and text[rest:].rstrip() != "</s>":
-                    if errors.room():
-                        errors.append(
-                            f"text after the last tool call should be empty; got {excerpt(text, rest)} (ignored)."
-                        )
-        if not calls:
+        for pos in scan.segments():
+            scan.resume(self._read(scan, lists, pos))
+        if not scan.calls:
             # as vLLM: the payload that could not be read is the content, without the special token
             content = text.replace(TOOL_CALLS, "").strip()
-            return ParseResult(content or None, None, errors.final())
-        return finish(text, first, calls, errors)
+            return ParseResult(content or None, None, scan.errors.final())
+        return scan.result()
+
+    def _read(self, scan: Scan, lists: Finder, pos: int) -> int:
+        """Read the calls after the marker at ``pos`` (up to the next marker); return where the next one is."""
+        text, errors = scan.text, scan.errors
+        n = len(text)
+        body = skip_ws(text, pos + len(TOOL_CALLS))
+        following = scan.markers.next(body)  # the next marker bounds this one's payload
+        limit = n if following == -1 else following
+        end = body  # just after the last JSON read for this marker (body: none was read)
+        problem: str | None = None  # why this marker's call could not be read (only built if listed)
+        if body >= limit:
+            if body >= n:
+                problem = f"the text ends right after {TOOL_CALLS}"
+        elif text[body] in "[{":
+            value, stop, reason = scan.memo.scan(text, body)
+            if reason is None:
+                end = stop
+                self._add_items(scan, value)
+            elif errors.room():
+                problem = f"{reason} at offset {stop}"
+            elif following != -1 and reason.startswith(("Expecting", "Invalid")):
+                # a looping model: the copies of this broken call that follow fail the same way (the decoder
+                # read nothing past the error); reading goes on where the last copy's marker search was made
+                period = following - pos
+                upto = max(stop + 9, following + len(TOOL_CALLS))
+                copies, following = scan.broken_copies(pos, following, upto, body)
+                body = end = body + copies * period
+        else:
+            end, problem = self._read_named(scan, lists, body, limit)
+        if problem is not None and errors.room():
+            errors.append(f"tool call #{scan.index} should be well formed; {problem}.")
+        nxt = scan.markers.next(end) if following == -1 or following < end else following
+        if nxt == -1 and end > body:
+            self._check_rest(scan, end)
+        return nxt
 
     @staticmethod
-    def _add_items(
-        value: JSONValue,
-        index: int,
-        calls: list[ChatCompletionMessageToolCall],
-        errors: Problems,
-        made: list[tuple[str, str, str | None]],
-    ) -> None:
+    def _check_rest(scan: Scan, end: int) -> None:
+        """Report text after the last call's JSON (``end``), but an end-of-sequence token."""
+        text = scan.text
+        rest = skip_ws(text, end)
+        if scan.calls and rest < len(text) and text[rest:].rstrip() != "</s>" and scan.errors.room():
+            scan.errors.append(
+                f"text after the last tool call should be empty; got {excerpt(text, rest)} (ignored)."
+            )
+
+    def _read_named(self, scan: Scan, lists: Finder, body: int, limit: int) -> tuple[int, str | None]:
+        """Read ``NAME{ARGS}`` (v11 and its spellings) or, failing that, a JSON list after junk at ``body``;
+        return where the reading ended and the problem met (None: none, or not listed)."""
+        text, errors = scan.text, scan.errors
+        match = _NAME.match(text, body)
+        start = skip_ws(text, match.end()) if match is not None else body
+        if match is not None and (start >= limit or text.startswith("</s>", start)):
+            # [TOOL_CALLS]NAME with nothing after it: a call without arguments (v11 templates omit {})
+            scan.call(match.group(1), "{}", match.group(2) or None)
+            return start, None
+        if match is not None and text[start] == "{":
+            value, stop, reason = scan.memo.scan(text, start)
+            if reason is not None:
+                return body, f"{reason} at offset {stop}" if errors.room() else None
+            try:
+                args = arguments_to_json(value)
+            except ValueError as exc:
+                return stop, str(exc)
+            scan.call(match.group(1), args, match.group(2) or None)
+            return stop, None
+        # pre-v11 output with junk between the marker and the JSON list (vLLM reads the first [{...}])
+        at = lists.find(body)
+        value, stop, reason = (
+            (None, body, "no JSON list") if at == -1 or at >= limit else scan.memo.scan(text, at)
+        )
+        if reason is None and isinstance(value, list):
+            if errors.room():
+                errors.append(
+                    f"tool call #{scan.index} should follow {TOOL_CALLS} directly; got "
+                    f"{excerpt(text, body, min(40, at - body))} before it (ignored)."
+                )
+            self._add_items(scan, value)
+            return stop, None
+        if errors.room():
+            return body, f"expected a JSON list or NAME{{ARGS}}; got {excerpt(text, body)}"
+        return body, None
+
+    @staticmethod
+    def _add_items(scan: Scan, value: JSONValue) -> None:
         items = value if isinstance(value, list) else (value,)
         for item_no, item in enumerate(items, 1):
             try:
                 name, args = call_from_object(item)
             except ValueError as exc:
-                if errors.room():
-                    errors.append(f"tool call #{index} (item {item_no}) should be a call object; {exc}.")
+                if scan.errors.room():
+                    scan.errors.append(
+                        f"tool call #{scan.index} (item {item_no}) should be a call object; {exc}."
+                    )
                 continue
-            given = _given_id(item)
-            calls.append(make_tool_call(name, args, given or mistral_call_id()))
-            made.append((name, args, given))
+            scan.call(name, args, _given_id(item))
 
     def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         parts = [call_parts(c) for c in tool_calls]

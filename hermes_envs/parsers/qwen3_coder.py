@@ -38,8 +38,8 @@ class Qwen3CoderParser(XmlParamsParser):
     strip_newline = True
     name_ends = ">\n"  # a name runs to the first of these characters, and must end with ">"
 
-    def _real_starts(self, text: str, needle: str) -> Starts:
-        """Real call starts (:meth:`_real_call_at`) found by the regex engine, a name longer than the patterns
+    def real_starts(self, text: str, needle: str) -> Starts:
+        """Real call starts (:meth:`real_call_at`) found by the regex engine, a name longer than the patterns
         read being checked by one cached forward search for its end: run at each of thousands of ``<function=``
         openings whose name never ends (no ``>`` or newline follows), ``head`` read the rest of the text from
         each one (quadratic)."""

@@ -97,7 +97,7 @@ class XmlParamsParser(ToolCallParser):
 
     # -- reading ------------------------------------------------------------------------------------------
 
-    def _real_call_at(self, text: str, at: int, scan: XmlScan | None = None) -> bool:
+    def real_call_at(self, text: str, at: int, scan: XmlScan | None = None) -> bool:
         """True when a real call starts at ``at``: ``<tool_call>`` (or the bare start) followed by a head."""
         if text.startswith(TOOL_CALL, at):
             if scan is not None and self.start_check is self.head:
@@ -120,9 +120,9 @@ class XmlParamsParser(ToolCallParser):
                 return None
         return self.head.match(text, pos)
 
-    def _real_starts(self, text: str, needle: str) -> Starts:
-        """The forward search for real call starts at ``needle`` (each one checked by :meth:`_real_call_at`)."""
-        return Finder(text, needle, lambda at: self._real_call_at(text, at))
+    def real_starts(self, text: str, needle: str) -> Starts:
+        """The forward search for real call starts at ``needle`` (each one checked by :meth:`real_call_at`)."""
+        return Finder(text, needle, lambda at: self.real_call_at(text, at))
 
     @classmethod
     def _call_markers(cls) -> tuple[str, ...]:
@@ -159,7 +159,7 @@ class XmlParamsParser(ToolCallParser):
             """The first call start from the first marker ``p``; a mention of the tag in the prose before it ("I
             will emit a <tool_call> block") stays content when a real call follows, else it is read (and reported
             as broken). Later broken calls are read and reported: they are not prose."""
-            while p != -1 and not self._real_call_at(text, p, scan):
+            while p != -1 and not self.real_call_at(text, p, scan):
                 real = next_real(p + 1)
                 if real == -1:
                     return p
@@ -382,7 +382,7 @@ class XmlParamsParser(ToolCallParser):
         """Is the ``call_close`` at ``at`` the real end of the call? Yes when what follows it is the end of the
         text, a real next call, or text with no further value-closing tag before the next real call."""
         rest = self._skip(text, self._after_call_close(text, at), scan)
-        if rest >= len(text) or self._real_call_at(text, rest, scan):
+        if rest >= len(text) or self.real_call_at(text, rest, scan):
             return True
         later_close = scan.later_closes.find(rest)
         if later_close == -1:

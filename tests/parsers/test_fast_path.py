@@ -177,7 +177,7 @@ def test_a_subclass_of_an_upstream_way_parser_keeps_its_parse():
 
 
 def test_the_fast_parse_set_on_a_class_does_not_move_its_definition_site():
-    """The registry finds a class's file from its own methods: the fast parse set on it lives in _base.py."""
+    """The registry finds a class's file from its own methods: the fast parse set on it lives in _engine.py."""
     import os
 
     from hermes_envs._definitions import definition_site

@@ -7,11 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import hermes_envs.parsers._engine as engine
 import hermes_envs.parsers._sections as sections
 import hermes_envs.parsers.custom_xml as custom_xml
-import hermes_envs.parsers.json_tagged as json_tagged
 import hermes_envs.parsers.llama as llama
-import hermes_envs.parsers.mistral as mistral
 from hermes_envs.parsers import get_parser
 
 DS_BEGIN, DS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
@@ -61,9 +60,9 @@ MARKERS = {
 }
 # where the fast path lives, per format: replaced by "no copies" to get the reading of every copy
 MODULES = {
-    "hermes": json_tagged,
-    "longcat": json_tagged,
-    "mistral": mistral,
+    "hermes": engine,
+    "longcat": engine,
+    "mistral": engine,
     "llama3_json": llama,
     "custom_xml": custom_xml,
 }

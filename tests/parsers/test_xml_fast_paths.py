@@ -67,6 +67,37 @@ def test_custom_xml_mentions_among_fences_are_read_one_by_one(context):
     assert outcome(get_parser("custom_xml").parse_detailed(text)) == outcome(read_each_mention(text))
 
 
+# pieces without a close tag: the texts where a cheap search shows every call tag is a mention (see
+# CustomXmlParser._only_mentions), among fences, inline code and reasoning tags
+MENTION_PIECES = ["<tool_use>", "<tool_call>", "<parameter=", "tool_name", "arguments", "\n", ">", "<", " ",
+                  "```\n", "`", "<think>", "</think>", "~~~\n", '{"a": 1}']  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(text=st.lists(st.sampled_from(MENTION_PIECES), max_size=40).map("".join), repeat=st.integers(1, 5))
+def test_custom_xml_text_of_mentions_only_gives_the_general_reading(text, repeat):
+    text *= repeat
+    assert outcome(get_parser("custom_xml").parse_detailed(text)) == outcome(read_each_mention(text))
+
+
+@pytest.mark.parametrize("key", ["k", "k" * 256, "k" * 257, "k" * 5000])
+def test_custom_xml_mentions_between_fences_then_a_key(key):
+    # a key that ends (``<parameter=k>``, short or long) with no close tag anywhere: a call cut off, reported,
+    # not skipped as mentions
+    text = "```\n<tool_use>\n<parameter=to\n" * 100 + f"<tool_use>\n<parameter={key}>v"
+    result = get_parser("custom_xml").parse_detailed(text)
+    assert result.errors and result.tool_calls is None
+    assert outcome(result) == outcome(read_each_mention(text))
+
+
+@pytest.mark.parametrize("run", [255, 256, 257, 5000])
+def test_custom_xml_long_runs_after_parameter_openings_are_mentions(run):
+    text = ("<tool_use>\n<parameter=" + "[" * run) * 20 + "\n>" + "<tool_use>\n<parameter=" + "{" * run
+    result = get_parser("custom_xml").parse_detailed(text)
+    assert result.tool_calls is None and not result.errors
+    assert outcome(result) == outcome(read_each_mention(text))
+
+
 QWEN_PIECES = ["<tool_call>", "<function=", "<function=f>", "<parameter=", "<parameter=k>", "</parameter>",
                "</function>", "f", "k", " ", "\n", ">", "<", "x"]  # fmt: skip
 # long stretches: names around the length the patterns read in one go (256)
@@ -78,8 +109,8 @@ QWEN_TEXT = st.lists(st.sampled_from([*QWEN_PIECES, "y" * 100, "z" * 17]), max_s
 def test_qwen3_coder_real_call_search_agrees_with_the_head_pattern(text, queries):
     parser = get_parser("qwen3_coder")
     for needle in ("<tool_call>", "<function="):
-        fast = parser._real_starts(text, needle)
-        general = Finder(text, needle, lambda at: parser._real_call_at(text, at))
+        fast = parser.real_starts(text, needle)
+        general = Finder(text, needle, lambda at: parser.real_call_at(text, at))
         for q in sorted(queries):
             assert fast.find(q) == general.find(q)
 
@@ -122,6 +153,6 @@ def test_qwen3_coder_long_names_are_judged_as_the_head_pattern_judges_them(lengt
         start * 3 + "n" * length + end,
     ):
         for needle in ("<tool_call>", "<function="):
-            fast = parser._real_starts(text, needle)
-            general = Finder(text, needle, lambda at, t=text: parser._real_call_at(t, at))
+            fast = parser.real_starts(text, needle)
+            general = Finder(text, needle, lambda at, t=text: parser.real_call_at(t, at))
             assert [fast.find(q) for q in range(len(text))] == [general.find(q) for q in range(len(text))]
