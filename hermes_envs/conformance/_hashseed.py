@@ -171,11 +171,15 @@ class Workers:
         return scores
 
     def close(self, timeout: float = 60.0) -> None:
-        """Stop workers still running: those never sent cases read the end of their stdin and exit after their
-        setup() (cleaning up as a finished worker does); one that does not within ``timeout`` is killed."""
+        """Stop workers still running. One never sent cases (HC404 found its answer in this process, or did not
+        run) is asked to stop (SIGTERM: it unwinds as an exit does, its session and sandboxes cleaned up) rather
+        than left to finish its import for nothing; one that has not exited within ``timeout`` is killed."""
         for _seed, proc, _out in self._procs:
             if proc.poll() is not None:
                 continue
+            if not self.sent:
+                with contextlib.suppress(OSError):
+                    proc.terminate()
             if proc.stdin is not None and not proc.stdin.closed:
                 with contextlib.suppress(OSError):
                     proc.stdin.close()
@@ -184,6 +188,18 @@ class Workers:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+def _stop_on_sigterm() -> None:
+    """A waiting worker told to stop (:meth:`Workers.close`) exits as on ``sys.exit(0)``: the ``with`` blocks unwind
+    (the session closes, sandboxes are removed) and ``atexit`` runs; a second signal during that is ignored."""
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def _work(path: str, class_name: str, infile: str, outfile: str) -> None:
@@ -195,6 +211,8 @@ def _work(path: str, class_name: str, infile: str, outfile: str) -> None:
     # The imports and setup() make ~160,000 objects that live until the worker exits: no collection while they
     # load, then frozen out of the collector's sight (~12% of a worker's CPU; the reward's own garbage is collected).
     gc.disable()
+    if infile == "-":
+        _stop_on_sigterm()
     from hermes_envs.agent.result import AgentResult
     from hermes_envs.conformance._observations.training import SetupRun
     from hermes_envs.conformance._session import EnvSession
