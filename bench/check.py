@@ -1,6 +1,6 @@
 """`hermes-envs check` on one env vs a bare `import atroposlib.envs.base`, each in a fresh interpreter.
 
-Run: .venv/bin/python bench/check.py [--rounds R] [--baseline REV] [ENV_FILE]
+Run: .venv/bin/python bench/check.py [--rounds R] [--baseline REV] [--process] [ENV_FILE]
 
 The floor is what any atroposlib env pays before it does anything: starting Python and importing atroposlib's
 BaseEnv. The check does that too (it imports the env file) and then runs the whole catalogue. Rounds interleave the
@@ -19,6 +19,11 @@ check's own work. ``--path-as-is`` keeps the shell's ``PATH``.
 within 1.5x of its time before the oracle work, b3ab50f, main just before h/oracles was merged). The bench checks
 REV out with ``git worktree add`` in a temporary folder outside the repo, runs it with this interpreter and that
 folder first on ``PYTHONPATH``, and removes the worktree at the end.
+
+``--process`` also times the env's own one-step ``process`` run (``python ENV_FILE process``, group of 2, against a
+fake model server in this process answering with the env module's ``policy`` function when it has one) in the same
+rounds: issue 26's budget for an env with a slow reward is a check within 3x of that run
+(``.venv/bin/python bench/check.py --process --baseline HEAD~1 bench/slow_reward_env.py``).
 """
 
 from __future__ import annotations
@@ -34,10 +39,12 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 1.5
 BASELINE_TARGET = 1.5
+PROCESS_TARGET = 3.0
 
 
 def timed(argv: list[str], env: dict[str, str], cwd: Path = ROOT) -> tuple[float, float]:
@@ -61,6 +68,9 @@ def main() -> int:
     )
     parser.add_argument("--path-as-is", action="store_true", help="keep PATH from the shell (see above)")
     parser.add_argument("--baseline", metavar="REV", help="also time the check at this commit (see above)")
+    parser.add_argument(
+        "--process", action="store_true", help="also time the env's own `process` run (see above)"
+    )
     args = parser.parse_args()
     from hermes_envs.testing.offline import offline_environ
 
@@ -84,7 +94,14 @@ def main() -> int:
                 **env,
                 "PYTHONPATH": os.pathsep.join([str(base), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
             }
-            runs["base"] = (check_argv, base_env, base)
+            absolute = [*check_argv[:-1], str(ROOT / env_file)]  # the env file may not exist at REV
+            runs["base"] = (absolute, base_env, base)
+        if args.process:
+            server = stack.enter_context(_fake_server(ROOT / env_file))
+            out = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hermes_check_process_")))
+            from hermes_envs.testing._process_run import process_command
+
+            runs["process"] = (process_command(env_file, out / "groups.jsonl", server.base_url), env, ROOT)
         for argv, run_env, cwd in runs.values():  # warm the OS file cache (and write the bytecode)
             timed(argv, run_env, cwd)
         walls: dict[str, list[float]] = {name: [] for name in runs}
@@ -115,6 +132,17 @@ def main() -> int:
             f"check / check at {args.baseline}: {ratio('check', 'base', walls)} wall, "
             f"{ratio('check', 'base', cpus)} CPU; target <= {BASELINE_TARGET}x"
         )
+    if args.process:
+        print(f"env's own process run: median {statistics.median(walls['process']):.2f} s")
+        print(
+            f"check / process: {ratio('check', 'process', walls)} wall, {ratio('check', 'process', cpus)} CPU; "
+            f"target <= {PROCESS_TARGET}x"
+        )
+        if args.baseline:
+            print(
+                f"check at {args.baseline} / process: {ratio('base', 'process', walls)} wall, "
+                f"{ratio('base', 'process', cpus)} CPU"
+            )
     print(f"load average (1 min) {load_before} before, {_loadavg()} after ({os.cpu_count()} CPUs)")
     print(
         f"bytecode caches {'off' if args.no_bytecode else 'on'}; sandbox python3 "
@@ -135,6 +163,23 @@ def _worktree(rev: str) -> Iterator[Path]:
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(folder)], cwd=ROOT, check=False)
         subprocess.run(["rm", "-rf", str(folder.parent)], check=False)
+
+
+@contextlib.contextmanager
+def _fake_server(env_file: Path) -> Iterator[Any]:
+    """A fake model server for the env's ``process`` run: the env module's ``policy`` when it defines one."""
+    import importlib.util
+
+    from hermes_envs.testing.fake_server import FakeOpenAIServer
+
+    spec = importlib.util.spec_from_file_location("_bench_env_under_test", env_file)
+    policy = None
+    if spec is not None and spec.loader is not None:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        policy = getattr(module, "policy", None)
+    with FakeOpenAIServer(policy=policy, strict=False) as server:
+        yield server
 
 
 def _loadavg() -> str:

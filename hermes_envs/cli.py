@@ -69,33 +69,59 @@ def _loading() -> Iterator[None]:
         gc.freeze()
 
 
+def _no_env(args: argparse.Namespace) -> int:
+    """Say that the paths hold no environment; the exit status (0 with ``--no-env-ok``, else 5)."""
+    print(
+        "hermes-envs check: no environment found in " + ", ".join(args.paths) + " (no .py file defining "
+        "a class that derives from an *Env base)."
+        + (
+            " Nothing to check (--no-env-ok)."
+            if args.no_env_ok
+            else " Fix: name an env file, or the folder that holds them."
+        ),
+        file=sys.stderr,
+    )
+    return EXIT_OK if args.no_env_ok else EXIT_NO_ENV
+
+
 def _check(args: argparse.Namespace) -> int:
-    with _loading():
-        from hermes_envs._quiet import captured
-        from hermes_envs.conformance._runner import (
-            load_settings,
-            parse_overrides,
-            refuse_report_over_input,
-            run_conformance,
-        )
-        from hermes_envs.errors import HermesEnvsError
+    # The settings and the env files are read before the kit (the session, the checks, atroposlib: ~5 s of CPU) is
+    # imported: paths with no environment (a pre-commit hook's helper modules) end here at the CLI's start-up.
+    from hermes_envs.conformance._targets import (
+        discover,
+        load_settings,
+        parse_overrides,
+        refuse_report_over_input,
+    )
+    from hermes_envs.errors import HermesEnvsError
 
     ids = lambda v: [x.strip() for x in v.split(",") if x.strip()] if v else None  # noqa: E731
-    library_output = io.StringIO()
     start = time.perf_counter()
     try:
         if args.report:
             refuse_report_over_input(args.report, args.paths)
-        settings = load_settings(
-            **parse_overrides(args.set),
-            select=ids(args.select),
-            ignore=ids(args.ignore),
-            slow=args.slow or None,
-            env=getattr(args, "env", None) or None,
-            config=args.config,
-            items=args.items,
-            thorough=args.thorough or None,
-        )
+        with _loading():  # (select / ignore import the catalogue to check their ids)
+            settings = load_settings(
+                **parse_overrides(args.set),
+                select=ids(args.select),
+                ignore=ids(args.ignore),
+                slow=args.slow or None,
+                env=getattr(args, "env", None) or None,
+                config=args.config,
+                items=args.items,
+                thorough=args.thorough or None,
+            )
+        if not discover(args.paths, cli=True):
+            return _no_env(args)
+    except HermesEnvsError as exc:
+        print(f"hermes-envs check: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    with _loading():
+        from hermes_envs._quiet import captured
+        from hermes_envs.conformance._runner import run_conformance
+
+    library_output = io.StringIO()
+    try:
         # What the env's libraries print while it runs (atroposlib's eval tables) is not the check's output: kept
         # out of the report unless -v, and shown when the run itself crashes.
         with captured(library_output, verbose=args.verbose):
@@ -107,17 +133,7 @@ def _check(args: argparse.Namespace) -> int:
         sys.stderr.write(library_output.getvalue()[-4000:])
         raise
     if not report.envs:
-        print(
-            "hermes-envs check: no environment found in " + ", ".join(args.paths) + " (no .py file defining "
-            "a class that derives from an *Env base)."
-            + (
-                " Nothing to check (--no-env-ok)."
-                if args.no_env_ok
-                else " Fix: name an env file, or the folder that holds them."
-            ),
-            file=sys.stderr,
-        )
-        return EXIT_OK if args.no_env_ok else EXIT_NO_ENV
+        return _no_env(args)
     print(report.to_text())
     if args.report:
         report.write(args.report)
@@ -335,7 +351,7 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
     which argparse cannot declare."""
     env: dict[str, object] = {}
     if argv and argv[0] == "check":
-        from hermes_envs.conformance._runner import parse_env_options
+        from hermes_envs.conformance._targets import parse_env_options
         from hermes_envs.errors import ConfigError
 
         try:

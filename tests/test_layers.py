@@ -25,6 +25,7 @@ LAYERS = {
     "_quiet": 0,  # stdlib-only output capture for the demo and CLI
     "_seams": 0,  # data only: imports nothing (targets are strings)
     "_spawn_namespace": 0,  # stdlib-only: the network guard's probe, read by the sandbox pool
+    "_env_files": 0,  # stdlib-only: which files hold an env, from source (discovery before the heavy imports)
     "errors": 0,
     "parsers": 1,
     "tools": 2,

@@ -61,6 +61,11 @@ class Harness:
         self._policy = RoutingPolicy()
         self._tmp: Path | None = None
         self._watchdog: LoopWatchdog | None = None
+        self._on_close: list[Callable[[], None]] = []
+
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` first thing in :meth:`close` (helper processes a check started ahead of time)."""
+        self._on_close.append(callback)
 
     @contextlib.contextmanager
     def offline(self) -> Iterator[None]:
@@ -120,6 +125,10 @@ class Harness:
     def close(self, before_loop_closes: Callable[[], Awaitable[None]] | None = None) -> None:
         """Stop the fake server, close the loop (first awaiting ``before_loop_closes`` on it: the env's HTTP
         clients), remove temp files; safe to call twice."""
+        callbacks, self._on_close = self._on_close, []
+        for callback in callbacks:
+            with contextlib.suppress(Exception):
+                callback()
         if self._server is not None:
             self._server.stop()
             self._server = None

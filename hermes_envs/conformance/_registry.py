@@ -56,6 +56,10 @@ class CheckInfo:
     fix: str
     #: Run only under ``--thorough`` / ``--hermes-thorough`` (a costly oracle); skipped otherwise.
     thorough: bool = False
+    #: Called with the session once its env class has loaded, before the later checks run (a whole-catalogue run
+    #: only): starts in the background what the check will need (HC404's other interpreters). It must not change
+    #: what the check finds; the check does the work itself when it was not called or failed.
+    prepare: Callable[..., None] | None = None
 
     @property
     def area(self) -> str:
@@ -114,6 +118,7 @@ def check(
     thorough: bool = False,
     why: str = "",
     fix: str = "",
+    prepare: Callable[..., None] | None = None,
 ) -> Callable[[_F], _F]:
     """Register ``fn`` as check ``check_id``: its docstring says which bug it catches, ``why`` why that matters for
     training and ``fix`` the usual fix (both required: they are the check's entry in docs/checks.md)."""
@@ -136,6 +141,7 @@ def check(
             requires=requires,
             fn=fn,
             thorough=thorough,
+            prepare=prepare,
             why=why,
             fix=fix,
         )

@@ -187,8 +187,35 @@ class CheckScheduler:
         return {str(k): "no reason given" for k in raw}
 
     def run_all(self) -> list[Outcome]:
-        """Run every selected check; one failure never hides the others."""
-        return [self.run(i) for i in self.selected()]
+        """Run every selected check; one failure never hides the others. Once the env class has loaded, the
+        ``prepare`` hooks of the checks still to run start their background work (see CheckInfo.prepare)."""
+        ids = self.selected()
+        hooks = [i for i in ids if CHECKS[i].prepare is not None]
+        outcomes = []
+        for check_id in ids:
+            outcomes.append(self.run(check_id))
+            if hooks and self.session.env_cls is not None:
+                for hook_id in hooks:
+                    if hook_id not in self.outcomes and self._runs(hook_id):
+                        self._prepare(hook_id)
+                hooks = []
+        return outcomes
+
+    def _runs(self, check_id: str) -> bool:
+        """Whether ``check_id`` will run its own code (not skipped as ignored or as a --thorough oracle)."""
+        ignored = check_id in self.env_ignores() and not any(
+            check_id.startswith(f) for f in self.settings.forced
+        )
+        return not ignored and not (CHECKS[check_id].thorough and not self.settings.thorough)
+
+    def _prepare(self, check_id: str) -> None:
+        prepare = CHECKS[check_id].prepare
+        if prepare is None:  # pragma: no cover - filtered by run_all
+            return
+        try:
+            prepare(self.session)
+        except Exception:  # the check then does the work itself, and reports what goes wrong there
+            pass
 
 
 def selected_checks(settings: Settings) -> list[str]:

@@ -55,3 +55,37 @@ def test_the_check_process_runs_its_exit_handlers_and_keeps_its_status(tmp_path:
     )
     failed = _check(broken, scratch, "--select", "HC104")
     assert failed.returncode == 1 and "HC104" in failed.stdout
+
+
+def _heavy_imports(importtime_log: str) -> set[str]:
+    """The heavy libraries a ``-X importtime`` log shows imported (its lines end with the module's name)."""
+    names = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in importtime_log.splitlines()
+        if line.startswith("import time")
+    }
+    return names & {"atroposlib", "transformers", "hermes_envs.conformance._session"}
+
+
+def test_paths_with_no_environment_end_before_the_kit_and_atroposlib_are_imported(tmp_path: Path) -> None:
+    """The pre-commit hook on a commit touching only helper modules: "no environment found" (0 with --no-env-ok,
+    5 without) from discovery alone, never importing atroposlib, transformers or the session; a broken
+    [tool.hermes-conformance] is still a usage error (4), as the settings are read before discovery."""
+    (tmp_path / "helper.py").write_text("def helper():\n    return 1\n")
+    env = {**os.environ, **offline_environ(), "PYTHONPATH": str(ROOT)}
+
+    def check(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-X", "importtime", "-m", "hermes_envs.cli", "check", *args]
+        return subprocess.run(argv, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=240)
+
+    done = check("--no-env-ok", "helper.py")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (
+        "no environment found in helper.py" in done.stderr and "Nothing to check (--no-env-ok)" in done.stderr
+    )
+    assert not _heavy_imports(done.stderr)
+    done = check("helper.py")
+    assert done.returncode == 5 and not _heavy_imports(done.stderr), done.stderr[-3000:]
+    (tmp_path / "pyproject.toml").write_text("[tool.hermes-conformance]\nno_such_setting = 1\n")
+    done = check("--no-env-ok", "helper.py")
+    assert done.returncode == 4 and "no_such_setting" in done.stderr, done.stderr[-3000:]

@@ -4,7 +4,8 @@ their PYTHONHASHSEED (set iteration order)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from hermes_envs.conformance._findings import Finding
 from hermes_envs.conformance._observations.origin import CheckOrigin, Origin
@@ -20,6 +21,35 @@ from hermes_envs.conformance._observations.scoring import (
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
 
+if TYPE_CHECKING:
+    from hermes_envs.conformance._hashseed import Workers
+
+
+@dataclass(frozen=True)
+class _HashSeedWorkers:
+    """Where the reward builds a set, and the other interpreters started to score its transcripts (None when it
+    builds none): made once per session, by HC404's ``prepare`` as the checks begin or by HC404 itself."""
+
+    where: str | None
+    workers: Workers | None
+
+    @classmethod
+    def build(cls, s: EnvSession) -> _HashSeedWorkers:
+        import hermes_envs.conformance._hashseed as hashseed
+
+        where = hashseed.reward_set_use(s.module, s.load())
+        if where is None:
+            return cls(None, None)
+        workers = hashseed.Workers(s.path, s.load().__name__, s.tmp / "hashseed")
+        s.harness.on_close(workers.close)
+        return cls(where, workers)
+
+
+def _start_workers(s: EnvSession) -> None:
+    """HC404's ``prepare``: the other interpreters import the env while the in-process checks run (~5 s of CPU
+    each, which the check otherwise waits for)."""
+    s.observe(_HashSeedWorkers)
+
 
 @check(
     "HC404",
@@ -28,6 +58,7 @@ from hermes_envs.conformance._session import EnvSession
     requires=SCORE_PREREQUISITES,
     why="Random or time-dependent scores turn the advantage into noise.",
     fix="No randomness in the reward; a judge at temperature 0.",
+    prepare=_start_workers,
 )
 def reward_deterministic(s: EnvSession) -> list[Finding]:
     """Rewards with randomness or clock dependence (e.g. noise added "to break ties"): the advantage becomes noise.
@@ -41,10 +72,9 @@ def reward_deterministic(s: EnvSession) -> list[Finding]:
 def _same_across_processes(s: EnvSession) -> list[Finding]:
     import json
 
-    import hermes_envs.conformance._hashseed as hashseed
-
-    where = hashseed.reward_set_use(s.module, s.load())
-    if where is None:
+    started = s.observe(_HashSeedWorkers)
+    where, workers = started.where, started.workers
+    if where is None or workers is None:
         return []
     entries: list[ScoredRollout[Origin]] = []
     for entry in (
@@ -74,8 +104,8 @@ def _same_across_processes(s: EnvSession) -> list[Finding]:
         for e in entries
     ]
     with s.timed("hashseed"):
-        handles = hashseed.start_workers(s.path, s.load().__name__, cases, s.tmp / "hashseed")
-        elsewhere = hashseed.collect(handles)
+        workers.send(cases)
+        elsewhere = workers.collect()
     for seed, scores in sorted(elsewhere.items()):
         for scored, other in zip(entries, scores):
             if numeric(other) and abs(float(other) - float(scored.score)) > 1e-9:
