@@ -96,7 +96,9 @@ kit's *guess* about the task is a **warning**, unless the env itself confirms th
 - *Timing.* One wall-clock stall can be a loaded machine. HC408 errs only when the stall is re-verified: the same
   line stalled the loop again, or the loop thread spent the threshold ON a CPU (Linux schedstat), which load does
   not inflate. One finding per line of the env's code, whichever hooks it stalled; ToolContext calls made by the
-  kit's own helpers are never blamed on the env.
+  kit's own helpers are never blamed on the env. A call that blocks the thread by its nature (`time.sleep`, a
+  connect on a blocking socket) made by the env's code on the loop during a rollout is an error however short: no
+  load makes code call it.
 
 ## The oracle families
 
@@ -109,11 +111,12 @@ The checks are instances of four general oracles, not a list of known mistakes:
   (HC413), a judge asked about a reply new to the item whatever another item was judged on (HC413), thoughts not
   given as the answer (HC413), another rendering of the same value (HC410); *must lower* — no answer or no work
   (the controls, HC406), a wrong value only thought of (HC413), a list answer hedged with another item's entries in
-  both orders, or an ordered list with entries omitted (HC413, when the env confirms the gold), the answer only in a
+  both orders, an ordered list with entries omitted, or a JSON answer with a graded field left out (HC413, when the
+  env confirms the gold), the answer only in a
   tool result (HC411), a search for transcripts without the answer (HC412); *cost* — finite scores (HC403) and
   bounded CPU on hostile replies (HC413, re-measured). Doubts are warnings: another item's answer scoring as well
   as the item's own (HC413), every probe scoring 0 (HC407).
-- **Parity** (HC601, HC701, HC702, HC706, HC709-HC712). The same task seen two ways: concurrent vs one at a time
+- **Parity** (HC601, HC701, HC702, HC706, HC709-HC714). The same task seen two ways: concurrent vs one at a time
   (HC601), a training rollout vs evaluate() compared by the requests the fake model received (the agent loop and
   tools, HC701/HC709; temperature, HC702; judge calls, HC706; the token and turn budget, HC712), the same item both
   ways (HC709: evaluate() handed item X to compute_reward, so its requests must show `format_prompt(X)`, the text a
@@ -123,7 +126,13 @@ The checks are instances of four general oracles, not a list of known mistakes:
   gives is an error: a tool (when the env resolves the same tools every time), a tool offered but refused
   as unknown when called, training's system prompt shown
   nowhere in eval, an item's prompt reworded, a smaller max_tokens, rollouts stopped before their tool results
-  come back. A prompt that changes between calls is a warning (random templates can be deliberate).
+  come back. A prompt that changes between calls is a warning (random templates can be deliberate). Grading and
+  state (HC713, HC714): evaluate() run with each eval item answered in the answer shape the training reward was
+  proven to credit (the item's own value in it) must not report what it reports when every item is answered
+  "I don't know." (an eval that grades its own way; an error when the training reward confirms the shape by
+  scoring the same shape with a wrong value lower), and get_next_item must serve the same items from the state
+  evaluate() left as from the state before it (the env's plain attributes, random generators restored in every
+  arm: a curriculum moved by eval rewards, a training cursor an eval draws from).
 - **Data** (HC202-HC204, HC206, HC207, HC302). Train and eval split and disjoint, items that cycle and can be saved
   as JSON, a scored group atroposlib can send as JSON (HC207), the answer not shown in the prompt, and
   (`--thorough`, HC206) the data in a fresh interpreter with another PYTHONHASHSEED and another random state: an
