@@ -21,6 +21,7 @@ __all__ = [
     "ANSWER_FORMATS",
     "Positive",
     "STRUCTURED_FORMATS",
+    "UNIT_FIELDS",
     "derivable",
     "gold_answers",
     "gold_positives",
@@ -90,10 +91,24 @@ def _rank(name: str) -> int:
         return len(ANSWER_FIELDS)
 
 
+#: Field names holding the unit of an item's numeric answer ("12.5" with unit "km" is answered "12.5 km").
+UNIT_FIELDS = ("unit", "units", "unit_symbol", "target_unit", "uom")
+
+
+def _unit(item: dict[str, Any]) -> str | None:
+    for key in UNIT_FIELDS:
+        value = item.get(key)
+        if isinstance(value, str) and 0 < len(value.strip()) <= 16 and "\n" not in value:
+            return value.strip()
+    return None
+
+
 def scalar_fields(item: Any) -> list[tuple[str, str]]:
-    """(name, text) of the item's string / number fields, answer-like names first."""
+    """(name, text) of the item's string / number fields, answer-like names first; a number of an item that names
+    its unit also comes with the unit (``"value unit"``: "12.5 km"), right after the number alone."""
     if not isinstance(item, dict):
         return []
+    unit = _unit(item)
     out = []
     for key, value in item.items():
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
@@ -101,7 +116,9 @@ def scalar_fields(item: Any) -> list[tuple[str, str]]:
         text = str(value).strip()
         if text and len(text) <= 2000:
             out.append((str(key), text))
-    return sorted(out, key=lambda kv: _rank(kv[0]))
+            if unit is not None and isinstance(value, (int, float)):
+                out.append((f"{key} unit", f"{text} {unit}"))
+    return sorted(out, key=lambda kv: _rank(kv[0].removesuffix(" unit")))
 
 
 def structured_fields(item: Any) -> list[tuple[str, str, Any]]:

@@ -9,6 +9,7 @@ import pytest
 
 from hermes_envs.conformance import EnvSession, Settings, Status
 from hermes_envs.conformance._golds import derivable, gold_positives
+from hermes_envs.conformance._observations.scoring import wrong_value
 from hermes_envs.conformance.checks.answers import renderings
 from hermes_envs.conformance.checks.schemas import schema_problems
 
@@ -133,6 +134,17 @@ def test_golds_are_derived_for_structured_file_and_command_tasks() -> None:
     kinds = {p.kind for p in gold_positives({"fields": {"a": 1}, "items": [1, 2]}, [])}
     assert {"dict", "list"} <= kinds
     assert derivable({"expected": {"a": 1}}) and not derivable({"task": "write code", "tests": "a\nb"})
+
+
+def test_a_number_whose_item_names_its_unit_is_also_answered_with_the_unit() -> None:
+    """A quantity task ({"value": 12.5, "unit": "km"}) is graded on "12.5 km": the number alone is not its answer."""
+    item = {"question": "How far?", "value": 12.5, "unit": "km"}
+    answers = {p.value: p for p in gold_positives(item, []) if p.template == "Answer: {v}"}
+    assert "12.5 km" in answers and "12.5" in answers
+    assert answers["12.5 km"].field == "value unit"
+    wrong = wrong_value("12.5 km", "value unit", item, [item, {"value": 3.0, "unit": "m"}])
+    assert wrong == "3.0 km"  # another item's number, in this item's unit
+    assert not any(p.field == "question unit" for p in gold_positives(item, []))  # a text has no unit
 
 
 @pytest.mark.slow

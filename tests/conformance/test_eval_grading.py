@@ -35,7 +35,7 @@ class GraderEnv(LetterCountEnv):
             cleanup_sandbox(task_id)
             correct += {judge}grade(item, final_answer(result))
         await self.evaluate_log(
-            metrics={{"{metric}": correct / len(self.eval_items)}}, start_time=start, end_time=time.time()
+            metrics={{"{metric}": {value}}}, start_time=start, end_time=time.time()
         )
 """
 
@@ -65,6 +65,24 @@ CASES = {
         Status.WARNED,
         Severity.WARNING,
     ),
+    # its own rule credits some right answers only (even counts): an item training credits is wrong in eval
+    "even_only": (
+        "    numbers = re.findall(r'-?\\d+', text)\n"
+        "    return bool(numbers) and numbers[-1] == item['answer'] and int(item['answer']) % 2 == 0",
+        False,
+        "eval/accuracy",
+        Status.FAILED,
+        Severity.ERROR,
+    ),
+    # the same, reported so coarsely that no single item shows (passed when half are right): not judged
+    "even_only_coarse": (
+        "    numbers = re.findall(r'-?\\d+', text)\n"
+        "    return bool(numbers) and numbers[-1] == item['answer'] and int(item['answer']) % 2 == 0",
+        False,
+        "eval/accuracy_coarse",
+        Status.PASSED,
+        None,
+    ),
     # a judge asked about each reply: what the fake judge says proves nothing, so not judged
     "judged": (
         "    return False",
@@ -86,7 +104,10 @@ def test_hc713_blames_only_a_grader_that_rejects_what_training_credits(case: str
         else ""
     )
     env = tmp_path / f"{case}_env.py"
-    env.write_text(_ENV.format(bad=str(CORPUS / "bad"), grade=grade, judge=judge, metric=metric))
+    value = "correct / len(self.eval_items)"
+    if metric.endswith("_coarse"):
+        value = f"float({value} >= 0.5)"
+    env.write_text(_ENV.format(bad=str(CORPUS / "bad"), grade=grade, judge=judge, metric=metric, value=value))
     from hermes_envs.tools import registry
 
     with (

@@ -401,6 +401,11 @@ def wrong_value(value: str, field: str | None, item: Any, others: list[Any]) -> 
     value perturbed (a number plus one, a word with its letters changed); None when none can be made."""
     import json
 
+    if field is not None and field.endswith(" unit") and " " in value.strip():
+        # A number with its unit ("12.5 km"): a wrong number in the same unit.
+        amount, _, unit = value.strip().rpartition(" ")
+        wrong = wrong_value(amount, field.removesuffix(" unit"), item, others)
+        return f"{wrong} {unit}" if wrong is not None else None
     for other in others:
         if not isinstance(other, dict) or other is item or field not in other:
             continue

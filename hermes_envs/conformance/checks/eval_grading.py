@@ -19,7 +19,7 @@ from typing import Any
 
 from hermes_envs.conformance._env_state import State
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
-from hermes_envs.conformance._golds import ANSWER_FORMATS, STRUCTURED_FORMATS
+from hermes_envs.conformance._golds import ANSWER_FORMATS, STRUCTURED_FORMATS, scalar_fields
 from hermes_envs.conformance._observations.evaluation import EvalObservation
 from hermes_envs.conformance._observations.origin import CheckOrigin
 from hermes_envs.conformance._observations.rollouts import run_probe
@@ -43,8 +43,9 @@ from hermes_envs.conformance.checks.faults import (
 )
 from hermes_envs.env._prompt import format_prompt_of
 
-#: Eval items given a gold reply (each costs a few scored rollouts of the training reward).
-MAX_EVAL_ITEMS = 4
+#: Eval items whose gold reply is checked with the training reward (each costs three scored rollouts) and, when
+#: evaluate() credits the gold run in part only, run alone through evaluate() (one more run each).
+MAX_EVAL_ITEMS = 8
 #: How many entries of one env attribute are tried as eval items (their prompts built and compared).
 MAX_CANDIDATES = 2000
 #: Metric names that say the eval measures correctness (an error needs one: a report of lengths or turn counts
@@ -137,8 +138,8 @@ def _value(item: Any, field: str, kind: str) -> str:
     value = item.get(field) if isinstance(item, dict) else None
     if kind in ("dict", "list") and isinstance(value, (dict, list)) and value:
         return json.dumps(value)
-    if kind == "scalar" and isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        return str(value).strip()
+    if kind == "scalar":  # (a field the kit derives, such as "value unit", is one of scalar_fields)
+        return dict(scalar_fields(item)).get(field, "")
     return ""
 
 
@@ -273,6 +274,48 @@ def _grades(run: EvalRun) -> bool:
     return any(word in name for name in names for word in SCORE_WORDS)
 
 
+FIX = (
+    "grade eval rollouts with the training reward (`await self.score_rollout(item, result, task_id)` or "
+    "compute_reward), or make the eval grader accept what compute_reward accepts (same parsing, tolerance, field)."
+)
+
+
+def _alone(s: EnvSession, found: GoldAnswerEval, gold: EvalGold) -> EvalRun | None:
+    """evaluate() with only ``gold``'s item answered with its gold reply (every other item "I don't know."); None
+    when that item was not asked about."""
+    asked: list[str] = []
+    other: list[str] = []
+    responder = _answering({gold.prompt: gold.reply}, set(found.replies), asked, other)
+    run = eval_run(s, responder, "evaluate-eval-golds")
+    return run if run.error is None and asked and not other else None
+
+
+def _uncredited_items(
+    s: EnvSession, found: GoldAnswerEval, golds: list[EvalGold], baseline: EvalRun
+) -> list[Finding]:
+    """evaluate() credited the gold run in part: each confirmed gold run alone must move its report too. An error
+    needs a contrast: another item's gold, alone, did move it (so one item's credit is visible in the report)."""
+    seen: list[tuple[EvalGold, bool]] = []
+    for gold in (g for g in golds if g.confirmed):
+        run = _alone(s, found, gold)
+        if run is not None:
+            seen.append((gold, run.report() != baseline.report()))
+    credited = [g for g, moved in seen if moved]
+    missed = [g for g, moved in seen if not moved]
+    if not credited or not missed:
+        return []
+    bad, good = missed[0], credited[0]
+    message = (
+        f"evaluate() should credit answers the training reward credits; the eval item {bad.prompt[:90]!r} answered "
+        f"{bad.reply[:80]!r} (compute_reward: {bad.score:g}; {bad.below:g} for {WRONG_ANSWER!r}, and less for the "
+        f"same shape with a wrong value) was reported exactly as if answered {WRONG_ANSWER!r}, while "
+        f"{good.reply[:60]!r} for {good.prompt[:60]!r} alone did move the report: {len(missed)} of {len(seen)} "
+        "eval items tried are graded right by training and wrong by evaluate() (a stricter match, rounding, "
+        "another field). Eval accuracy is not the quantity being trained."
+    )
+    return [Finding("HC713", message, FIX, subject=f"eval item {bad.prompt[:80]!r}")]
+
+
 @check(
     "HC713",
     "eval-credits-training-answers",
@@ -305,14 +348,15 @@ def eval_credits_training_answers(s: EnvSession) -> list[Finding]:
     if baseline.error is not None or not baseline.requests:
         raise Skip("evaluate() raised or asked nothing with a model that answers (HC202/HC707 report it)")
     if run.report() != baseline.report():
-        return []
+        return _uncredited_items(s, found, golds, baseline)
     example = golds[0]
     confirmed = any(g.confirmed for g in golds) and _grades(run)
     message = (
         f"evaluate() should credit answers the training reward credits; {len(set(found.asked))} eval item(s) were "
         f"answered in the shape training credits (e.g. {example.reply[:80]!r}: compute_reward gives "
-        f"{example.score:g}, and {example.below:g} to {WRONG_ANSWER!r}), and evaluate() reported exactly what it reports when every item "
-        f"is answered {WRONG_ANSWER!r}: {describe_eval_run(run)}. Eval grades something training does not reward."
+        f"{example.score:g}, and {example.below:g} to {WRONG_ANSWER!r}), and evaluate() reported exactly what it "
+        f"reports when every item is answered {WRONG_ANSWER!r}: {describe_eval_run(run)}. Eval grades something "
+        "training does not reward."
     )
     if not confirmed:
         message += (
@@ -320,10 +364,6 @@ def eval_credits_training_answers(s: EnvSession) -> list[Finding]:
             + ("" if _grades(run) else ", and no metric is named like a grade")
             + "."
         )
-    fix = (
-        "grade eval rollouts with the training reward (`await self.score_rollout(item, result, task_id)` or "
-        "compute_reward), or make the eval grader accept what compute_reward accepts (same parsing, tolerance, "
-        "field)."
-    )
+    fix = FIX
     severity = Severity.ERROR if confirmed else Severity.WARNING
     return [Finding("HC713", message, fix, severity, subject=f"eval item {example.prompt[:80]!r}")]
