@@ -50,6 +50,8 @@ KNOWN: dict[str, list[tuple[str, int, str]]] = {
     "testing/snapshots.py": [("ImportError", 1, "syrupy missing: the message names the snapshots extra")],
     # A command-line run that ends with its reason: SystemExit prints the message and exits 1, no traceback.
     "env/_base.py": [("SystemExit", 1, "process run stopped by a dead model server: exit 1 with the reason")],
+    # A hash-seed worker told to stop by SIGTERM unwinds as on sys.exit(0): with-blocks close, sandboxes go.
+    "conformance/_hashseed.py": [("SystemExit", 1, "worker stopped by SIGTERM unwinds like sys.exit(0)")],
     # Abstract method placeholders.
     "tools/context_web.py": [("NotImplementedError", 1, "mixin placeholder; ToolContext provides it")],
     # Model-facing: raised inside a tool while the model calls it; the agent loop shows the model

@@ -127,22 +127,22 @@ def test_one_wall_clock_stall_mostly_off_cpu_is_a_warning() -> None:
     stall = Stall(
         "rewards", 0.78, "compute_reward (env.py:40)", "compute_reward (env.py:40)", cpu_seconds=0.02
     )
-    (finding,) = _stall_findings(_session([stall]))
+    (finding,) = _stall_findings(_session([stall]), {})
     assert finding.severity is Severity.WARNING and "seen once" in finding.message
 
 
 def test_a_stall_verified_by_cpu_time_or_a_repeat_is_an_error() -> None:
     cpu = Stall("rewards", 0.8, "score (env.py:9)", "score (env.py:9)", cpu_seconds=0.75)
-    assert _stall_findings(_session([cpu]))[0].severity is Severity.ERROR
+    assert _stall_findings(_session([cpu]), {})[0].severity is Severity.ERROR
     repeat = [Stall("rewards", 0.6, "score (env.py:9)", "sleep", cpu_seconds=0.0) for _ in range(2)]
-    assert _stall_findings(_session(repeat))[0].severity is Severity.ERROR
+    assert _stall_findings(_session(repeat), {})[0].severity is Severity.ERROR
 
 
 def test_one_blocking_line_gives_one_finding_across_hooks() -> None:
     """Before: one blocking call stalled setup's neighbours, compute_reward and evaluate: three findings."""
     where = "helper (env.py:12)"
     stalls = [Stall(phase, 0.6, where, "sleep", cpu_seconds=0.0) for phase in ("rewards", "gold", "evaluate")]
-    (finding,) = _stall_findings(_session(stalls))
+    (finding,) = _stall_findings(_session(stalls), {})
     assert finding.severity is Severity.ERROR
     assert (
         "compute_reward" in finding.message

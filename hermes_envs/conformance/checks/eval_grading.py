@@ -280,6 +280,14 @@ FIX = (
 )
 
 
+def _grades_with_reward(s: EnvSession, found: GoldAnswerEval) -> bool:
+    """Whether evaluate() handed the eval items it asked about to compute_reward (directly or via score_rollout)."""
+    observed = s.observe(EvalObservation)
+    env = s.env()
+    scored = {_prompt(env, item) for item in observed.scored_items}
+    return bool(found.asked) and set(found.asked) <= scored
+
+
 def _alone(s: EnvSession, found: GoldAnswerEval, gold: EvalGold) -> EvalRun | None:
     """evaluate() with only ``gold``'s item answered with its gold reply (every other item "I don't know."); None
     when that item was not asked about."""
@@ -344,6 +352,15 @@ def eval_credits_training_answers(s: EnvSession) -> list[Finding]:
     golds = [g for g in eval_golds(s, found) if g.prompt in found.asked]
     if not golds:
         raise NotApplicable('no eval item got a reply the training reward scores above "I don\'t know."')
+    if _grades_with_reward(s, found):
+        # evaluate() scores with compute_reward itself: counting only full credit (`reward == 1.0`) is a sound
+        # eval, so a gold the reward does not give exactly 1.0 is the reward's to fix (HC403, HC407), not eval's.
+        golds = [g for g in golds if abs(g.score - 1.0) <= 1e-9]
+        if not golds:
+            raise Skip(
+                "evaluate() grades with compute_reward, and compute_reward does not give the eval items' golds "
+                "full credit (1.0); a threshold at full credit is then sound (the reward's own checks judge it)"
+            )
     baseline = s.observe(WrongAnswerEval).run
     if baseline.error is not None or not baseline.requests:
         raise Skip("evaluate() raised or asked nothing with a model that answers (HC202/HC707 report it)")

@@ -94,6 +94,8 @@ def loopback_only(s: EnvSession) -> list[Finding]:
     by_target: dict[tuple[str, bool], tuple[list[str], list[str]]] = {}
     for phase, attempt in s.blocked:
         early = phase in ("import", "setup", "construct")
+        # The kit's own evaluate() runs (gold answers, a baseline, traced) are all the author's evaluate().
+        phase = "evaluate" if phase.startswith("evaluate") else phase
         phases, tries = by_target.setdefault((attempt.target, early), ([], []))
         if phase not in phases:
             phases.append(phase)
