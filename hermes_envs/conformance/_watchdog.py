@@ -7,7 +7,7 @@ Garbage-collection pauses are measured (``gc.callbacks``) and subtracted, and a 
 stack, or inside a finalizer, is not counted: neither is the env's doing.
 
 Calls that block the thread by their nature are seen however short: ``time.sleep`` (wrapped while a phase is
-watched: Python 3.11 raises no audit event for it) and, through an audit hook, a connect on a blocking socket
+watched, with the names the author's modules bound to it: Python 3.11 raises no audit event for it) and, through an audit hook, a connect on a blocking socket
 (``requests``, a sync HTTP client) made by the author's code on the watched loop thread.
 No machine's load makes code call them, so each is a fact, not a measurement.
 
@@ -201,6 +201,44 @@ def _sleep(secs: float | SupportsIndex) -> None:
     if _AUDITED:
         _note("time.sleep", (secs,))
     _REAL_SLEEP(secs)
+
+
+#: module name -> (id of the module object, whether it is the author's code), so each module is judged once.
+_AUTHOR_MODULES: dict[str, tuple[int, bool]] = {}
+#: (module globals, name) rebound from time.sleep to the wrapper while a phase is watched.
+_REBOUND: list[tuple[dict[str, Any], str]] = []
+
+
+def _bound_sleeps() -> list[tuple[dict[str, Any], str]]:
+    """Globals of the author's modules bound to time.sleep itself (``from time import sleep``, done before the kit
+    watched anything): replacing ``time.sleep`` does not reach them, so they are rebound while a phase is watched."""
+    found: list[tuple[dict[str, Any], str]] = []
+    for name, module in list(sys.modules.items()):
+        known = _AUTHOR_MODULES.get(name)
+        if known is None or known[0] != id(module):
+            file = getattr(module, "__file__", None)
+            known = (id(module), isinstance(file, str) and not is_library_file(file))
+            _AUTHOR_MODULES[name] = known
+        if known[1]:
+            namespace = getattr(module, "__dict__", {})
+            found += [(namespace, key) for key, value in list(namespace.items()) if value is _REAL_SLEEP]
+    return found
+
+
+def _wrap_sleep() -> None:
+    time.sleep = _sleep
+    for namespace, key in _bound_sleeps():
+        namespace[key] = _sleep
+        _REBOUND.append((namespace, key))
+
+
+def _unwrap_sleep() -> None:
+    if time.sleep is _sleep:
+        time.sleep = _REAL_SLEEP
+    for namespace, key in _REBOUND:
+        if namespace.get(key) is _sleep:
+            namespace[key] = _REAL_SLEEP
+    _REBOUND.clear()
 
 
 def _note(event: str, args: tuple[Any, ...]) -> None:
@@ -417,7 +455,7 @@ class LoopWatchdog:
             _HOOKED = True
         self._phase = phase
         _AUDITED.add(self)
-        time.sleep = _sleep
+        _wrap_sleep()
         try:
             with self._timing_tool_context():
                 return await coro
@@ -425,8 +463,8 @@ class LoopWatchdog:
             # A stall right before the end is seen here: the ticker would be cancelled before it could run.
             self._record(phase, time.perf_counter())
             _AUDITED.discard(self)
-            if not _AUDITED and time.sleep is _sleep:
-                time.sleep = _REAL_SLEEP
+            if not _AUDITED:
+                _unwrap_sleep()
             ticker.cancel()
             gc.callbacks.remove(self._on_gc)
             _SAMPLER.remove(self)

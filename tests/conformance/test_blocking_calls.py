@@ -50,6 +50,9 @@ _ASYNC_SLEEP_TOOL = '''async def spell(word: str) -> str:
 
 _PLAIN_SLEEP_TOOL = _ASYNC_SLEEP_TOOL.replace("async def", "def")
 
+#: `from time import sleep` at import, before the kit watches anything: the name is bound to time.sleep itself.
+_BOUND_SLEEP_TOOL = "from time import sleep\n\n\n" + _ASYNC_SLEEP_TOOL.replace("time.sleep(", "sleep(")
+
 _AWAITING_TOOL = _ASYNC_SLEEP_TOOL.replace("time.sleep(0.001)", "await asyncio.sleep(0.001)")
 
 #: A blocking connect to the model server (as `requests.post` to a judge makes), and asyncio's non-blocking one.
@@ -67,6 +70,7 @@ _ASYNC_CONNECT = (
 CASES = {
     "async_tool_sleeps": (_ASYNC_SLEEP_TOOL, "", Status.FAILED, "time.sleep(0.001)"),
     "plain_tool_sleeps": (_PLAIN_SLEEP_TOOL, "", Status.PASSED, None),
+    "async_tool_sleeps_bound_name": (_BOUND_SLEEP_TOOL, "", Status.FAILED, "time.sleep(0.001)"),
     "async_tool_awaits": (_AWAITING_TOOL, "", Status.PASSED, None),
     "reward_blocking_connect": (
         _AWAITING_TOOL,
