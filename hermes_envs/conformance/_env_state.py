@@ -1,11 +1,13 @@
 """Snapshots of an env's plain state: its attributes holding numbers, strings and containers of them (deep
-copies), and the states of its random generators and of the global one, to put the env back into a state it was
-in (HC714 asks get_next_item what it serves from the state before and after evaluate())."""
+copies), the same attributes of objects of the author's own classes it holds (a curriculum object's level, keyed
+``"curriculum.level"``), and the states of its random generators and of the global one, to put the env back into a
+state it was in (HC714 asks get_next_item what it serves from the state before and after evaluate())."""
 
 from __future__ import annotations
 
 import copy
 import random
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +40,23 @@ def _plain_size(value: Any, budget: int) -> int:
     return total
 
 
+def _authors_object(value: Any) -> bool:
+    """Whether ``value`` is an instance of a class defined in the author's code (not a library's, not ours)."""
+    from hermes_envs.conformance._watchdog import is_library_file
+
+    if isinstance(value, type) or not hasattr(value, "__dict__"):
+        return False
+    module = sys.modules.get(type(value).__module__)
+    file = getattr(module, "__file__", None)
+    return isinstance(file, str) and not is_library_file(file)
+
+
+def _owner(env: Any, name: str) -> tuple[Any, str]:
+    """The object holding attribute ``name`` (``"curriculum.level"``: env.curriculum) and the attribute's own name."""
+    head, _, tail = name.rpartition(".")
+    return (getattr(env, head, None) if head else env), tail
+
+
 @dataclass(frozen=True)
 class State:
     """The env's plain attributes (deep copies) and its random generators' states, and the global one's."""
@@ -50,11 +69,13 @@ class State:
     def of(cls, env: Any) -> State:
         plain: dict[str, Any] = {}
         rngs: dict[str, Any] = {}
-        for name, value in vars(env).items():
-            if isinstance(value, random.Random):
-                rngs[name] = value.getstate()
-            elif _plain_size(value, MAX_PLAIN_VALUES) >= 0:
-                plain[name] = copy.deepcopy(value)
+        objects = [("", env)] + [(f"{n}.", v) for n, v in vars(env).items() if _authors_object(v)]
+        for prefix, holder in objects:
+            for name, value in vars(holder).items():
+                if isinstance(value, random.Random):
+                    rngs[prefix + name] = value.getstate()
+                elif _plain_size(value, MAX_PLAIN_VALUES) >= 0:
+                    plain[prefix + name] = copy.deepcopy(value)
         return cls(plain, rngs, random.getstate())
 
     def changed_in(self, later: State) -> dict[str, Any]:
@@ -70,14 +91,18 @@ class State:
         attributes whose value differs are replaced: an object shared with something else the env holds (a list an
         iterator reads) stays the same object when it did not change."""
         for name, value in {**self.plain, **(plain or {})}.items():
+            holder, own = _owner(env, name)
+            if holder is None:
+                continue
             try:
-                same = vars(env).get(name, _MISSING) == value
+                same = vars(holder).get(own, _MISSING) == value
             except Exception:  # a comparison that raises (numpy arrays inside): replace it
                 same = False
             if not same:
-                setattr(env, name, copy.deepcopy(value))
+                setattr(holder, own, copy.deepcopy(value))
         for name, state in self.rngs.items():
-            rng = getattr(env, name, None)
+            holder, own = _owner(env, name)
+            rng = getattr(holder, own, None)
             if isinstance(rng, random.Random):
                 rng.setstate(state)
         random.setstate(self.global_rng)
