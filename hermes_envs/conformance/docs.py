@@ -140,9 +140,11 @@ The checks are instances of four general oracles, not a list of known mistakes:
   trains on held-out items), and so is an item id (its `id` field or the like, unique in both processes) whose
   prompt there differs from its prompt here (content drawn from an unseeded random: the data is not
   reproducible); another training set with no item shown to move is a warning.
-- **Faults** (HC402, HC501, HC505, HC506, HC507, HC703, HC705, HC708). Rollouts and evaluate() under an empty reply, broken tool
+- **Faults** (HC402, HC501, HC505, HC506, HC507, HC508, HC703, HC705, HC708). Rollouts and evaluate() under an empty reply, broken tool
   calls, tool errors, max-turns truncation and model-server errors (every request an HTTP 500): a group scored
-  without a single model reply is an error (HC505); an evaluate() whose report under the outage is identical to its
+  without a single model reply is an error (HC505); so is a dropped group that moves the env's own state exactly
+  as a group of wrong answers does, on an attribute a group of right answers moves otherwise (HC508: a curriculum
+  window fed a 0 for every outage); an evaluate() whose report under the outage is identical to its
   report when the model answers every item wrongly is an error (`--thorough`, HC708; a warning when the env at
   least logged the failures). A judge outage (HC506): a reply with no answer is scored again with every request
   the reward makes failing; scoring it above control_ceiling and above what the judge's own answers (off-format,

@@ -9,6 +9,7 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     eval_state,
     evaluate,
     failed_work,
+    fault_state,
     faults,
     fuzz,
     host,

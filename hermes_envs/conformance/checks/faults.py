@@ -27,12 +27,13 @@ FAULT_STATUS = 500
 WRONG_ANSWER = "I don't know."
 
 
-def _failing(body: dict[str, Any]) -> dict[str, Any]:
+def failing_model(body: dict[str, Any]) -> dict[str, Any]:
     """The fake model's reply in a fault run: HTTP 500 on every request (also a judge's)."""
     return {"content": WRONG_ANSWER, "fault": FAULT_STATUS}
 
 
-def _answering(body: dict[str, Any]) -> dict[str, Any]:
+def wrong_answers(body: dict[str, Any]) -> dict[str, Any]:
+    """The fake model of the baseline runs: every request answered :data:`WRONG_ANSWER`, no tools."""
     return {"content": WRONG_ANSWER}
 
 
@@ -72,7 +73,7 @@ def faults_not_scored(s: EnvSession) -> list[Finding]:
     if note:
         raise NotApplicable(note)
     item = probe_items(s)[0]
-    with s.sandbox_leaks(), s.responding(_failing) as made, captured_log() as log:
+    with s.sandbox_leaks(), s.responding(failing_model) as made, captured_log() as log:
         try:
             group, _backlog = s.run_env(lambda e: e.collect_trajectories(item), timeout=120, phase="faults")
         except Exception:
@@ -239,7 +240,7 @@ class WrongAnswerEval:
     @classmethod
     def build(cls, s: EnvSession) -> WrongAnswerEval:
         before = State.of(s.env())
-        run = eval_run(s, _answering, "evaluate-baseline")
+        run = eval_run(s, wrong_answers, "evaluate-baseline")
         return cls(run, before, State.of(s.env()))
 
 
@@ -270,7 +271,7 @@ def eval_faults_reported(s: EnvSession) -> list[Finding]:
         raise Skip("evaluate() made no model request (see HC202)")
     if not any(baseline.metrics) and not baseline.returned and not baseline.wandb:
         raise NotApplicable("evaluate() reports no metrics to compare (HC703 reports that)")
-    faulted = eval_run(s, _failing, "evaluate-faults")
+    faulted = eval_run(s, failing_model, "evaluate-faults")
     if faulted.error is not None or not faulted.requests:
         return []  # raised (the trainer sees it), or asked nothing this time (HC707's subject)
     if any(code < 400 for code in faulted.statuses):
