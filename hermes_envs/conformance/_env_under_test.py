@@ -60,6 +60,7 @@ class EnvUnderTest:
         self.setup_error: BaseException | None = None
         self.config: tuple[Any, Any] | None = None
         self._env: Any = None
+        self._others: list[Any] = []  # further instances (another()), whose clients close with the session's
         self._stand_ins: StandIns | None | bool = False  # False: not looked for yet
 
     @property
@@ -171,6 +172,18 @@ class EnvUnderTest:
             raise Blocked("the env instance", self.construct_error.what, reported_by) from None
 
     def _construct(self) -> Any:
+        self._env = self._new_instance()
+        return self._env
+
+    def another(self) -> Any:
+        """A second instance of the env, configured as :meth:`env` (not set up): a run resumed from the first one's
+        checkpoint (HC715). Its model clients are closed with the session's."""
+        self.env()
+        other = self._new_instance()
+        self._others.append(other)
+        return other
+
+    def _new_instance(self) -> Any:
         from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
         from hermes_envs.testing.offline import offline_tokenizer_path
@@ -206,9 +219,9 @@ class EnvUnderTest:
             )
         ]
         with self.harness.timed("construct"), self.harness.offline():
-            self._env = env_cls(config, server_configs, slurm=False, testing=False)
-        disable_client_retries(getattr(self._env, "server", None))
-        return self._env
+            env = env_cls(config, server_configs, slurm=False, testing=False)
+        disable_client_retries(getattr(env, "server", None))
+        return env
 
     def run_env(
         # (``Callable[..., ...]``: callers bind their values as lambda defaults and pass only the env)
@@ -216,6 +229,7 @@ class EnvUnderTest:
         make: Callable[..., Awaitable[T]],
         timeout: float = 120.0,
         phase: str | None = None,
+        env: Any = None,
     ) -> T:
         """Run ``make(env)`` on the harness's loop with atroposlib's retries made fast, timed under ``phase``.
 
@@ -225,7 +239,7 @@ class EnvUnderTest:
         """
         from hermes_envs.testing.retries import fast_retries
 
-        env = self.env()
+        env = self.env() if env is None else env
         harness = self.harness
         phase = phase or harness.phase
         with harness.timed(phase), fast_retries():
@@ -264,11 +278,12 @@ class EnvUnderTest:
         """Close the openai clients of the env's servers (atroposlib never closes them)."""
         import contextlib
 
-        for server in getattr(getattr(self._env, "server", None), "servers", []) or []:
-            client = getattr(server, "openai", None)
-            if client is not None and hasattr(client, "close"):
-                with contextlib.suppress(Exception):
-                    await client.close()
+        for env in (self._env, *self._others):
+            for server in getattr(getattr(env, "server", None), "servers", []) or []:
+                client = getattr(server, "openai", None)
+                if client is not None and hasattr(client, "close"):
+                    with contextlib.suppress(Exception):
+                        await client.close()
 
 
 def _with_env_settings(config: Any, env: dict[str, Any]) -> Any:

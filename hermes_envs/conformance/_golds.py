@@ -24,6 +24,7 @@ __all__ = [
     "UNIT_FIELDS",
     "derivable",
     "gold_answers",
+    "gold_value",
     "gold_positives",
     "scalar_fields",
     "structured_fields",
@@ -101,6 +102,16 @@ def _unit(item: dict[str, Any]) -> str | None:
         if isinstance(value, str) and 0 < len(value.strip()) <= 16 and "\n" not in value:
             return value.strip()
     return None
+
+
+def gold_value(item: Any, field: str, kind: str) -> str:
+    """``item``'s value of ``field`` as a gold of ``kind`` is written ("" when it has none of that kind)."""
+    value = item.get(field) if isinstance(item, dict) else None
+    if kind in ("dict", "list") and isinstance(value, (dict, list)) and value:
+        return json.dumps(value)
+    if kind == "scalar":  # (a field the kit derives, such as "value unit", is one of scalar_fields)
+        return dict(scalar_fields(item)).get(field, "")
+    return ""
 
 
 def scalar_fields(item: Any) -> list[tuple[str, str]]:

@@ -134,10 +134,19 @@ class EnvSession:
         return self.under_test.env()
 
     def run_env(
-        self, make: Callable[..., Awaitable[T]], timeout: float = 120.0, phase: str | None = None
+        self,
+        make: Callable[..., Awaitable[T]],
+        timeout: float = 120.0,
+        phase: str | None = None,
+        env: Any = None,
     ) -> T:
-        """Run ``make(env)`` on the loop with atroposlib's retries made fast, timed under ``phase``, watched."""
-        return self.under_test.run_env(make, timeout, phase)
+        """Run ``make(env)`` on the loop with atroposlib's retries made fast, timed under ``phase``, watched
+        (``env``: another instance of the env, from :meth:`another_env`; the session's own by default)."""
+        return self.under_test.run_env(make, timeout, phase, env)
+
+    def another_env(self) -> Any:
+        """A second instance of the env, configured like :meth:`env`, not set up (a resumed run, HC715)."""
+        return self.under_test.another()
 
     def is_hermes_env(self) -> bool:
         """True when the env follows the agent contract (format_prompt + compute_reward(item, result, ctx))."""

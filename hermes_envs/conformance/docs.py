@@ -116,7 +116,7 @@ The checks are instances of four general oracles, not a list of known mistakes:
   tool result (HC411), a search for transcripts without the answer (HC412); *cost* — finite scores (HC403) and
   bounded CPU on hostile replies (HC413, re-measured). Doubts are warnings: another item's answer scoring as well
   as the item's own (HC413), every probe scoring 0 (HC407).
-- **Parity** (HC601, HC701, HC702, HC706, HC709-HC714). The same task seen two ways: concurrent vs one at a time
+- **Parity** (HC601, HC701, HC702, HC706, HC709-HC715). The same task seen two ways: concurrent vs one at a time
   (HC601), a training rollout vs evaluate() compared by the requests the fake model received (the agent loop and
   tools, HC701/HC709; temperature, HC702; judge calls, HC706; the token and turn budget, HC712), the same item both
   ways (HC709: evaluate() handed item X to compute_reward, so its requests must show `format_prompt(X)`, the text a
@@ -132,7 +132,10 @@ The checks are instances of four general oracles, not a list of known mistakes:
   "I don't know." (an eval that grades its own way; an error when the training reward confirms the shape by
   scoring the same shape with a wrong value lower), and get_next_item must serve the same items from the state
   evaluate() left as from the state before it (the env's plain attributes, random generators restored in every
-  arm: a curriculum moved by eval rewards, a training cursor an eval draws from).
+  arm: a curriculum moved by eval rewards, a training cursor an eval draws from; attributes of objects of the
+  author's own classes count too). A restart (HC715, envs that override save_checkpoint): after 8 groups answered
+  with the proven gold, save_checkpoint then setup() and load_checkpoint() on a second instance must leave
+  get_next_item serving what the trained state serves (a level left out of the checkpoint is an error).
 - **Data** (HC202-HC204, HC206, HC207, HC302). Train and eval split and disjoint, items that cycle and can be saved
   as JSON, a scored group atroposlib can send as JSON (HC207), the answer not shown in the prompt, and
   (`--thorough`, HC206) the data in a fresh interpreter with another PYTHONHASHSEED and another random state: an

@@ -20,6 +20,7 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     parity,
     parsers,
     prompt,
+    resume,
     reward_contract,
     reward_controls,
     reward_determinism,

@@ -12,14 +12,13 @@ a wrong value, then runs evaluate() twice: once with those replies, once with ev
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from hermes_envs.conformance._env_state import State
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
-from hermes_envs.conformance._golds import ANSWER_FORMATS, STRUCTURED_FORMATS, scalar_fields
+from hermes_envs.conformance._golds import ANSWER_FORMATS, STRUCTURED_FORMATS, gold_value
 from hermes_envs.conformance._observations.evaluation import EvalObservation
 from hermes_envs.conformance._observations.origin import CheckOrigin
 from hermes_envs.conformance._observations.rollouts import run_probe
@@ -133,22 +132,12 @@ def _score(s: EnvSession, item: Any, reply: str, name: str) -> ScoredRollout[Che
     return score_rollout(s, item, result, task_id, CheckOrigin(name), "gold")
 
 
-def _value(item: Any, field: str, kind: str) -> str:
-    """``item``'s value of ``field`` as a gold of ``kind`` is written ("" when it has none of that kind)."""
-    value = item.get(field) if isinstance(item, dict) else None
-    if kind in ("dict", "list") and isinstance(value, (dict, list)) and value:
-        return json.dumps(value)
-    if kind == "scalar":  # (a field the kit derives, such as "value unit", is one of scalar_fields)
-        return dict(scalar_fields(item)).get(field, "")
-    return ""
-
-
 def _best_template(s: EnvSession, items: dict[str, Any], field: str, kind: str) -> str | None:
     """The answer shape of the proven gold's kind that training scores best on the first eval item with a value
     (a shape the reward gives partial credit would make a stricter eval look wrong)."""
     templates = [t for _s, t in (STRUCTURED_FORMATS if kind in ("dict", "list") else ANSWER_FORMATS)]
     for item in items.values():
-        value = _value(item, field, kind)
+        value = gold_value(item, field, kind)
         if not value:
             continue
         scored = [(t, _score(s, item, t.format(v=value), "the eval item's gold")) for t in templates]
@@ -200,7 +189,7 @@ class GoldAnswerEval:
         replies = {
             prompt: template.format(v=value)
             for prompt, item in items.items()
-            if (value := _value(item, proven.field, proven.kind))
+            if (value := gold_value(item, proven.field, proven.kind))
         }
         asked: list[str] = []
         other: list[str] = []
@@ -240,7 +229,7 @@ def eval_golds(s: EnvSession, found: GoldAnswerEval) -> list[EvalGold]:
             continue
         if float(idk.score) >= float(gold.score) - 1e-9:
             continue
-        value = _value(item, found.field, found.kind)
+        value = gold_value(item, found.field, found.kind)
         wrong = wrong_value(value, found.field, item, training)
         twin = _score(s, item, found.template.format(v=wrong), "a wrong value") if wrong is not None else None
         confirmed = twin is not None and numeric(twin.score) and float(twin.score) < float(gold.score) - 1e-9

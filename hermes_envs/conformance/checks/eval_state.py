@@ -27,19 +27,23 @@ from hermes_envs.conformance.checks.faults import WrongAnswerEval
 NEXT_ITEMS = 4
 
 
-def _next_items(s: EnvSession, state: State, changed: dict[str, Any] | None = None) -> list[str]:
-    """What get_next_item serves NEXT_ITEMS times from ``state`` (with ``changed`` applied)."""
-    env = s.env()
-    state.put(env, changed)
+def next_items(
+    s: EnvSession, state: State, changed: dict[str, Any] | None = None, env: Any = None
+) -> list[str]:
+    """What get_next_item serves NEXT_ITEMS times from ``state`` (with ``changed`` applied), on the session's env
+    or on ``env`` (another instance)."""
+    target = s.env() if env is None else env
+    state.put(target, changed)
     return [
-        repr(s.run_env(lambda e: e.get_next_item(), timeout=60, phase="items")) for _ in range(NEXT_ITEMS)
+        repr(s.run_env(lambda e: e.get_next_item(), timeout=60, phase="items", env=target))
+        for _ in range(NEXT_ITEMS)
     ]
 
 
 def _culprits(s: EnvSession, before: State, changed: dict[str, Any], base: list[str]) -> Iterator[str]:
     """The changed attributes that alone change what get_next_item serves."""
     for name in changed:
-        if _next_items(s, before, {name: changed[name]}) != base:
+        if next_items(s, before, {name: changed[name]}) != base:
             yield name
 
 
@@ -88,10 +92,10 @@ def eval_leaves_training_alone(s: EnvSession) -> list[Finding]:
             changed = before.changed_in(after)
             if not changed:
                 continue
-            base = _next_items(s, before)
-            if _next_items(s, before) != base:
+            base = next_items(s, before)
+            if next_items(s, before) != base:
                 continue  # get_next_item does not replay from the plain state: nothing to compare
-            moved = _next_items(s, before, changed)
+            moved = next_items(s, before, changed)
             if moved == base:
                 continue
             names = list(_culprits(s, before, changed, base)) or list(changed)
