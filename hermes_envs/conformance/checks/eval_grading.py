@@ -263,6 +263,21 @@ def _grades(run: EvalRun) -> bool:
     return any(word in name for name in names for word in SCORE_WORDS)
 
 
+def _full_marks(run: EvalRun) -> bool:
+    """Whether the run reported a grade-named rate at its top (1.0, or 100 for a percentage): every item was
+    credited, so there is no partial credit to look for item by item."""
+    for report in (*run.metrics, run.returned, *run.wandb):
+        if not isinstance(report, dict):
+            continue
+        for name, value in report.items():
+            lowered = str(name).lower()
+            if not any(word in lowered for word in SCORE_WORDS) or isinstance(value, bool):
+                continue
+            if isinstance(value, (int, float)) and float(value) in (1.0, 100.0):
+                return True
+    return False
+
+
 FIX = (
     "grade eval rollouts with the training reward (`await self.score_rollout(item, result, task_id)` or "
     "compute_reward), or make the eval grader accept what compute_reward accepts (same parsing, tolerance, field)."
@@ -354,7 +369,9 @@ def eval_credits_training_answers(s: EnvSession) -> list[Finding]:
     if baseline.error is not None or not baseline.requests:
         raise Skip("evaluate() raised or asked nothing with a model that answers (HC202/HC707 report it)")
     if run.report() != baseline.report():
-        return _uncredited_items(s, found, golds, baseline)
+        # A grade at its top says every item was credited; each item alone is run only otherwise (up to 8 more
+        # evaluate() runs, the costliest part of the check).
+        return [] if _full_marks(run) else _uncredited_items(s, found, golds, baseline)
     example = golds[0]
     confirmed = any(g.confirmed for g in golds) and _grades(run)
     message = (
