@@ -30,7 +30,7 @@ import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
-from types import CodeType, FrameType
+from types import CodeType, FrameType, ModuleType
 from typing import Any, SupportsIndex, TypeVar
 
 T = TypeVar("T")
@@ -203,25 +203,32 @@ def _sleep(secs: float | SupportsIndex) -> None:
     _REAL_SLEEP(secs)
 
 
-#: module name -> (id of the module object, whether it is the author's code), so each module is judged once.
-_AUTHOR_MODULES: dict[str, tuple[int, bool]] = {}
+#: The author's modules (their files are not a library's nor ours), found when sys.modules grew; the count of
+#: sys.modules they were found at. Scanning every module on each watched phase cost more than the phases.
+_AUTHORS: list[ModuleType] = []
+_SCANNED = [0]
 #: (module globals, name) rebound from time.sleep to the wrapper while a phase is watched.
 _REBOUND: list[tuple[dict[str, Any], str]] = []
+
+
+@functools.cache
+def _authors_file(filename: str) -> bool:
+    return not is_library_file(filename)
 
 
 def _bound_sleeps() -> list[tuple[dict[str, Any], str]]:
     """Globals of the author's modules bound to time.sleep itself (``from time import sleep``, done before the kit
     watched anything): replacing ``time.sleep`` does not reach them, so they are rebound while a phase is watched."""
+    if len(sys.modules) != _SCANNED[0]:
+        modules = list(sys.modules.values())
+        _AUTHORS[:] = [
+            m for m in modules if isinstance(getattr(m, "__file__", None), str) and _authors_file(m.__file__)
+        ]
+        _SCANNED[0] = len(modules)
     found: list[tuple[dict[str, Any], str]] = []
-    for name, module in list(sys.modules.items()):
-        known = _AUTHOR_MODULES.get(name)
-        if known is None or known[0] != id(module):
-            file = getattr(module, "__file__", None)
-            known = (id(module), isinstance(file, str) and not is_library_file(file))
-            _AUTHOR_MODULES[name] = known
-        if known[1]:
-            namespace = getattr(module, "__dict__", {})
-            found += [(namespace, key) for key, value in list(namespace.items()) if value is _REAL_SLEEP]
+    for module in _AUTHORS:
+        namespace = getattr(module, "__dict__", {})
+        found += [(namespace, key) for key, value in list(namespace.items()) if value is _REAL_SLEEP]
     return found
 
 
