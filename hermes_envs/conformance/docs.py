@@ -112,7 +112,8 @@ The checks are instances of four general oracles, not a list of known mistakes:
   given as the answer (HC413), another rendering of the same value (HC410); *must lower* — no answer or no work
   (the controls, HC406), a wrong value only thought of (HC413), a list answer hedged with another item's entries in
   both orders, an ordered list with entries omitted, or a JSON answer with a graded field left out (HC413, when the
-  env confirms the gold), the answer only in a
+  env confirms the gold), the item's own record as JSON scoring below the same record with a nested field left out
+  (HC413: a reward that cannot parse nesting; an error when the prompt names the field), the answer only in a
   tool result (HC411), a search for transcripts without the answer (HC412); *cost* — finite scores (HC403) and
   bounded CPU on hostile replies (HC413, re-measured). Doubts are warnings: another item's answer scoring as well
   as the item's own (HC413), every probe scoring 0 (HC407).

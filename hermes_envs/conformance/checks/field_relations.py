@@ -1,5 +1,5 @@
-"""HC413's relation on structured answers: a field left out of a JSON answer must not score better than the same
-field answered wrongly.
+"""HC413's relations on structured answers: a field left out of a JSON answer must not score better than the same
+field answered wrongly, and a complete answer must not score below the same answer with a nested field left out.
 
 A reward that divides the right fields by the fields the reply GAVE (precision without recall), or that skips a
 missing key (``got.get(k, v) == v``), gives a reply that leaves out every field it is unsure of full marks: training
@@ -15,11 +15,11 @@ from typing import Any
 from hermes_envs.conformance._cases import Case, json_safe, run_case
 from hermes_envs.conformance._findings import Finding, Severity
 from hermes_envs.conformance._observations.origin import GoldOrigin, TwinOrigin
-from hermes_envs.conformance._observations.scoring import ScoredRollout
+from hermes_envs.conformance._observations.scoring import ScoredRollout, numeric
 from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance._text import short
 
-__all__ = ["omitted_field_relation"]
+__all__ = ["nested_field_relation", "omitted_field_relation"]
 
 #: Fields of one gold tried (each costs three scored rollouts).
 MAX_FIELDS = 3
@@ -103,4 +103,77 @@ def omitted_field_relation(
             subject="relation: a field left out",
             counterexample=replay,
         )
+    return None
+
+
+def _prompted(s: EnvSession, item: Any, key: str) -> bool:
+    """Whether the model is asked for ``key``: the name is in the item's prompt or the env's system prompt."""
+    from hermes_envs.env._prompt import initial_messages_of
+
+    try:
+        messages = initial_messages_of(s.env(), item)
+    except Exception:
+        return False
+    return any(
+        f'"{key}"' in str(m.get("content") or "") or f"'{key}'" in str(m.get("content") or "")
+        for m in messages
+    )
+
+
+def nested_field_relation(s: EnvSession) -> Finding | None:
+    """Around an UNPROVEN dict gold (the item's own record as JSON scored no better than the controls): the same
+    answer with one nested field (a list or object) left out must not score above it. When it does, and above
+    the controls, the reward cannot read a complete answer: a lazy ``{.*?}`` regex stops at the first closing brace
+    inside the nested value, so every complete reply fails to parse. An error when the prompt asks for the field."""
+    from hermes_envs.conformance._observations.scoring import Controls, GoldProbes
+
+    controls = s.observe(Controls)
+    for gold in s.observe(GoldProbes).all_gold:
+        if gold.origin.kind != "dict" or gold.model_requests or not numeric(gold.score):
+            continue
+        ceiling = controls.best(gold.item, s.settings.control_ceiling)[1]
+        if float(gold.score) > ceiling + 1e-9:
+            continue  # proven: the reward reads it
+        try:
+            mine = json.loads(str(gold.origin.value))
+        except ValueError:
+            continue
+        if not isinstance(mine, dict):
+            continue
+        for key in [k for k, v in mine.items() if isinstance(v, (list, dict)) and v][:MAX_FIELDS]:
+            left_out = {k: v for k, v in mine.items() if k != key}
+            case = Case(
+                rule="a complete JSON answer scores at least what it scores with a nested field left out",
+                item=gold.item,
+                scripts={
+                    "complete answer": [{"content": _answer(gold)}],
+                    f"{key!r} left out": [{"content": _written(gold, left_out)}],
+                },
+                order=("complete answer", f"{key!r} left out"),
+                holds=((f"{key!r} left out", ">", "complete answer"), (f"{key!r} left out", ">", ceiling)),
+            )
+            run = run_case(s, case)
+            if not run.violated:
+                continue
+            asked = _prompted(s, gold.item, key)
+            return Finding(
+                "HC413",
+                f"a complete JSON answer should score at least what the same answer with a field left out scores; on "
+                f"item {short(gold.item, 90)} the item's own {gold.origin.field!r} written as JSON scored no better "
+                f"than a wrong answer, and the same object without its nested field {key!r} scored higher: the "
+                "reward cannot read an answer holding nested braces or brackets (a lazy `\\{.*?\\}` regex stops at "
+                "the first '}' inside the nested value; a flat pattern cannot match nesting), so every complete "
+                f"reply scores as unreadable. Scores: {run.describe()}."
+                + (
+                    ""
+                    if asked
+                    else f" A warning: the prompt does not name {key!r}, so the record may hold more "
+                    "than the answer asked for."
+                ),
+                "parse the reply's JSON with `json.JSONDecoder().raw_decode(text, text.index('{'))` or from the "
+                "first '{' to the last '}', never with a non-greedy regex.",
+                Severity.ERROR if asked else Severity.WARNING,
+                subject="relation: a nested field",
+                counterexample=case.to_json() if json_safe(case.item) else None,
+            )
     return None

@@ -50,7 +50,7 @@ from hermes_envs.conformance._probes import say
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance._text import short
-from hermes_envs.conformance.checks.field_relations import omitted_field_relation
+from hermes_envs.conformance.checks.field_relations import nested_field_relation, omitted_field_relation
 from hermes_envs.env._prompt import format_prompt_of
 
 #: CPU seconds (the loop thread's own, which a loaded machine does not inflate) one compute_reward call may spend
@@ -560,6 +560,9 @@ def reward_relations(s: EnvSession) -> list[Finding]:
         findings.append(memory)
     best = proven(s)
     if not best:
+        nested = nested_field_relation(s)  # why no JSON gold was proven: a reward that cannot read nesting
+        if nested is not None:
+            return [*findings, nested]
         if any(r.model_requests for r in s.observe(ScoredProbes).rollouts):
             return findings  # the judge relation ran; nothing else can without a proven transcript
         raise NotApplicable(
