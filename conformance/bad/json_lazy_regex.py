@@ -6,6 +6,7 @@ import json
 import re
 
 from _good import PeopleEnv, same
+
 from hermes_envs import final_response
 
 EXPECTED_FINDINGS = ["HC413"]
@@ -39,7 +40,12 @@ class LazyRegexEnv(PeopleEnv):
         rows = [
             {
                 "text": text,
-                "fields": {"name": name, "age": age, "city": city, "address": {"street": street, "city": city}},
+                "fields": {
+                    "name": name,
+                    "age": age,
+                    "city": city,
+                    "address": {"street": street, "city": city},
+                },
             }
             for text, name, age, city, street in ROWS
         ]
