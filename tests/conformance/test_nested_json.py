@@ -19,13 +19,18 @@ _PROMPT = '\'Extract a JSON object {"name": str, "age": int, "city": str, "addre
 #: case -> (the env's source, HC413's outcome)
 CASES = {
     "lazy_regex_field_asked": (_BAD, Status.FAILED),
-    "lazy_regex_field_not_asked": (_BAD.replace(_PROMPT, "'Extract the person as a JSON object '"), Status.WARNED),
+    "lazy_regex_field_not_asked": (
+        _BAD.replace(_PROMPT, "'Extract the person as a JSON object '"),
+        Status.WARNED,
+    ),
     "greedy_regex": (_BAD.replace(r'r"\{.*?\}"', r'r"\{.*\}"'), Status.PASSED),
 }
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_a_complete_json_answer_scores_at_least_one_missing_its_nested_field(case: str, tmp_path: Path) -> None:
+def test_a_complete_json_answer_scores_at_least_one_missing_its_nested_field(
+    case: str, tmp_path: Path
+) -> None:
     source, expected = CASES[case]
     assert source != _BAD or case == "lazy_regex_field_asked"  # each replacement took
     env = tmp_path / f"{case}_env.py"
