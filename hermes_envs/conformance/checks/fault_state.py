@@ -91,8 +91,8 @@ def faults_leave_state_alone(s: EnvSession) -> list[Finding]:
     env = s.env()
     start = State.of(env)
     try:
-        right, raised_right = _group_run(s, start, item, say(reply), "state-right")
-        wrong, raised_wrong = _group_run(s, start, item, wrong_answers, "state-wrong")
+        right, raised_right = _group_run(s, start, item, say(reply), "trajectories")
+        wrong, raised_wrong = _group_run(s, start, item, wrong_answers, "trajectories")
         if raised_right or raised_wrong:
             raise Skip(
                 f"collect_trajectories(item) raised with a model that answers: {raised_right or raised_wrong}"
@@ -106,7 +106,7 @@ def faults_leave_state_alone(s: EnvSession) -> list[Finding]:
         ]
         if not outcome:
             return []
-        outage, _raised = _group_run(s, start, item, failing_model, "faults-state")
+        outage, _raised = _group_run(s, start, item, failing_model, "faults")
     finally:
         start.put(env)
     moved = [name for name in outcome if _value(outage, name) == _value(wrong, name)]

@@ -62,7 +62,7 @@ def _train(s: EnvSession) -> None:
         value = gold_value(item, proven.field, proven.kind)
         reply = proven.template.format(v=value) if value else WRONG_ANSWER
         with s.sandbox_leaks(), s.responding(say(reply)):
-            s.run_env(lambda e, i=item: e.collect_trajectories(i), timeout=120, phase="resume-training")
+            s.run_env(lambda e, i=item: e.collect_trajectories(i), timeout=120, phase="trajectories")
 
 
 def _point_at(env: Any, folder: str) -> None:
@@ -99,7 +99,7 @@ def checkpoint_resumes_training(s: EnvSession) -> list[Finding]:
     finally:
         start.put(env)
     resumed_env = s.another_env()
-    s.run_env(lambda e: e.setup(), timeout=300, phase="resume-setup", env=resumed_env)
+    s.run_env(lambda e: e.setup(), timeout=300, phase="setup", env=resumed_env)
     _point_at(resumed_env, folder)
     _call(s, resumed_env, "load_checkpoint")
     resumed = State.of(resumed_env)
