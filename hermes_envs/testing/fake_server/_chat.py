@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import orjson
+
 from ._plan import Plan, Planner
 from ._records import Call
 from ._replies import Reply, dumps
@@ -15,6 +17,7 @@ from ._view import RequestView
 
 __all__ = ["chat_completion"]
 
+_orjson = orjson.dumps
 _WORDS = re.compile(r"\s*\w+|\s*[^\w\s]|\s+")
 
 
@@ -30,6 +33,11 @@ def chat_completion(model: Planner, call: Call, body: Any) -> Reply:
     if isinstance(plan, Reply):
         return plan
     turn, n = plan.turn, get("n") or 1
+    if n == 1 and top_logprobs is None and not stream and plan.fault is None and not turn.choices:
+        payload = _plain(model, plan, turn, body, view)
+        if payload is not None:
+            call.response_json = payload  # the record keeps the bytes sent
+            return Reply(200, payload)
     turns = [turn] * n if not turn.choices else turn.choice_turns(n)  # Turn.choice_turns, inline for a turn
     messages = [_message(t, plan, i, view) for i, t in enumerate(turns)]
     count = model.count
@@ -84,6 +92,43 @@ def chat_completion(model: Planner, call: Call, body: Any) -> Reply:
     if plan.fault is None:  # what NO_FAULT.body_reply answers, without the call
         return Reply(200, payload)
     return plan.effect.body_reply(plan.fault, payload, plan.delay)
+
+
+_PLAIN = (
+    b'{"id":"chatcmpl-fake%d","object":"chat.completion","created":%d,"model":%b,"choices":[{"index":0,'
+    b'"message":%b,"logprobs":null,"finish_reason":%b}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,'
+    b'"total_tokens":%d},"system_fingerprint":null}'
+)
+
+
+def _plain(model: Planner, plan: Plan, turn: Turn, body: Any, view: RequestView) -> bytes | None:
+    """The completion of the commonest request (one choice, no fault, no stream, no logprobs) as the bytes
+    :func:`~._replies.dumps` makes of the full response, without building it: the message is encoded alone and
+    set in the fixed text around it (orjson encodes a dict as its members' encodings joined). None when a piece
+    needs the fallback encoder (integers over 64 bits, lone surrogates): the caller then builds it in full."""
+    msg, finish = _message(turn, plan, 0, view)
+    count = model.count
+    prompt_toks = count.contents(body["messages"])
+    completion_toks = count(msg["content"] or "")
+    if "tool_calls" in msg:
+        for tc in msg["tool_calls"]:
+            completion_toks += count(tc["function"]["arguments"])
+    created = model.created
+    if type(created) is not int:  # %d would not write what the encoder writes for it
+        return None
+    try:
+        return _PLAIN % (
+            plan.seq,
+            created,
+            _orjson(body.get("model") or model.model),
+            _orjson(msg),
+            _orjson(finish),
+            prompt_toks,
+            completion_toks,
+            prompt_toks + completion_toks,
+        )
+    except TypeError:  # orjson.JSONEncodeError, or a ``created`` that is not an int
+        return None
 
 
 def _message(turn: Turn, plan: Plan, choice: int, view: RequestView) -> tuple[dict[str, Any], str]:
