@@ -29,7 +29,7 @@ from hermes_envs.parsers._scan import (
 )
 from hermes_envs.parsers._types import ParsedPair, ToolSchema
 
-__all__ = ["Scan", "fast_parse"]
+__all__ = ["FirstMarker", "Scan", "fast_parse"]
 
 
 class Scan:
@@ -43,41 +43,57 @@ class Scan:
         "_made_problems",
         "_mark",
         "_new_id",
+        "_pattern",
         "_plain",
         "_replay_on",
         "_resume",
+        "_scanner",
         "calls",
         "errors",
         "first",
         "index",
         "markers",
         "memo",
+        "skipped",
         "text",
     )
 
     def __init__(
         self,
         text: str,
-        marker: str,
+        marker: str | tuple[str, ...],
         *,
         new_id: Callable[[], str] = new_call_id,
         pattern: re.Pattern[str] | None = None,
         think_close: int | None = None,
         replay: bool = True,
+        start: int = 0,
+        memo: JsonMemo | None = None,
     ) -> None:
-        """``replay=False`` reads every copy of a call again instead of building it from the last reading (the
-        general reading, for tests that compare the two)."""
+        """``marker``: the marker every call starts with, or several (each call starting with one of them: copies
+        are then read, not built). ``pattern`` (starting with ``marker``) narrows which occurrences are markers;
+        ``start``: where the
+        search for markers begins (a format that read something else first). ``replay=False`` reads every copy of
+        a call again instead of building it from the last reading (the general reading, for tests that compare
+        the two). ``memo``: the JSON scans' memo, when the format already read JSON before the markers."""
         self.text = text
-        self.markers = MarkerScanner(text, marker, pattern, think_close)
+        if isinstance(marker, str) or len(marker) == 1:
+            one = marker if isinstance(marker, str) else marker[0]
+            self._scanner: MarkerScanner | None = MarkerScanner(text, one, pattern, think_close)
+            self.markers: MarkerScanner | FirstMarker = self._scanner
+        else:
+            self._scanner = None
+            self.markers = FirstMarker([MarkerScanner(text, m, pattern, think_close) for m in marker])
+        self._pattern = pattern
         #: where the first marker that counts is (-1: none, the text holds no call)
-        self.first = self.markers.next(0)
+        self.first = self.markers.next(start)
         self.calls: list[ChatCompletionMessageToolCall] = []
         self.errors = Problems()
-        self.memo = JsonMemo()
+        self.memo = JsonMemo() if memo is None else memo
         #: the number of the call being read (1 for the first marker), as problems name it
         self.index = 0
         self._new_id = new_id
-        self._replay_on = replay
+        self._replay_on = replay and self._scanner is not None
         self._plain: bool | None = None  # no fences or reasoning tags in the text (checked once, when needed)
         # the last reading that made calls (see reading_copies): where its marker was (-1: none), the calls it
         # made (name, arguments, the id the text gave or None) and the problems it met
@@ -85,6 +101,8 @@ class Scan:
         self._made: list[tuple[str, str, str | None]] = []
         self._made_problems = 0
         self._resume = -1
+        #: how far the last step of :meth:`segments` moved past copies it built instead of reading (0: none)
+        self.skipped = 0
 
     def segments(self) -> Iterator[int]:
         """The position of each marker to read, in order. After reading the call there, the reader calls
@@ -96,16 +114,18 @@ class Scan:
         pos = self.first
         while pos != -1:
             mark = self._mark
+            self.skipped = 0
             if (
                 mark != -1
                 and memo.reach < FAR
                 and self._replay_on
                 and (len(errors) >= MAX_ERRORS or not self._made_problems)
             ):
-                copies = local_copies(text, mark, pos, memo.reach, self.markers)
+                copies = local_copies(text, mark, pos, self._reach(pos), self._scanner)  # type: ignore[arg-type]
                 if copies:
                     self._replay(copies)
-                    pos += copies * (pos - mark)
+                    self.skipped = copies * (pos - mark)
+                    pos += self.skipped
             self._mark = -1
             problems_at = len(errors) + errors.dropped
             memo.reach = 0
@@ -117,6 +137,20 @@ class Scan:
                 self._mark = pos
                 self._made_problems = len(errors) + errors.dropped - problems_at
             pos = self._resume
+
+    def mention(self) -> None:
+        """The marker just yielded starts no call (a mention of the tag, as prose): it does not count as one."""
+        self.index -= 1
+
+    def _reach(self, pos: int) -> int:
+        """How far the last reading, and the marker search that found ``pos``, looked: a pattern marker's match
+        may run past the margin :func:`~hermes_envs.parsers._scan.reading_copies` allows a plain marker."""
+        reach = self.memo.reach
+        if self._pattern is not None:
+            head = self._pattern.match(self.text, pos)
+            if head is not None and head.end() > reach:
+                reach = head.end()
+        return reach
 
     def _replay(self, copies: int) -> None:
         """Build the calls and count the problems of ``copies`` more readings like the last one."""
@@ -147,16 +181,19 @@ class Scan:
         if self.errors.room():
             self.errors.append(message)
 
-    def broken_copies(self, pos: int, nxt: int, upto: int, resume: int) -> tuple[int, int]:
+    def broken_copies(
+        self, pos: int, nxt: int, upto: int, resume: int, *, since: int | None = None, counted: bool = True
+    ) -> tuple[int, int]:
         """A looping model repeats one broken call: ``(copies, the next marker after them)``.
 
-        The call at ``pos`` failed having looked only at ``text[pos:upto]``, its reading resumed the marker
-        search at ``resume`` and found the next marker at ``nxt``. Each copy of that stretch one period
-        (``nxt - pos``) on fails the same way: it is counted as one more call and one more problem, not decoded.
-        For use past the error cap (the problems are only counted). Where fences or reasoning tags are about,
-        each copy's marker search is still made, from where its reading would make it."""
+        The call at ``pos`` failed having looked only at ``text[since:upto]`` (``since``: ``pos`` unless the
+        reading also looked before its marker), its reading resumed the marker search at ``resume`` and found the
+        next marker at ``nxt``. Each copy of that stretch one period (``nxt - pos``) on fails the same way: it is
+        counted as one more call and one more problem (``counted=False``: not a problem), not decoded. For use
+        past the error cap (the problems are only counted). Where fences or reasoning tags are about, each copy's
+        marker search is still made, from where its reading would make it."""
         period = nxt - pos
-        copies = count_repeats(self.text, pos, period, upto)
+        copies = count_repeats(self.text, pos if since is None else since, period, upto)
         if not copies:
             return 0, nxt
         if self._plain is None:
@@ -166,14 +203,36 @@ class Scan:
             # marker as before the one at ``nxt`` (it is in the stretch repeated), so the last copy's is next
             nxt += copies * period
         else:
-            copies, nxt = confirmed_copies(self.markers.next, resume, nxt, period, copies, self.markers)
+            copies, nxt = confirmed_copies(self.markers.next, resume, nxt, period, copies, self._scanner)
         self.index += copies
-        self.errors.dropped += copies
+        if counted:
+            self.errors.dropped += copies
         return copies, nxt
 
     def result(self) -> ParseResult:
         """The content before the first marker and the calls; the whole text when no call was read."""
         return finish(self.text, self.first, self.calls, self.errors)
+
+
+class FirstMarker:
+    """The first marker that counts among several (one :class:`~hermes_envs.parsers._scan.MarkerScanner` each),
+    for a format whose calls start with one of several tags."""
+
+    __slots__ = ("_scanners", "think_close")
+
+    def __init__(self, scanners: list[MarkerScanner]) -> None:
+        self._scanners = scanners
+        #: where the first ``</think>`` is (-1: none)
+        self.think_close = scanners[0].think_close if scanners else -1
+
+    def next(self, pos: int) -> int:
+        """Where the first marker that counts at or after ``pos`` is (-1: none)."""
+        best = -1
+        for scanner in self._scanners:
+            p = scanner.next(pos)
+            if p != -1 and (best == -1 or p < best):
+                best = p
+        return best
 
 
 def _plain(text: str) -> bool:

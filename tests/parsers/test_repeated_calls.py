@@ -9,8 +9,6 @@ from hypothesis import strategies as st
 
 import hermes_envs.parsers._engine as engine
 import hermes_envs.parsers._sections as sections
-import hermes_envs.parsers.custom_xml as custom_xml
-import hermes_envs.parsers.llama as llama
 from hermes_envs.parsers import get_parser
 
 DS_BEGIN, DS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
@@ -63,8 +61,8 @@ MODULES = {
     "hermes": engine,
     "longcat": engine,
     "mistral": engine,
-    "llama3_json": llama,
-    "custom_xml": custom_xml,
+    "llama3_json": engine,
+    "custom_xml": engine,
 }
 
 
@@ -169,3 +167,14 @@ def test_copies_of_a_complete_call_give_what_reading_each_gives(name, data, copi
     one = get_parser(name).render(None, [("f", {"a": value, "n": 3})]) + gap
     pre, post = data.draw(unit(name)), data.draw(unit(name))
     assert_copies_exact(name, pre + one * copies + post)
+
+
+@pytest.mark.parametrize("spaces", [1, 70, 150, 300])
+def test_llama_copies_whose_brace_is_followed_by_a_long_run_of_spaces_give_what_reading_each_gives(spaces):
+    # the marker is a brace then a key: how far that pattern read to find the next copy counts like the JSON's
+    # reach. The brace after the copies is no marker (no key after its spaces): it is not read, nor reported
+    call = "{" + " " * spaces + '"name": "f", "parameters": {"a": 1}}; '
+    assert_copies_exact("llama3_json", call * 60 + "{" + " " * spaces + '"name": "g", "parameters": {}}')
+    text = call * 60 + "{" + " " * spaces + 'x "name": "g"}'
+    assert_copies_exact("llama3_json", text)
+    assert not any("valid JSON" in e for e in get_parser("llama3_json").parse_detailed(text).errors)
