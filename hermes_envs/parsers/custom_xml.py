@@ -160,7 +160,7 @@ class CustomXmlParser(ToolCallParser):
             return ParseResult(text, None)
         openings = tuple(o for o in self._opens if o in text)
         # copies of a call are built, not read, with one call tag in the text only (one marker search)
-        scan = Scan(text, openings, replay=self.skip_repeats)
+        scan = Scan(text, openings, replay=self.skip_repeats and len(openings) == 1)
         if scan.first == -1:
             return ParseResult(text, None)
         reading = _Reading(

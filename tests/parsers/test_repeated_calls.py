@@ -8,7 +8,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hermes_envs.parsers._engine as engine
-import hermes_envs.parsers._sections as sections
 from hermes_envs.parsers import get_parser
 
 DS_BEGIN, DS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
@@ -56,14 +55,9 @@ MARKERS = {
         "</tool_call>",
     ],
 }
-# where the fast path lives, per format: replaced by "no copies" to get the reading of every copy
-MODULES = {
-    "hermes": engine,
-    "longcat": engine,
-    "mistral": engine,
-    "llama3_json": engine,
-    "custom_xml": engine,
-}
+
+# where the copy shortcuts live, per format: every format here builds its copies through the engine
+MODULES = dict.fromkeys(MARKERS, engine)
 
 
 def unit(name):
@@ -83,14 +77,17 @@ def outcome(name, result):
 def assert_copies_exact(name, text):
     parser = get_parser(name)
     fast = parser.parse_detailed(text)
-    module = MODULES.get(name, sections)
-    attr = "local_copies" if hasattr(module, "local_copies") else "reading_copies"
-    original = getattr(module, attr)
-    setattr(module, attr, lambda *args: 0)  # no copy built from the first: each one is read
+    module = MODULES[name]
+    # no copy built from the first: each one is read (one marker: local_copies; several, as the section formats
+    # have: reading_copies)
+    originals = {attr: getattr(module, attr) for attr in ("local_copies", "reading_copies")}
+    for attr in originals:
+        setattr(module, attr, lambda *args: 0)
     try:
         slow = parser.parse_detailed(text)
     finally:
-        setattr(module, attr, original)
+        for attr, original in originals.items():
+            setattr(module, attr, original)
     assert outcome(name, fast) == outcome(name, slow)
     if fast.tool_calls and name not in ("kimi_k2", "mistral"):  # every call has an id of its own
         assert len({c.id for c in fast.tool_calls}) == len(fast.tool_calls)
