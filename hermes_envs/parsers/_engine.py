@@ -181,9 +181,13 @@ class Scan:
 
     def _replay(self, copies: int) -> None:
         """Build the calls and count the problems of ``copies`` more readings like the last one."""
-        calls, new_id = self.calls, self._new_id
-        for _ in range(copies):
-            calls.extend(make_tool_call(name, args, given or new_id()) for name, args, given in self._made)
+        calls, new_id, made = self.calls, self._new_id, self._made
+        if len(made) == 1:  # (the usual copy: one call; one loop, not one generator per copy)
+            ((name, args, given),) = made
+            calls.extend([make_tool_call(name, args, given or new_id()) for _ in range(copies)])
+        elif made:  # (a broken reading's copies make no call: none built)
+            for _ in range(copies):
+                calls.extend([make_tool_call(name, args, given or new_id()) for name, args, given in made])
         self.errors.dropped += copies * self._made_problems
         self.index += copies
 
