@@ -10,9 +10,10 @@ from openai.types.chat import ChatCompletionMessageToolCall
 
 from hermes_envs.parsers._base import ToolCallParser
 from hermes_envs.parsers._calls import make_tool_call
-from hermes_envs.parsers._json import FAR, JsonMemo, arguments_to_json, excerpt, scan_standard, skip_ws
-from hermes_envs.parsers._result import MAX_ERRORS, ParseResult, Problems, finish
-from hermes_envs.parsers._scan import READ_MARGIN, Finder, MarkerScanner, reading_copies
+from hermes_envs.parsers._engine import Scan
+from hermes_envs.parsers._json import JsonMemo, arguments_to_json, excerpt, scan_standard, skip_ws
+from hermes_envs.parsers._result import ParseResult
+from hermes_envs.parsers._scan import Finder
 from hermes_envs.parsers._types import ToolSchema
 
 __all__ = ["SectionedJsonParser"]
@@ -131,144 +132,79 @@ class SectionedJsonParser(ToolCallParser):
         return head.group(1), None
 
     def _parse_general(self, text: str) -> ParseResult:
-        scanners = [(MarkerScanner(text, m), len(m)) for m in (self.section_begin, *self.section_begin_alts)]
-
-        def next_section(at: int) -> tuple[int, int]:
-            best, size = -1, 0
-            for scanner, length in scanners:
-                p = scanner.next(at)
-                if p != -1 and (best == -1 or p < best):
-                    best, size = p, length
-            return best, size
-
-        section, section_len = next_section(0)
-        bare_calls = MarkerScanner(text, self.call_begin)
-        bare = bare_calls.next(0)
-        searches = [bare_calls, *(scanner for scanner, _ in scanners)]
-        if section == -1 and bare == -1:
+        # a reading that made no call is repeated too: a looping model's broken copies are built like the others
+        scan = Scan(text, (self.section_begin, *self.section_begin_alts, self.call_begin), replay_broken=True)
+        if scan.first == -1:
             return ParseResult(text, None)
-        if section != -1 and (bare == -1 or section <= bare):
-            first, pos = section, section + section_len
-        else:
-            first = pos = bare
         ends = Finder(text, self.call_end)
         begins = Finder(text, self.call_begin)
-        calls: list[ChatCompletionMessageToolCall] = []
-        errors = Problems()
-        memo = JsonMemo()
-        index = 0
-        n = len(text)
-        # The reading since the last call marker (see reading_copies): where it began (-1: none, or it went through a
-        # section end, whose search depends on fences), problems met so far, and the calls it made.
-        mark = -1
-        problems_at = 0
-        made: list[tuple[str, str, str | None]] = []
-        crossings = searched_at = (
-            0  # section ends the reading since mark went through; where it searched last
-        )
+        first = scan.first
+        if not text.startswith(self.call_begin, first):  # a section: its first call
+            first = self._next_call(scan, begins, first + self._section_length(text, first))
+        for pos in scan.segments(first):
+            scan.resume(self._read(scan, ends, begins, pos))
+        return scan.result()
+
+    def _section_length(self, text: str, at: int) -> int:
+        """The length of the section-begin spelling at ``at``."""
+        return next(len(m) for m in (self.section_begin, *self.section_begin_alts) if text.startswith(m, at))
+
+    def _read(self, scan: Scan, ends: Finder, begins: Finder, pos: int) -> int:
+        """Read the call whose call marker is at ``pos``; return where the next call marker is (-1: none)."""
+        text, errors = scan.text, scan.errors
+        start = pos + len(self.call_begin)
+        try:
+            name, args, call_id, end = self._read_call(text, start, scan.index, scan.memo)
+        except ValueError as exc:
+            if errors.room():
+                errors.append(f"tool call #{scan.index} should be well formed; {exc}.")
+            stop = ends.find(start)
+            nxt = begins.find(start)
+            if stop != -1 and (nxt == -1 or stop < nxt):
+                return self._next_call(scan, begins, stop + len(self.call_end))
+            return nxt
+        scan.call(name, args, call_id)
+        end = skip_ws(text, end)
+        if text.startswith(self.call_end, end):
+            return self._next_call(scan, begins, end + len(self.call_end))
+        if end >= len(text):
+            return -1  # cut off after a complete call: keep it
+        if errors.room():
+            errors.append(
+                f"tool call #{scan.index} should end with {self.call_end}; got {excerpt(text, end)} (call kept)."
+            )
+        stop = ends.find(end)
+        nxt = begins.find(end)
+        if stop != -1 and (nxt == -1 or stop < nxt):
+            return self._next_call(scan, begins, stop + len(self.call_end))
+        return nxt
+
+    def _next_call(self, scan: Scan, begins: Finder, pos: int) -> int:
+        """The next call marker from ``pos`` inside a section (-1: none): past whitespace and the section end
+        (another section may follow later in the text, or a call without its own section marker); other text
+        there is reported and skipped."""
+        text, n = scan.text, len(scan.text)
         while True:
             pos = skip_ws(text, pos)
             if pos >= n:
-                break
+                return -1
             if text.startswith(self.section_end, pos):
-                crossings += 1  # (the searches made here are checked when copies follow: see below)
-                searched_at = pos + len(self.section_end)
-                # another section may follow later in the text, or a call without its own section marker
-                after = pos + len(self.section_end)
-                pos, section_len = next_section(after)
-                bare = bare_calls.next(after)
-                if bare != -1 and (pos == -1 or bare < pos):
-                    pos = bare
-                    continue
+                pos = scan.markers.next(pos + len(self.section_end))
                 if pos == -1:
-                    break
-                pos += section_len
+                    return -1
+                if not text.startswith(self.call_begin, pos):
+                    pos += self._section_length(text, pos)
                 continue
-            if not text.startswith(self.call_begin, pos):
-                nxt = begins.find(pos)
-                if errors.room():
-                    errors.append(
-                        f"text inside the tool-call section should be a call; got {excerpt(text, pos)} (ignored)."
-                    )
-                if nxt == -1:
-                    break
-                pos = nxt
-                continue
-            if (
-                mark != -1
-                and memo.reach < FAR
-                and (len(errors) >= MAX_ERRORS or len(errors) + errors.dropped == problems_at)
-            ):
-                # (every _read_call pattern stops at the "<" every marker starts with, or reads a marker past it:
-                # a reading looks no further than reading_copies assumes; a listed problem names its call)
-                copies = reading_copies(text, mark, pos, memo.reach)
-                if copies and crossings:
-                    # the searches for the next section look only nearby where no fence or reasoning block is
-                    # about; else each search made at the section end must answer the same way one period on
-                    period = pos - mark
-                    skipped = pos + copies * period + READ_MARGIN
-                    limit = min(search.local_until(searched_at, skipped) for search in searches)
-                    if limit < skipped:
-                        fit = (
-                            limit - READ_MARGIN - pos
-                        ) // period  # the copies before the first fence or tag
-                        if fit > 0:
-                            copies = fit
-                        elif crossings != 1:
-                            copies = 0
-                        else:
-                            for search in searches:
-                                copies = search.predictable(searched_at, period, copies)
-                            for search in searches if copies else ():
-                                search.advance(period, copies)
-                if copies:
-                    # copies of the reading just done, one after another: each gives the same calls and
-                    # problems, so they are counted and built, not read again
-                    for _ in range(copies):
-                        for name, args, call_id in made:
-                            calls.append(make_tool_call(name, args, call_id))
-                    errors.dropped += copies * (len(errors) + errors.dropped - problems_at)
-                    index += copies
-                    pos += copies * (pos - mark)
-            mark, problems_at, memo.reach = pos, len(errors) + errors.dropped, 0
-            crossings = 0
-            made = []
-            index += 1
-            start = pos + len(self.call_begin)
-            try:
-                name, args, call_id, end = self._read_call(text, start, index, memo)
-            except ValueError as exc:
-                if errors.room():
-                    errors.append(f"tool call #{index} should be well formed; {exc}.")
-                stop = ends.find(start)
-                nxt = begins.find(start)
-                if stop != -1 and (nxt == -1 or stop < nxt):
-                    pos = stop + len(self.call_end)
-                elif nxt != -1:
-                    pos = nxt
-                else:
-                    break
-                continue
-            calls.append(make_tool_call(name, args, call_id))
-            made.append((name, args, call_id))
-            end = skip_ws(text, end)
-            if text.startswith(self.call_end, end):
-                pos = end + len(self.call_end)
-            elif end >= n:
-                pos = end  # cut off after a complete call: keep it
-            else:
-                if errors.room():
-                    errors.append(
-                        f"tool call #{index} should end with {self.call_end}; got {excerpt(text, end)} (call kept)."
-                    )
-                stop = ends.find(end)
-                nxt = begins.find(end)
-                pos = (
-                    stop + len(self.call_end)
-                    if stop != -1 and (nxt == -1 or stop < nxt)
-                    else (nxt if nxt != -1 else n)
+            if text.startswith(self.call_begin, pos):
+                return pos
+            nxt = begins.find(pos)
+            if scan.errors.room():
+                scan.errors.append(
+                    f"text inside the tool-call section should be a call; got {excerpt(text, pos)} (ignored)."
                 )
-        return finish(text, first, calls, errors)
+            if nxt == -1:
+                return -1
+            pos = nxt
 
     def _json_arguments(self, text: str, pos: int, memo: JsonMemo) -> tuple[str, int]:
         pos = skip_ws(text, pos)

@@ -23,16 +23,13 @@ import re
 import types
 from collections.abc import Iterable
 
-from openai.types.chat import ChatCompletionMessageToolCall
-
-from hermes_envs.parsers._scan import CONTEXT_MARKERS, CharsFinder, PatternFinder, local_copies
+from hermes_envs.parsers._engine import Scan
+from hermes_envs.parsers._scan import CONTEXT_MARKERS, CharsFinder, PatternFinder
 from hermes_envs.parsers._types import JSONObject, ToolCallLike, ToolSchema
 from hermes_envs.parsers.base import (
     Finder,
-    MarkerScanner,
     ParserError,
     ParseResult,
-    Problems,
     ToolCallParser,
     arguments_to_json,
     call_parts,
@@ -40,7 +37,6 @@ from hermes_envs.parsers.base import (
     excerpt,
     finish,
     join_content,
-    make_tool_call,
     register_parser,
     scan_json_at,
     skip_ws,
@@ -85,6 +81,20 @@ class XmlLayout:
             raise ParserError(
                 f"the custom_xml layout {'; '.join(problems)}. Fix: declare XmlLayout(...) again."
             )
+
+
+@dataclasses.dataclass
+class _Reading:
+    """One parse's reading state besides its :class:`Scan`: the searches for closing tags, the tool schemas, the
+    first call's position, and the search that skips mentions of the tags in bulk (built at the first one)."""
+
+    schemas: ToolSchemas
+    several: bool  # another call tag is in the text (an inner call element may follow a tag)
+    value_closes: Finder
+    call_closes: dict[str, Finder]
+    key_ends: CharsFinder | None
+    first: int = -1
+    candidates: list[tuple[PatternFinder, str]] | None = None
 
 
 class CustomXmlParser(ToolCallParser):
@@ -148,80 +158,63 @@ class CustomXmlParser(ToolCallParser):
     def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
         if self._only_mentions(text):
             return ParseResult(text, None)
-        scanners = [(MarkerScanner(text, o), o) for o in self._opens if o in text]
-
-        def next_call(pos: int) -> tuple[int, str]:
-            best, tag = -1, ""
-            for scanner, opening in scanners:
-                p = scanner.next(pos)
-                if p != -1 and (best == -1 or p < best):
-                    best, tag = p, opening
-            return best, tag
-
-        at, tag = next_call(0)
-        if at == -1:
+        openings = tuple(o for o in self._opens if o in text)
+        # copies of a call are built, not read, with one call tag in the text only (one marker search)
+        scan = Scan(text, openings, replay=self.skip_repeats and len(openings) == 1)
+        if scan.first == -1:
             return ParseResult(text, None)
-        schemas = ToolSchemas(tools)
-        value_closes = Finder(text, self.layout.param_close)
-        call_closes = {o: Finder(text, c) for o, c in self._closes.items()}
-        key_ends = CharsFinder(text, "\n<>") if self._key_end else None
-        calls: list[ChatCompletionMessageToolCall] = []
-        errors = Problems()
-        first = -1
-        index = 0
-        candidates: list[tuple[PatternFinder, str]] | None = None  # (set at the first mention)
-        # the last complete call read without a problem (see reading_copies): where it began (-1: none), how far
-        # reading it looked, and what it made; with one call tag in the text only (one marker search)
-        mark = reach = -1
-        made: tuple[str, str] | None = None
-        single = len(scanners) == 1
-        while at != -1:
-            if mark != -1 and self.skip_repeats:
-                copies = local_copies(text, mark, at, reach, scanners[0][0])
-                if copies:
-                    period = at - mark
-                    # a looping model's copies of the call just read: each reads the same way one period on, so
-                    # each is built (its own call object and id), not read again
-                    for _ in range(copies):
-                        calls.append(make_tool_call(*made))  # type: ignore[misc]  # set with mark
-                    index += copies
-                    at += copies * period
-                mark = -1
-            body = skip_ws(text, at + len(tag))
-            # <tool_call><tool_use>...</tool_use></tool_call>: the inner element is the call
-            if len(scanners) > 1:  # (only when another call tag is in the text at all)
-                inner = next((o for o in self._opens if o != tag and text.startswith(o, body)), None)
-                if inner is not None:
-                    tag, body = inner, skip_ws(text, body + len(inner))
-            params, end, problem = self._params(text, body, tag, value_closes, call_closes[tag], key_ends)
-            if not params and problem is None:  # a mention of the tag, not a call: skip it
-                if candidates is None:
-                    candidates = self._mention_skipper(text) if self.skip_repeats else []
-                if not candidates:
-                    at, tag = next_call(at + 1)
-                    continue
-                after, at, tag = at + 1, -1, ""
-                for finder, opening in candidates:
-                    p = finder.find(after)
-                    if p != -1 and (at == -1 or p < at):
-                        at, tag = p, opening
-                continue
-            index += 1
-            if first == -1:
-                first = at
-            problems = len(errors) + errors.dropped
-            call = None if problem else self._call(params, schemas, errors, index)
-            if problem is not None and errors.room():
-                errors.append(f"tool call #{index} should be complete and well formed; {problem}.")
-            if call is not None:
-                calls.append(make_tool_call(*call))
-            outer = skip_ws(text, end)
-            if text.startswith("</tool_call>", outer) and tag != "<tool_call>":
-                end = outer + len("</tool_call>")
-            if call is not None and single and len(errors) + errors.dropped == problems:
-                mark, reach, made = at, outer + 12, call  # (12: the </tool_call> compared at ``outer``)
-            at, tag = next_call(end)
-        return finish(text, max(first, 0), calls, errors)
+        reading = _Reading(
+            ToolSchemas(tools),
+            len(openings) > 1,
+            Finder(text, self.layout.param_close),
+            {o: Finder(text, c) for o, c in self._closes.items()},
+            CharsFinder(text, "\n<>") if self._key_end else None,
+        )
+        for at in scan.segments():
+            scan.resume(self._read(scan, reading, at))
+        return finish(text, max(reading.first, 0), scan.calls, scan.errors)
+
+    def _read(self, scan: Scan, reading: _Reading, at: int) -> int:
+        """Read the call (or mention) at the call tag at ``at``; return where the next tag to read is (-1: none)."""
+        text, errors = scan.text, scan.errors
+        tag = next(o for o in self._opens if text.startswith(o, at))
+        body = skip_ws(text, at + len(tag))
+        # <tool_call><tool_use>...</tool_use></tool_call>: the inner element is the call
+        if reading.several:
+            inner = next((o for o in self._opens if o != tag and text.startswith(o, body)), None)
+            if inner is not None:
+                tag, body = inner, skip_ws(text, body + len(inner))
+        params, end, problem = self._params(
+            text, body, tag, reading.value_closes, reading.call_closes[tag], reading.key_ends
+        )
+        if not params and problem is None:  # a mention of the tag, not a call: skip it
+            scan.mention()
+            return self._after_mention(scan, reading, at)
+        if reading.first == -1:
+            reading.first = at
+        call = None if problem else self._call(params, reading.schemas, scan)
+        if problem is not None and errors.room():
+            errors.append(f"tool call #{scan.index} should be complete and well formed; {problem}.")
+        outer = skip_ws(text, end)
+        if text.startswith("</tool_call>", outer) and tag != "<tool_call>":
+            end = outer + len("</tool_call>")
+        if call is not None:
+            scan.call(*call)
+            scan.reached(outer + 12)  # (12: the </tool_call> compared at ``outer``)
+        return scan.markers.next(end)
+
+    def _after_mention(self, scan: Scan, reading: _Reading, at: int) -> int:
+        """The next tag to read after the mention at ``at``: among many mentions, the next that may start a call."""
+        if reading.candidates is None:
+            reading.candidates = self._mention_skipper(scan.text) if self.skip_repeats else []
+        if not reading.candidates:
+            return scan.markers.next(at + 1)
+        nxt = -1
+        for finder, _ in reading.candidates:
+            p = finder.find(at + 1)
+            if p != -1 and (nxt == -1 or p < nxt):
+                nxt = p
+        return nxt
 
     def _only_mentions(self, text: str) -> bool:
         """True when no call tag in ``text`` can start a call or a reported problem (see ``_no_call_unless``)."""
@@ -321,9 +314,11 @@ class CustomXmlParser(ToolCallParser):
             pos = close + len(self.layout.param_close)
 
     def _call(
-        self, params: list[tuple[str, str]], schemas: ToolSchemas, errors: Problems, index: int
+        self, params: list[tuple[str, str]], schemas: ToolSchemas, scan: Scan
     ) -> tuple[str, str] | None:
+        """The name and JSON arguments of the call ``params`` spell (None: it names no tool), reporting problems."""
         lay = self.layout
+        errors, index = scan.errors, scan.index
         values = dict(params)
         name = next((values[k].strip() for k in lay.name_keys if k in values and values[k].strip()), None)
         if name is None:

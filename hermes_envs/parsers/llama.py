@@ -13,16 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from openai.types.chat import ChatCompletionMessageToolCall
-
-from hermes_envs.parsers._json import FAR
-from hermes_envs.parsers._scan import (
-    CONTEXT_MARKERS,
-    READ_MARGIN,
-    confirmed_copies,
-    count_repeats,
-    local_copies,
-)
+from hermes_envs.parsers._engine import Scan
 from hermes_envs.parsers._types import JSONValue, ToolCallLike, ToolSchema
 from hermes_envs.parsers.base import (
     MAX_ERRORS,
@@ -30,13 +21,11 @@ from hermes_envs.parsers.base import (
     MarkerScanner,
     ParserError,
     ParseResult,
-    Problems,
     ToolCallParser,
     call_from_object,
     call_parts,
     dumps,
     excerpt,
-    make_tool_call,
     register_parser,
     skip_ws,
 )
@@ -76,6 +65,112 @@ def _skip_separators(text: str, pos: int) -> int:
             return pos
 
 
+def _add(scan: Scan, item: JSONValue) -> bool:
+    """Make the call ``item`` describes; report it when it is not a call object."""
+    try:
+        name, args = call_from_object(item)
+    except ValueError as exc:
+        if scan.errors.room():
+            scan.errors.append(f"tool call #{len(scan.calls) + 1} should be a call object; {exc}.")
+        return False
+    scan.call(name, args)
+    return True
+
+
+class _Reading:
+    """One parse's reading of the JSON objects at the braces a :class:`Scan` yields: where the calls start
+    (``first``) and end (``last_end``), and the first object meant as a call but broken (``broken``)."""
+
+    __slots__ = ("broken", "first", "last_end", "plain", "scan")
+
+    def __init__(self, scan: Scan, first: int, last_end: int) -> None:
+        self.scan = scan
+        self.first = first
+        self.last_end = last_end
+        self.broken = -1
+        self.plain: bool | None = None  # no fences or reasoning blocks (checked once, when first needed)
+
+    def read(self, at: int) -> int:
+        """Read the JSON at the brace at ``at``; return where the next brace to read is (-1: none)."""
+        scan = self.scan
+        self.last_end += (
+            scan.skipped
+        )  # (copies of the call read last were built: they end one period on each)
+        value, stop, reason = scan.memo.scan(scan.text, at)
+        if reason is not None:
+            return self._broken(at, stop, reason)
+        if _is_call_shaped(value):
+            if _add(scan, value) and self.first == -1:
+                self.first = at
+            self.last_end = stop
+        return scan.markers.next(
+            stop
+        )  # a JSON object that is not a call is data: what it holds is not a call either
+
+    def _broken(self, at: int, stop: int, reason: str) -> int:
+        """Report the broken JSON at ``at`` when it was meant as a call; return the next brace to read.
+
+        Nested objects of broken JSON are not calls, so the search resumes where the decoder stopped (which keeps
+        the scan linear); a looping model's copies of it are counted, not read."""
+        scan = self.scan
+        text, errors = scan.text, scan.errors
+        meant = '"name"' in text[at : at + 200] or text.startswith(PYTHON_TAG, at - len(PYTHON_TAG))
+        if meant and self.broken == -1:
+            self.broken = at  # a call meant but broken: not content either
+        if meant and errors.room():
+            errors.append(
+                f"tool call #{len(scan.calls) + 1} should be valid JSON; got {excerpt(text, at)} "
+                f"({reason} at offset {stop})."
+            )
+        if reason.startswith(("Unterminated string", "JSON nested too deeply")):
+            # No call can follow: an unterminated string has no quote after it (a call needs "name"), and every
+            # object inside nesting too deep for the decoder is too deep as well; trying each one would make the
+            # scan quadratic. Said, not silent.
+            if errors.room():
+                errors.append(
+                    f"the text after offset {at} should hold no more calls; it was not searched ({reason})."
+                )
+            return -1
+        pos = max(stop, at + 1)
+        nxt = scan.markers.next(pos)
+        if (
+            nxt != -1
+            and at >= len(PYTHON_TAG)  # (the copies have text before them where this one has none)
+            and (not meant or (self.broken != -1 and len(errors) >= MAX_ERRORS))  # nothing more to record
+            and reason.startswith(("Expecting", "Invalid"))  # the decoder read nothing past the error
+        ):
+            # what this failure depended on: the tag before it, 200 characters (is it meant as a call?), the
+            # decoder's error, and the next candidate
+            head = _OBJECT_START.match(text, nxt)
+            upto = max(stop + 9, at + 200, head.end() if head is not None else nxt + 1)
+            nxt = scan.broken_copies(at, nxt, upto, pos, since=at - len(PYTHON_TAG), counted=meant)[1]
+            if nxt != -1:
+                nxt = scan.markers.next(nxt)
+        return nxt
+
+    def result(self) -> ParseResult:
+        """The content before the calls (and before a call meant but broken), the calls and the problems."""
+        scan = self.scan
+        text, errors = scan.text, scan.errors
+        if not scan.calls:
+            tag = MarkerScanner(text, PYTHON_TAG).next(0)
+            if tag != -1 and errors.room():
+                errors.append(
+                    f"{PYTHON_TAG} should be followed by a JSON tool call; "
+                    f"got {excerpt(text, skip_ws(text, tag + len(PYTHON_TAG)))}."
+                )
+            return ParseResult(text, None, errors.final())
+        rest = _skip_separators(text, self.last_end)
+        if rest < len(text) and errors.room():
+            errors.append(
+                f"text after the last tool call should be empty; got {excerpt(text, rest)} (ignored)."
+            )
+        content = text[: self.first if self.broken == -1 else min(self.first, self.broken)].rstrip()
+        if content.endswith(PYTHON_TAG):
+            content = content[: -len(PYTHON_TAG)].rstrip()
+        return ParseResult(content or None, scan.calls, errors.final())
+
+
 @register_parser("llama3_json")
 class Llama3JsonParser(ToolCallParser):
     """Llama 3.1/3.2/3.3 JSON tool calls."""
@@ -91,151 +186,26 @@ class Llama3JsonParser(ToolCallParser):
         return ("{", PYTHON_TAG)  # a broken object, or the tag alone, is a problem to report
 
     def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
-        n = len(text)
-        calls: list[ChatCompletionMessageToolCall] = []
-        errors = Problems()
         memo = JsonMemo()
-        first = last_end = broken = -1
-        plain: bool | None = None  # no fences or reasoning blocks (checked once, when first needed)
-        mark = -1  # the last call read (see reading_copies): where its brace was (-1: none), and what it made
-        made = ("", "")
         pos = skip_ws(text, 0)
         if text.startswith(PYTHON_TAG, pos):
             pos = skip_ws(text, pos + len(PYTHON_TAG))
-        if pos < n and text[pos] == "[":  # a JSON list of calls at the very start (every item call-shaped)
+        listed: list[JSONValue] = []
+        first = -1
+        if (
+            pos < len(text) and text[pos] == "["
+        ):  # a JSON list of calls at the very start (every item call-shaped)
             value, stop, reason = memo.scan(text, pos)
             if reason is None and isinstance(value, list) and value and all(map(_is_call_shaped, value)):
-                for item in value:
-                    self._add(item, len(calls) + 1, calls, errors)
-                first, last_end, pos = pos, stop, stop
+                listed, first, pos = value, pos, stop
         # braces in code fences, inline code and closed <think> are not calls
-        braces = MarkerScanner(text, "{", _OBJECT_START)
-        while True:
-            at = braces.next(pos)
-            if at == -1:
-                break
-            if mark != -1 and memo.reach < FAR:
-                period = at - mark
-                upto = (at if at > memo.reach else memo.reach) + READ_MARGIN
-                # (the cheap check of reading_copies first: ordinary calls one after another differ there)
-                if upto + period <= n and text[upto - 1] == text[upto - 1 + period]:
-                    head = _OBJECT_START.match(text, at)  # (what the search for this brace read)
-                    reach = memo.reach if head is None or head.end() < memo.reach else head.end()
-                    copies = local_copies(text, mark, at, reach, braces)
-                    if copies:
-                        # copies of the call just read, one after another: each is the same call, built, not read
-                        name, args = made
-                        for _ in range(copies):
-                            calls.append(make_tool_call(name, args))
-                        at += copies * period
-                        last_end += copies * period
-            mark = -1
-            memo.reach = 0
-            value, stop, reason = memo.scan(text, at)
-            if reason is not None:
-                # only worth a report when it was meant as a call; nested objects of broken JSON are not calls,
-                # so scanning resumes where the decoder stopped (which keeps the scan linear)
-                meant = '"name"' in text[at : at + 200] or text.startswith(PYTHON_TAG, at - len(PYTHON_TAG))
-                if meant and broken == -1:
-                    broken = at  # a call meant but broken: not content either
-                if meant and errors.room():
-                    errors.append(
-                        f"tool call #{len(calls) + 1} should be valid JSON; got {excerpt(text, at)} "
-                        f"({reason} at offset {stop})."
-                    )
-                if reason.startswith(("Unterminated string", "JSON nested too deeply")):
-                    # No call can follow: an unterminated string has no quote after it (a call needs "name"), and
-                    # every object inside nesting too deep for the decoder is too deep as well; trying each one
-                    # would make the scan quadratic. Said, not silent.
-                    if errors.room():
-                        errors.append(
-                            f"the text after offset {at} should hold no more calls; it was not searched "
-                            f"({reason})."
-                        )
-                    break
-                pos = max(stop, at + 1)
-                if (
-                    (not meant or (broken != -1 and len(errors) >= MAX_ERRORS))  # nothing more to record
-                    and reason.startswith(("Expecting", "Invalid"))  # the decoder read nothing past the error
-                ):
-                    if plain is None:
-                        plain = not any(m in text for m in CONTEXT_MARKERS)
-                    pos = self._skip_repeats(text, at, stop, pos, braces, errors, meant, plain)
-                continue
-            if _is_call_shaped(value):
-                if self._add(value, len(calls) + 1, calls, errors):
-                    if first == -1:
-                        first = at
-                    mark = at  # (a call read without a problem: see reading_copies)
-                    made = (calls[-1].function.name, calls[-1].function.arguments)
-                last_end = stop
-            pos = stop  # a JSON object that is not a call is data: what it holds is not a call either
-        if not calls:
-            tag = MarkerScanner(text, PYTHON_TAG).next(0)
-            if tag != -1 and errors.room():
-                errors.append(
-                    f"{PYTHON_TAG} should be followed by a JSON tool call; "
-                    f"got {excerpt(text, skip_ws(text, tag + len(PYTHON_TAG)))}."
-                )
-            return ParseResult(text, None, errors.final())
-        rest = _skip_separators(text, last_end)
-        if rest < n and errors.room():
-            errors.append(
-                f"text after the last tool call should be empty; got {excerpt(text, rest)} (ignored)."
-            )
-        content = text[: first if broken == -1 else min(first, broken)].rstrip()
-        if content.endswith(PYTHON_TAG):
-            content = content[: -len(PYTHON_TAG)].rstrip()
-        return ParseResult(content or None, calls, errors.final())
-
-    @staticmethod
-    def _skip_repeats(
-        text: str,
-        at: int,
-        stop: int,
-        pos: int,
-        braces: MarkerScanner,
-        errors: Problems,
-        meant: bool,
-        plain: bool,
-    ) -> int:
-        """Past the copies of the broken object at ``at`` that follow it (a looping model), counted, not read.
-
-        Among fences or reasoning blocks (not ``plain``) the search for the next brace is still made from where
-        each copy's reading ends, as reading them would (a fence may hide some)."""
-        nxt = braces.next(pos)
-        if nxt == -1:
-            return pos
-        head = _OBJECT_START.match(text, nxt)
-        # what this failure depended on: the tag before it, 200 characters (is it meant as a call?), the decoder's
-        # error, and the next candidate
-        start = at - len(PYTHON_TAG)
-        if start < 0:  # (the copies have text before them where this one has none)
-            return pos
-        upto = max(stop + 9, at + 200, head.end() if head is not None else nxt + 1)
-        copies = count_repeats(text, start, nxt - at, upto)
-        if copies and not plain:
-            copies, following = confirmed_copies(braces.next, pos, nxt, nxt - at, copies, braces)
-            if meant:
-                errors.dropped += copies
-            # (asked again from the brace it found, or from where it found none: the same answer)
-            return following if following != -1 else pos + copies * (nxt - at)
-        if meant:
-            errors.dropped += copies
-        return nxt + copies * (nxt - at)
-
-    @staticmethod
-    def _add(
-        item: JSONValue, index: int, calls: list[ChatCompletionMessageToolCall], errors: Problems
-    ) -> bool:
-        try:
-            name, args = call_from_object(item)
-        except ValueError as exc:
-            if errors.room():
-                errors.append(f"tool call #{index} should be a call object; {exc}.")
-            return False
-        calls.append(make_tool_call(name, args))
-        return True
+        scan = Scan(text, "{", pattern=_OBJECT_START, start=pos, memo=memo)
+        reading = _Reading(scan, first, pos if listed else -1)
+        for item in listed:
+            _add(scan, item)
+        for at in scan.segments():
+            scan.resume(reading.read(at))
+        return reading.result()
 
     def render(self, content: str | None, tool_calls: Iterable[ToolCallLike]) -> str:
         if content:

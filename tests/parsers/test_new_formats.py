@@ -144,6 +144,19 @@ def test_custom_xml_same_call_twice_is_two_calls_and_a_call_without_name_is_repo
     assert result.tool_calls is None and "should name its tool" in result.errors[0]
 
 
+def test_custom_xml_numbers_calls_not_mentions_of_its_tags():
+    # a tag named in prose starts no call: the problems number the calls only, inner <tool_use> in <tool_call> too
+    text = (
+        "Use <tool_use> to call.\n<tool_call>\n<tool_use>\n<parameter=name>f</parameter>\n"
+        "<parameter=arguments>[1]</parameter>\n</tool_use>\n</tool_call>\n<tool_use> again\n"
+        "<tool_use>\n<parameter=name>g</parameter>\n<parameter=arguments>x</parameter>\n</tool_use>"
+    )
+    result = get_parser("custom_xml").parse_detailed(text)
+    assert result.content == "Use <tool_use> to call."
+    assert [c.function.name for c in result.tool_calls] == ["f", "g"]
+    assert [e.split(" arguments")[0] for e in result.errors] == ["tool call #1 (f)", "tool call #2 (g)"]
+
+
 def test_a_declared_layout_is_registered_and_typed_by_the_schema():
     layout = XmlLayout(call_tags=("invoke",), param_open='<arg name="{key}">', param_close="</arg>",
                        name_keys=("function",), arguments_key=None)  # fmt: skip

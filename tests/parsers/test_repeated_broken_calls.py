@@ -6,9 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import hermes_envs.parsers._engine as engine  # (mistral counts copies through it)
+import hermes_envs.parsers._engine as engine  # (mistral and llama3_json count copies through it)
 import hermes_envs.parsers.json_tagged as json_tagged
-import hermes_envs.parsers.llama as llama
 import hermes_envs.parsers.xml_params as xml_params
 from hermes_envs.parsers import get_parser
 
@@ -107,8 +106,8 @@ def test_a_long_run_of_the_same_broken_call_is_reported_and_counted():
 @pytest.mark.parametrize(
     ("name", "module", "tag"),
     [
-        ("llama3_json", llama, ""),
-        ("llama3_json", llama, "<|python_tag|>"),
+        ("llama3_json", engine, ""),
+        ("llama3_json", engine, "<|python_tag|>"),
         ("mistral", engine, "[TOOL_CALLS]"),
     ],
 )
@@ -137,8 +136,8 @@ def assert_counted_exact(name, module, text):
     ("name", "module", "tag"),
     [
         ("mistral", engine, "[TOOL_CALLS]"),
-        ("llama3_json", llama, ""),
-        ("llama3_json", llama, "<|python_tag|>"),
+        ("llama3_json", engine, ""),
+        ("llama3_json", engine, "<|python_tag|>"),
     ],
 )
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
@@ -160,7 +159,7 @@ def test_bulk_counting_among_fences_in_mistral_and_llama_gives_what_reading_each
 
 @pytest.mark.parametrize(
     ("name", "module", "unit"),
-    [("mistral", engine, '```\n[TOOL_CALLS][{"name": "wr\n'), ("llama3_json", llama, '```\n{"name": "wr\n')],
+    [("mistral", engine, '```\n[TOOL_CALLS][{"name": "wr\n'), ("llama3_json", engine, '```\n{"name": "wr\n')],
 )
 def test_a_long_run_of_broken_mistral_or_llama_calls_between_fences_is_counted(name, module, unit):
     text = unit * 3000  # every other call inside a closed fence

@@ -8,9 +8,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hermes_envs.parsers._engine as engine
-import hermes_envs.parsers._sections as sections
-import hermes_envs.parsers.custom_xml as custom_xml
-import hermes_envs.parsers.llama as llama
 from hermes_envs.parsers import get_parser
 
 DS_BEGIN, DS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
@@ -58,14 +55,9 @@ MARKERS = {
         "</tool_call>",
     ],
 }
-# where the fast path lives, per format: replaced by "no copies" to get the reading of every copy
-MODULES = {
-    "hermes": engine,
-    "longcat": engine,
-    "mistral": engine,
-    "llama3_json": llama,
-    "custom_xml": custom_xml,
-}
+
+# where the copy shortcuts live, per format: every format here builds its copies through the engine
+MODULES = dict.fromkeys(MARKERS, engine)
 
 
 def unit(name):
@@ -85,14 +77,17 @@ def outcome(name, result):
 def assert_copies_exact(name, text):
     parser = get_parser(name)
     fast = parser.parse_detailed(text)
-    module = MODULES.get(name, sections)
-    attr = "local_copies" if hasattr(module, "local_copies") else "reading_copies"
-    original = getattr(module, attr)
-    setattr(module, attr, lambda *args: 0)  # no copy built from the first: each one is read
+    module = MODULES[name]
+    # no copy built from the first: each one is read (one marker: local_copies; several, as the section formats
+    # have: reading_copies)
+    originals = {attr: getattr(module, attr) for attr in ("local_copies", "reading_copies")}
+    for attr in originals:
+        setattr(module, attr, lambda *args: 0)
     try:
         slow = parser.parse_detailed(text)
     finally:
-        setattr(module, attr, original)
+        for attr, original in originals.items():
+            setattr(module, attr, original)
     assert outcome(name, fast) == outcome(name, slow)
     if fast.tool_calls and name not in ("kimi_k2", "mistral"):  # every call has an id of its own
         assert len({c.id for c in fast.tool_calls}) == len(fast.tool_calls)
@@ -169,3 +164,14 @@ def test_copies_of_a_complete_call_give_what_reading_each_gives(name, data, copi
     one = get_parser(name).render(None, [("f", {"a": value, "n": 3})]) + gap
     pre, post = data.draw(unit(name)), data.draw(unit(name))
     assert_copies_exact(name, pre + one * copies + post)
+
+
+@pytest.mark.parametrize("spaces", [1, 70, 150, 300])
+def test_llama_copies_whose_brace_is_followed_by_a_long_run_of_spaces_give_what_reading_each_gives(spaces):
+    # the marker is a brace then a key: how far that pattern read to find the next copy counts like the JSON's
+    # reach. The brace after the copies is no marker (no key after its spaces): it is not read, nor reported
+    call = "{" + " " * spaces + '"name": "f", "parameters": {"a": 1}}; '
+    assert_copies_exact("llama3_json", call * 60 + "{" + " " * spaces + '"name": "g", "parameters": {}}')
+    text = call * 60 + "{" + " " * spaces + 'x "name": "g"}'
+    assert_copies_exact("llama3_json", text)
+    assert not any("valid JSON" in e for e in get_parser("llama3_json").parse_detailed(text).errors)
