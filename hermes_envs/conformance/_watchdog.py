@@ -445,6 +445,8 @@ class LoopWatchdog:
 
     async def watch(self, phase: str, coro: Awaitable[T]) -> T:
         """Await ``coro`` while measuring the loop's stalls."""
+        # First, before the clock starts: finding the author's modules is the kit's own work, not a stall.
+        _wrap_sleep()
         self._thread_id = threading.get_ident()
         self._native_id = threading.get_native_id()
         stat = _schedstat(self._native_id)
@@ -462,7 +464,6 @@ class LoopWatchdog:
             _HOOKED = True
         self._phase = phase
         _AUDITED.add(self)
-        _wrap_sleep()
         try:
             with self._timing_tool_context():
                 return await coro
