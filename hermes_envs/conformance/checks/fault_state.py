@@ -57,6 +57,25 @@ def _gold_reply(s: EnvSession) -> tuple[Any, str]:
     raise NotApplicable("no probe item has a confirmed text answer (see HC407), so no group of right answers")
 
 
+def _framework_attrs() -> set[str]:
+    """Attributes the framework's base classes set in __init__ (their own counters and buffers, such as the tool
+    errors per rollout): the env author did not write them, so they are not judged."""
+    import inspect
+    import re
+
+    from atroposlib.envs.base import BaseEnv
+
+    from hermes_envs.env._base import HermesAgentBaseEnv
+
+    names: set[str] = set()
+    for cls in (BaseEnv, HermesAgentBaseEnv):
+        try:
+            names |= set(re.findall(r"self\.(\w+)\s*[:=]", inspect.getsource(cls.__init__)))
+        except (OSError, TypeError):
+            continue
+    return names
+
+
 def _value(state: State, name: str) -> Any:
     return state.plain.get(name, _MISSING)
 
@@ -97,12 +116,15 @@ def faults_leave_state_alone(s: EnvSession) -> list[Finding]:
             raise Skip(
                 f"collect_trajectories(item) raised with a model that answers: {raised_right or raised_wrong}"
             )
+        framework = _framework_attrs()
         # Attributes that record the outcome: the right and the wrong group leave them different, and the wrong
         # group moved them.
         outcome = [
             name
             for name in dict.fromkeys([*right.plain, *wrong.plain])
-            if _value(wrong, name) != _value(start, name) and _value(right, name) != _value(wrong, name)
+            if name not in framework
+            and _value(wrong, name) != _value(start, name)
+            and _value(right, name) != _value(wrong, name)
         ]
         if not outcome:
             return []
