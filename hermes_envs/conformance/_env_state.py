@@ -11,14 +11,15 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MAX_PLAIN_VALUES", "State"]
+__all__ = ["MAX_PLAIN_VALUES", "MISSING", "State"]
 
 #: A snapshot copies an attribute only when it holds at most this many plain values (a dataset of 100k rows is
 #: training data, read but not written by evaluate(); copying it on every put would cost more than it tells).
 MAX_PLAIN_VALUES = 50_000
 
 _PLAIN = (int, float, str, bytes, bool, type(None))
-_MISSING = object()
+#: What :meth:`State.value` gives for an attribute the state does not hold.
+MISSING = object()
 
 
 def _plain_size(value: Any, budget: int) -> int:
@@ -78,6 +79,10 @@ class State:
                     plain[prefix + name] = copy.deepcopy(value)
         return cls(plain, rngs, random.getstate())
 
+    def value(self, name: str) -> Any:
+        """The plain attribute ``name`` in this state, or :data:`MISSING`."""
+        return self.plain.get(name, MISSING)
+
     def changed_in(self, later: State) -> dict[str, Any]:
         """The plain attributes whose value in ``later`` differs from this state's (``later``'s values)."""
         return {
@@ -95,7 +100,7 @@ class State:
             if holder is None:
                 continue
             try:
-                same = vars(holder).get(own, _MISSING) == value
+                same = vars(holder).get(own, MISSING) == value
             except Exception:  # a comparison that raises (numpy arrays inside): replace it
                 same = False
             if not same:

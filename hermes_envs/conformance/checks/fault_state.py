@@ -11,9 +11,10 @@ the same way (counters of groups, timestamps) do not depend on the outcome and a
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from hermes_envs.conformance._env_state import State
+from hermes_envs.conformance._env_state import MISSING, State
 from hermes_envs.conformance._findings import Finding, NotApplicable, Skip
 from hermes_envs.conformance._observations.rollouts import probe_items
 from hermes_envs.conformance._observations.scoring import GoldProbes, item_key
@@ -22,8 +23,6 @@ from hermes_envs.conformance._registry import check
 from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance._text import short
 from hermes_envs.conformance.checks.faults import WRONG_ANSWER, failing_model, wrong_answers
-
-_MISSING = object()
 
 
 def _group_run(s: EnvSession, start: State, item: Any, responder: Responder, phase: str) -> tuple[State, str]:
@@ -57,7 +56,8 @@ def _gold_reply(s: EnvSession) -> tuple[Any, str]:
     raise NotApplicable("no probe item has a confirmed text answer (see HC407), so no group of right answers")
 
 
-def _framework_attrs() -> set[str]:
+@functools.cache
+def _framework_attrs() -> frozenset[str]:
     """Attributes the framework's base classes set in __init__ (their own counters and buffers, such as the tool
     errors per rollout): the env author did not write them, so they are not judged."""
     import inspect
@@ -73,15 +73,11 @@ def _framework_attrs() -> set[str]:
             names |= set(re.findall(r"self\.(\w+)\s*[:=]", inspect.getsource(cls.__init__)))
         except (OSError, TypeError):
             continue
-    return names
-
-
-def _value(state: State, name: str) -> Any:
-    return state.plain.get(name, _MISSING)
+    return frozenset(names)
 
 
 def _shown(value: Any) -> str:
-    return "(unset)" if value is _MISSING else short(value, 60)
+    return "(unset)" if value is MISSING else short(value, 60)
 
 
 @check(
@@ -123,20 +119,20 @@ def faults_leave_state_alone(s: EnvSession) -> list[Finding]:
             name
             for name in dict.fromkeys([*right.plain, *wrong.plain])
             if name not in framework
-            and _value(wrong, name) != _value(start, name)
-            and _value(right, name) != _value(wrong, name)
+            and wrong.value(name) != start.value(name)
+            and right.value(name) != wrong.value(name)
         ]
         if not outcome:
             return []
         outage, _raised = _group_run(s, start, item, failing_model, "faults")
     finally:
         start.put(env)
-    moved = [name for name in outcome if _value(outage, name) == _value(wrong, name)]
+    moved = [name for name in outcome if outage.value(name) == wrong.value(name)]
     if not moved:
         return []
     shown = "; ".join(
-        f"self.{n}: {_shown(_value(start, n))} -> {_shown(_value(outage, n))} (right answers: "
-        f"{_shown(_value(right, n))})"
+        f"self.{n}: {_shown(start.value(n))} -> {_shown(outage.value(n))} (right answers: "
+        f"{_shown(right.value(n))})"
         for n in moved[:3]
     )
     return [

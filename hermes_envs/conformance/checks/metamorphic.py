@@ -560,8 +560,9 @@ def reward_relations(s: EnvSession) -> list[Finding]:
         findings.append(memory)
     best = proven(s)
     if not best:
-        nested = nested_field_relation(s)  # why no JSON gold was proven: a reward that cannot read nesting
-        if nested is not None:
+        if (
+            nested := nested_field_relation(s)
+        ) is not None:  # why no JSON gold was proven: unreadable nesting
             return [*findings, nested]
         if any(r.model_requests for r in s.observe(ScoredProbes).rollouts):
             return findings  # the judge relation ran; nothing else can without a proven transcript

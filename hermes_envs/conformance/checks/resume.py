@@ -29,7 +29,6 @@ from hermes_envs.conformance.checks.faults import WRONG_ANSWER
 TRAINING_GROUPS = 8
 #: The step the checkpoint is saved at and resumed from.
 STEP = 8
-_MISSING = object()
 
 
 def _overrides(env: Any, name: str) -> bool:
@@ -106,7 +105,7 @@ def checkpoint_resumes_training(s: EnvSession) -> list[Finding]:
     differ = {
         name: value
         for name, value in trained.plain.items()
-        if resumed.plain.get(name, _MISSING) != value and not name.startswith("checkpoint")
+        if resumed.value(name) != value and not name.startswith("checkpoint")
     }
     if not differ:
         return []
