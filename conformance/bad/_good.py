@@ -59,3 +59,7 @@ __all__ = [
     "same",
 ]
 RawJudgeEnv = _load("raw_judge_env").RawJudgeEnv
+ExpressionEnv = _load("expression_env").ExpressionEnv
+Unreadable = _load("expression_env").Unreadable
+evaluate_expression = _load("expression_env").evaluate_expression
+last_fence = _load("expression_env").last_fence

@@ -23,9 +23,11 @@ __all__ = [
     "STRUCTURED_FORMATS",
     "UNIT_FIELDS",
     "derivable",
+    "fenced",
     "gold_answers",
     "gold_value",
     "gold_positives",
+    "prompt_formats",
     "scalar_fields",
     "structured_fields",
     "structured_renderings",
@@ -41,6 +43,35 @@ ANSWER_FORMATS: tuple[tuple[str, str], ...] = (
     ("gsm8k", "#### {v}"),
     ("sentence", "The answer is {v}."),
 )
+#: A fence the prompt shows or asks for ("End with your query in a ```sql block"), with its language if any.
+_FENCE = re.compile(r"```([A-Za-z][\w+#-]{0,15})?")
+#: Words that ask for a fenced block without showing one.
+_FENCE_WORDS = re.compile(r"\b(code block|fenced block|code fence)\b", re.I)
+#: A tag pair the prompt shows an answer in ("<final>...</final>"); <answer> is already a common shape.
+_PROMPT_TAG = re.compile(r"<([A-Za-z_][\w-]{0,30})>[^<>]{0,80}</\1>")
+
+
+def prompt_formats(prompt: str) -> tuple[tuple[str, str], ...]:
+    """The answer shapes the env's own prompt asks for beyond the common ones: a code fence (with the language
+    it names, e.g. a SQL or Python answer) and a tag pair it shows. The env told the model so; a gold written
+    that way is what a correct rollout says."""
+    out: list[tuple[str, str]] = []
+    languages = list(dict.fromkeys(m.group(1) or "" for m in _FENCE.finditer(prompt)))
+    if not languages and _FENCE_WORDS.search(prompt):
+        languages = [""]
+    for language in languages[:3]:
+        out.append((f"fence {language or 'plain'}", f"```{language}\n{{v}}\n```"))
+    tags = [t for t in dict.fromkeys(_PROMPT_TAG.findall(prompt)) if t.lower() not in ("answer", "think")]
+    for tag in tags[:2]:
+        out.append((f"tag {tag}", f"<{tag}>{{v}}</{tag}>"))
+    return tuple(out)
+
+
+def fenced(template: str) -> bool:
+    """Whether an answer shape puts the value in a code fence (where markup is code, not decoration)."""
+    return template.startswith("```")
+
+
 #: How a structured (dict / list) gold is written: rewards parse JSON out of the reply.
 STRUCTURED_FORMATS: tuple[tuple[str, str], ...] = (
     ("bare", "{v}"),
@@ -252,9 +283,9 @@ def _tool_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
     return out
 
 
-def gold_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
+def gold_positives(item: Any, tools: list[dict[str, Any]], prompt: str = "") -> list[Positive]:
     """Gold-answer probes for ``item``: tool calls built from its fields, structured fields as JSON, then each
-    scalar field in each answer shape."""
+    scalar field in each answer shape, the common ones first, then those its ``prompt`` asks for."""
     positives = _tool_positives(item, tools)
     for name, kind, value in structured_fields(item):
         for text in structured_renderings(kind, value):
@@ -271,10 +302,11 @@ def gold_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
                         kind=kind,
                     )
                 )
+    extra = prompt_formats(prompt)
     for name, text in scalar_fields(item):
         # The shape's own template, not the answer with the value replaced back: a one-letter gold ("A") also
         # occurs in the shape's words ("Answer: A"), so replacing its first occurrence misplaces it.
-        for _shape, template in ANSWER_FORMATS:
+        for _shape, template in (*ANSWER_FORMATS, *extra):
             answer = template.format(v=text)
             positives.append(
                 Positive(

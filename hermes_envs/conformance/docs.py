@@ -43,7 +43,8 @@ and gold-answer probes (each string/number field of the item written as an answe
 tool's parameters share names with item fields — a call to that tool with those values).
 Gold answers are derived for more task shapes: dict and list fields written as JSON (and a list as "a, b, c"), a
 path field and a text field written with the env's file tool, a command-like answer field run with its terminal
-tool. When no gold can be derived and the env ships no `conformance_transcripts()`, HC407 is *not applicable*
+tool, and any field in the answer shape the env's own prompt names (a code fence such as "```sql", a tag pair such as
+`<final>...</final>`). When no gold can be derived and the env ships no `conformance_transcripts()`, HC407 is *not applicable*
 (with a note), never an error: "every probe scored 0" then says the probes found no answer, not that the reward
 is wrong. Structured golds bring their own negative control: the empty object / list of the answer's shape.
 
@@ -113,7 +114,9 @@ The checks are instances of four general oracles, not a list of known mistakes:
   (the controls, HC406), a wrong value only thought of (HC413), a list answer hedged with another item's entries in
   both orders, an ordered list with entries omitted, or a JSON answer with a graded field left out (HC413, when the
   env confirms the gold), the item's own record as JSON scoring below the same record with a nested field left out
-  (HC413: a reward that cannot parse nesting; an error when the prompt names the field), the answer only in a
+  (HC413: a reward that cannot parse nesting; an error when the prompt names the field), an answer the reward
+  cannot read (the gold's shape holding garbage) scoring clearly above both the wrong value and every control
+  (HC413: a parse failure paid a "neutral" score), the answer only in a
   tool result (HC411), a search for transcripts without the answer (HC412); *cost* — finite scores (HC403) and
   bounded CPU on hostile replies (HC413, re-measured). Doubts are warnings: another item's answer scoring as well
   as the item's own (HC413), every probe scoring 0 (HC407).

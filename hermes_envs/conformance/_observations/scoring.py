@@ -353,7 +353,7 @@ class GoldProbes:
             names = tried.setdefault(item_key(item), [])
             if any(e.item == item and numeric(e.score) and e.score > ceiling for e in own.good):
                 continue  # the env proved it itself
-            for positive in gold_positives(item, schemas):
+            for positive in gold_positives(item, schemas, prompt_text(s.env(), item)):
                 result, task_id = run_probe(s, item, positive.responder, 3, "gold", "gold")
                 origin = GoldOrigin(
                     positive.name,
@@ -394,6 +394,20 @@ class GoldProbes:
             tried=MappingProxyType({k: tuple(v) for k, v in tried.items()}),
             twins=MappingProxyType(twins),
         )
+
+
+def prompt_text(env: Any, item: Any) -> str:
+    """The system and user text a rollout of ``item`` starts from ("" when the env cannot build it): where the
+    env tells the model the answer shape it expects."""
+    from hermes_envs.env._prompt import initial_messages_of
+
+    try:
+        messages = initial_messages_of(env, item)
+    except Exception:
+        return ""
+    return "\n".join(
+        str(m.get("content")) for m in messages if isinstance(m, dict) and isinstance(m.get("content"), str)
+    )
 
 
 def wrong_value(value: str, field: str | None, item: Any, others: list[Any]) -> str | None:

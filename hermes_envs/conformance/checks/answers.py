@@ -16,6 +16,7 @@ from typing import Any
 
 from hermes_envs.conformance._cases import Case, case_json
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity, Skip
+from hermes_envs.conformance._golds import fenced
 from hermes_envs.conformance._observations.origin import CheckOrigin, GoldOrigin
 from hermes_envs.conformance._observations.rollouts import run_probe
 from hermes_envs.conformance._observations.scoring import (
@@ -94,6 +95,8 @@ def rendering_scores(s: EnvSession) -> list[Rendered]:
         if origin.source != "field" or origin.kind != "scalar" or not origin.template or origin.value is None:
             continue
         for what, text, strict in renderings(origin.value, str(origin.field or "")):
+            if fenced(origin.template) and text.startswith("**"):
+                continue  # inside a code fence, "**" is code, not markup around the answer
             answer = origin.template.format(v=text)
             result, task_id = run_probe(s, gold.item, say(answer), 3, "rendering", "gold")
             scored = score_rollout(

@@ -132,10 +132,15 @@ def _score(s: EnvSession, item: Any, reply: str, name: str) -> ScoredRollout[Che
     return score_rollout(s, item, result, task_id, CheckOrigin(name), "gold")
 
 
-def _best_template(s: EnvSession, items: dict[str, Any], field: str, kind: str) -> str | None:
+def _best_template(
+    s: EnvSession, items: dict[str, Any], field: str, kind: str, proven: str | None
+) -> str | None:
     """The answer shape of the proven gold's kind that training scores best on the first eval item with a value
-    (a shape the reward gives partial credit would make a stricter eval look wrong)."""
+    (a shape the reward gives partial credit would make a stricter eval look wrong); the ``proven`` shape is
+    among them (one the prompt asked for, such as a ```sql fence, is in no common list)."""
     templates = [t for _s, t in (STRUCTURED_FORMATS if kind in ("dict", "list") else ANSWER_FORMATS)]
+    if proven and proven not in templates:
+        templates.append(proven)
     for item in items.values():
         value = gold_value(item, field, kind)
         if not value:
@@ -183,7 +188,7 @@ class GoldAnswerEval:
             raise NotApplicable(
                 "no eval item behind evaluate()'s prompts was found on the env (its own lists)"
             )
-        template = _best_template(s, items, proven.field, proven.kind)
+        template = _best_template(s, items, proven.field, proven.kind, proven.template)
         if template is None:
             raise NotApplicable("no eval item has a value of the field the training answers were proven on")
         replies = {

@@ -26,6 +26,7 @@ from hermes_envs.env._prompt import format_prompt_of
 def _by_prompt(s: EnvSession, proven: tuple[ScoredRollout[Origin], ...]) -> dict[str, Any]:
     """The prompt of each proven item -> the responder that answers it correctly."""
     from hermes_envs.conformance._golds import gold_positives
+    from hermes_envs.conformance._observations.scoring import prompt_text
     from hermes_envs.conformance._probes import play
 
     env = s.env()
@@ -43,7 +44,12 @@ def _by_prompt(s: EnvSession, proven: tuple[ScoredRollout[Origin], ...]) -> dict
         else:
             # None when the item no longer yields that gold: the reward edited the item in place (HC405's finding).
             responder = next(
-                (p.responder for p in gold_positives(item, schemas) if p.name == entry.origin.name), None
+                (
+                    p.responder
+                    for p in gold_positives(item, schemas, prompt_text(env, item))
+                    if p.name == entry.origin.name
+                ),
+                None,
             )
             if responder is not None:
                 out[prompt] = responder

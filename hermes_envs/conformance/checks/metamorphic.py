@@ -51,6 +51,7 @@ from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance._text import short
 from hermes_envs.conformance.checks.field_relations import nested_field_relation, omitted_field_relation
+from hermes_envs.conformance.checks.unreadable import unreadable_relation
 from hermes_envs.env._prompt import format_prompt_of
 
 #: CPU seconds (the loop thread's own, which a loaded machine does not inflate) one compute_reward call may spend
@@ -590,6 +591,7 @@ def reward_relations(s: EnvSession) -> list[Finding]:
                         _hedge_relation(s, entry, twin),
                         _partial_relation(s, entry),
                         omitted_field_relation(s, entry, twin),
+                        unreadable_relation(s, entry, twin),
                     )
                     for relation in relations:
                         if relation is not None:

@@ -1,0 +1,67 @@
+"""HC413's unreadable-answer relation, and answer shapes read from the env's own prompt.
+
+A reward that gives a reply it cannot parse a "neutral" score pays for broken output over an honest wrong answer;
+the kit proves it around a gold it could only write in the fence the prompt asks for (```python), so both the
+prompt's shape and the relation are exercised by one env and its correct twin."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_envs.conformance import EnvSession, Settings, Status
+from hermes_envs.conformance._golds import prompt_formats
+
+from .corpus import CORPUS, CORPUS_SETTINGS
+
+_BAD = (CORPUS / "bad" / "expression_neutral_on_error.py").read_text()
+
+#: case -> (the env's source, HC413's outcome)
+CASES = {
+    "neutral_on_error": (_BAD, Status.FAILED),
+    "zero_on_error": (_BAD.replace("return 0.5  # could not", "return 0.0  # could not"), Status.PASSED),
+    "neutral_equals_wrong": (
+        _BAD.replace("return 0.5  # could not", "return 0.2  # could not").replace(
+            "else 0.0\n", "else 0.2\n"
+        ),
+        Status.PASSED,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_an_unreadable_answer_earns_no_more_than_a_wrong_one(case: str, tmp_path: Path) -> None:
+    source, expected = CASES[case]
+    assert source != _BAD or case == "neutral_on_error"  # each replacement took
+    env = tmp_path / f"{case}_env.py"
+    env.write_text(f"import sys\nsys.path.insert(0, {str(CORPUS / 'bad')!r})\n" + source)
+    with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC413"])) as session:
+        outcome = session.run("HC413")
+    assert outcome.status is expected, (outcome.note, [f.render() for f in outcome.findings])
+    if expected is Status.FAILED:
+        (finding,) = outcome.findings
+        assert finding.subject == "relation: an unreadable answer"
+        assert "((( ???" in finding.message and "0.5" in finding.message
+        assert finding.counterexample is not None
+
+
+def test_the_gold_is_written_in_the_fence_the_prompt_asks_for() -> None:
+    env = CORPUS / "good" / "expression_env.py"
+    with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC407"])) as session:
+        outcome = session.run("HC407")
+    assert outcome.status is Status.PASSED, (outcome.note, [f.render() for f in outcome.findings])
+
+
+@pytest.mark.parametrize(
+    ("prompt", "templates"),
+    [
+        ("End with your query in a ```sql block.", ["```sql\n{v}\n```"]),
+        ("Put the code in a code block.", ["```\n{v}\n```"]),
+        ("Reply as <final>your answer</final>.", ["<final>{v}</final>"]),
+        ("Reply as <answer>x</answer> after <think>...</think>.", []),
+        ("What is 2 + 2?", []),
+    ],
+)
+def test_prompt_formats_are_the_shapes_the_prompt_names(prompt: str, templates: list[str]) -> None:
+    assert [t for _shape, t in prompt_formats(prompt)] == templates
