@@ -116,7 +116,8 @@ The checks are instances of four general oracles, not a list of known mistakes:
   env confirms the gold), the item's own record as JSON scoring below the same record with a nested field left out
   (HC413: a reward that cannot parse nesting; an error when the prompt names the field), an answer the reward
   cannot read (the gold's shape holding garbage) scoring clearly above both the wrong value and every control
-  (HC413: a parse failure paid a "neutral" score), the answer only in a
+  (HC413: a parse failure paid a "neutral" score), the first and the last third of the answer each keeping the full
+  score (HC413: `reply in answer`, containment the wrong way round), the answer only in a
   tool result (HC411), a search for transcripts without the answer (HC412); *cost* — finite scores (HC403) and
   bounded CPU on hostile replies (HC413, re-measured). Doubts are warnings: another item's answer scoring as well
   as the item's own (HC413), every probe scoring 0 (HC407).

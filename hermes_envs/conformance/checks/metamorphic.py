@@ -51,7 +51,7 @@ from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance._text import short
 from hermes_envs.conformance.checks.field_relations import nested_field_relation, omitted_field_relation
-from hermes_envs.conformance.checks.unreadable import unreadable_relation
+from hermes_envs.conformance.checks.non_answers import fragment_relation, unreadable_relation
 from hermes_envs.env._prompt import format_prompt_of
 
 #: CPU seconds (the loop thread's own, which a loaded machine does not inflate) one compute_reward call may spend
@@ -541,7 +541,9 @@ def _judge_memory_relation(s: EnvSession) -> Finding | None:
         "before (a verdict cache keyed on the text alone), with the item get_next_item handed out last, with the "
         "model's unspoken thoughts, or that spins on a hostile reply trains on noise or stalls the run; one that "
         "keeps full credit for a hedged answer (several candidates, a superset), a partial list or a JSON answer "
-        "with fields left out teaches the policy to hedge or omit; one that scores another item's answer as well does not read the item."
+        "with fields left out teaches the policy to hedge or omit; one that pays an unreadable reply more than a "
+        "wrong one, or a piece of the answer as much as all of it, teaches broken or truncated output; one that "
+        "scores another item's answer as well does not read the item."
     ),
     fix=(
         "Grade one committed final answer against this item's own answer (the `item` argument), keep no state "
@@ -592,6 +594,7 @@ def reward_relations(s: EnvSession) -> list[Finding]:
                         _partial_relation(s, entry),
                         omitted_field_relation(s, entry, twin),
                         unreadable_relation(s, entry, twin),
+                        fragment_relation(s, entry, twin),
                     )
                     for relation in relations:
                         if relation is not None:

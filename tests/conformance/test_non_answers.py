@@ -1,4 +1,5 @@
-"""HC413's unreadable-answer relation, and answer shapes read from the env's own prompt.
+"""HC413's relations on replies that are not the answer (unreadable, a piece of it), and answer shapes read from
+the env's own prompt.
 
 A reward that gives a reply it cannot parse a "neutral" score pays for broken output over an honest wrong answer;
 the kit proves it around a gold it could only write in the fence the prompt asks for (```python), so both the
@@ -65,3 +66,37 @@ def test_the_gold_is_written_in_the_fence_the_prompt_asks_for() -> None:
 )
 def test_prompt_formats_are_the_shapes_the_prompt_names(prompt: str, templates: list[str]) -> None:
     assert [t for _shape, t in prompt_formats(prompt)] == templates
+
+
+_IN = (CORPUS / "bad" / "reply_in_answer.py").read_text()
+_TEST = "return 1.0 if got and got in accepted(item) else 0.0"
+#: case -> (the env's source, HC413's outcome)
+PIECES = {
+    "reply_in_answer_string": (_IN, Status.FAILED),
+    "reply_equals_answer": (
+        _IN.replace(
+            _TEST,
+            "want = accepted(item)\n        return 1.0 if got and (got in want if isinstance(want, list) else got == want) else 0.0",
+        ),
+        Status.PASSED,
+    ),
+    "prefix_accepted": (
+        _IN.replace(_TEST, "return 1.0 if got and accepted(item).startswith(got) else 0.0"),
+        Status.PASSED,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PIECES))
+def test_a_piece_of_the_answer_scores_below_the_whole(case: str, tmp_path: Path) -> None:
+    source, expected = PIECES[case]
+    assert source != _IN or case == "reply_in_answer_string"  # each replacement took
+    env = tmp_path / f"{case}_env.py"
+    env.write_text(f"import sys\nsys.path.insert(0, {str(CORPUS / 'bad')!r})\n" + source)
+    with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC413"])) as session:
+        outcome = session.run("HC413")
+    assert outcome.status is expected, (outcome.note, [f.render() for f in outcome.findings])
+    if expected is Status.FAILED:
+        (finding,) = outcome.findings
+        assert finding.subject == "relation: a piece of the answer"
+        assert "'P'" in finding.message and "'s'" in finding.message
