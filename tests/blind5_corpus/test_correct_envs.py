@@ -1,0 +1,26 @@
+"""Each correct env of conformance/blind5/ scores a good group as expected, through the real agent loop on a scripted
+fake model (loopback only): a right rollout scores 1.0 and a wrong one less, so the group carries a signal."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from blind5_helpers import group_scores, load, ready, write_file_turn
+
+DONE = {"content": "Saved the file."}
+
+
+async def test_logcount_good_group() -> None:
+    env = await ready("logcount_env")
+    item = env.train_items[0]
+    right = json.dumps(item["counts"])
+    wrong_counts = dict(item["counts"])
+    first = next(iter(wrong_counts))
+    wrong_counts[first] += 1
+    good = [write_file_turn("status_counts.json", right), DONE]
+    assert await group_scores("logcount_env", item, good) == [1.0, 1.0]
+    off_by_one = [write_file_turn("status_counts.json", json.dumps(wrong_counts)), DONE]
+    expected = (len(item["counts"]) - 1) / len(item["counts"])
+    assert await group_scores("logcount_env", item, off_by_one) == [pytest.approx(expected)] * 2
+    assert await group_scores("logcount_env", item, [{"content": "The counts are done."}]) == [0.0, 0.0]
