@@ -24,3 +24,14 @@ async def test_logcount_good_group() -> None:
     expected = (len(item["counts"]) - 1) / len(item["counts"])
     assert await group_scores("logcount_env", item, off_by_one) == [pytest.approx(expected)] * 2
     assert await group_scores("logcount_env", item, [{"content": "The counts are done."}]) == [0.0, 0.0]
+
+
+async def test_hidden_tests_good_group() -> None:
+    env = await ready("hidden_tests_env")
+    item = env.train_items[1]  # count_vowels
+    right = [write_file_turn("solution.py", item["reference"]), {"content": "Saved solution.py."}]
+    assert await group_scores("hidden_tests_env", item, right) == [1.0, 1.0]
+    lower_only = "def count_vowels(s):\n    return sum(c in 'aeiou' for c in s)\n"  # fails the 'AEIOU' case only
+    partial = [write_file_turn("solution.py", lower_only), {"content": "Saved solution.py."}]
+    assert await group_scores("hidden_tests_env", item, partial) == [0.75, 0.75]
+    assert await group_scores("hidden_tests_env", item, [{"content": "def count_vowels(s): ..."}]) == [0.0, 0.0]
