@@ -95,10 +95,12 @@ def call(name: str, arguments: dict[str, Any], call_id: str = "c1") -> dict[str,
 
 
 async def group_scores(name: str, item: Any, script: Any, **overrides: Any) -> list[float]:
-    """Scores of one group of ``item`` collected through the env's own collect_trajectories on a scripted model."""
+    """Scores of one group of ``item`` collected through the env's own collect_trajectories on a scripted model
+    (``script``: a script, or a policy when it is callable)."""
     from hermes_envs.testing.fake_server import FakeOpenAIServer
 
-    with FakeOpenAIServer(script=script) as srv:
+    server = FakeOpenAIServer(policy=script) if callable(script) else FakeOpenAIServer(script=script)
+    with server as srv:
         env = await ready(name, srv.base_url, **overrides)
         group, _ = await env.collect_trajectories(item)
         srv.assert_no_failures()
@@ -151,3 +153,17 @@ async def ticks_during(coro: Any) -> int:
     finally:
         running = False
         await task
+
+
+def judged_policy(summary: str, judge_reply: str) -> Any:
+    """A fake-model policy for the summary-judge family: the policy model answers ``summary``; the judge (a request
+    whose system prompt is the env's rubric) answers ``judge_reply``."""
+    rubric = load("summary_judge_env").JUDGE_RUBRIC
+
+    def policy(body: dict) -> dict:
+        messages = body["messages"]
+        if messages and messages[0].get("role") == "system" and messages[0].get("content") == rubric:
+            return {"content": judge_reply}
+        return {"content": summary}
+
+    return policy

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from blind5_helpers import group_scores, load, ready, write_file_turn
+from blind5_helpers import group_scores, judged_policy, ready, write_file_turn
 
 DONE = {"content": "Saved the file."}
 
@@ -35,3 +35,14 @@ async def test_hidden_tests_good_group() -> None:
     partial = [write_file_turn("solution.py", lower_only), {"content": "Saved solution.py."}]
     assert await group_scores("hidden_tests_env", item, partial) == [0.75, 0.75]
     assert await group_scores("hidden_tests_env", item, [{"content": "def count_vowels(s): ..."}]) == [0.0, 0.0]
+
+
+async def test_summary_judge_good_group() -> None:
+    env = await ready("summary_judge_env")
+    item = env.train_items[0]  # the payments database report
+    good = "Payments DB ran out of disk; writes failed for 25 minutes, no data was lost, and disk alerts are coming."
+    assert await group_scores("summary_judge_env", item, judged_policy(good, "SCORE: 9")) == [0.9, 0.9]
+    # The judge hedges instead of scoring: the key facts decide (all four are covered).
+    assert await group_scores("summary_judge_env", item, judged_policy(good, "Looks fine to me.")) == [1.0, 1.0]
+    rambling = good + " " + "It was a long night for everyone involved in the incident response." * 3
+    assert await group_scores("summary_judge_env", item, judged_policy(rambling, "SCORE: 9")) == [0.45, 0.45]
