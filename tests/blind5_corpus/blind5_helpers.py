@@ -167,3 +167,29 @@ def judged_policy(summary: str, judge_reply: str) -> Any:
         return {"content": summary}
 
     return policy
+
+
+def ledger_plan(case: str, *, top_up: bool = True) -> list[dict]:
+    """Scripted turns paying every invoice of ``case`` (after moving the shortfall from savings when ``top_up``)."""
+    opening = load("ledger_env").CASES[case]
+    total = sum(inv["amount"] for inv in opening["invoices"])
+    turns = []
+    if top_up:
+        move = {"case": case, "from_account": "savings", "to_account": "checking", "amount": total - opening["checking"]}
+        turns.append({"tool_calls": [{"name": "transfer", "arguments": move}]})
+    for inv in opening["invoices"]:
+        pay = {"case": case, "from_account": "checking", "to_account": inv["vendor"], "amount": inv["amount"]}
+        turns.append({"tool_calls": [{"name": "transfer", "arguments": pay}]})
+    report = ", ".join(f"{inv['vendor']} {inv['amount']}" for inv in opening["invoices"])
+    return [*turns, {"content": f"Paid: {report}."}]
+
+
+def paid_without_top_up(case: str) -> float:
+    """The share of ``case``'s invoices a refusing bank lets through when they are paid in order from checking."""
+    opening = load("ledger_env").CASES[case]
+    left, paid = opening["checking"], 0
+    for inv in opening["invoices"]:
+        if inv["amount"] <= left:
+            left -= inv["amount"]
+            paid += 1
+    return paid / len(opening["invoices"])

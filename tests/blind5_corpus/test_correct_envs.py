@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from blind5_helpers import group_scores, judged_policy, ready, write_file_turn
+from blind5_helpers import group_scores, judged_policy, ledger_plan, load, paid_without_top_up, ready, write_file_turn
 
 DONE = {"content": "Saved the file."}
 
@@ -46,3 +46,15 @@ async def test_summary_judge_good_group() -> None:
     assert await group_scores("summary_judge_env", item, judged_policy(good, "Looks fine to me.")) == [1.0, 1.0]
     rambling = good + " " + "It was a long night for everyone involved in the incident response." * 3
     assert await group_scores("summary_judge_env", item, judged_policy(rambling, "SCORE: 9")) == [0.45, 0.45]
+
+
+async def test_ledger_good_group() -> None:
+    env = await ready("ledger_env")
+    item = await env.get_next_item()
+    case = item["case"]
+    assert await group_scores("ledger_env", item, ledger_plan(case)) == [1.0, 1.0]
+    short = paid_without_top_up(case)
+    assert short < 1.0
+    assert await group_scores("ledger_env", item, ledger_plan(case, top_up=False)) == [short, short]
+    assert await group_scores("ledger_env", item, [{"content": f"Paid everything for case {case}."}]) == [0.0, 0.0]
+    assert load("ledger_env").LEDGERS == {}  # every rollout's ledger was graded and released
