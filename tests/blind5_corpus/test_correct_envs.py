@@ -58,3 +58,12 @@ async def test_ledger_good_group() -> None:
     assert await group_scores("ledger_env", item, ledger_plan(case, top_up=False)) == [short, short]
     assert await group_scores("ledger_env", item, [{"content": f"Paid everything for case {case}."}]) == [0.0, 0.0]
     assert load("ledger_env").LEDGERS == {}  # every rollout's ledger was graded and released
+
+
+async def test_dates_good_group() -> None:
+    env = await ready("dates_env")
+    item = await env.get_next_item()
+    right = f"I checked with the terminal. <answer>{item['answer']}</answer>"
+    assert await group_scores("dates_env", item, [{"content": right}]) == [1.0, 1.0]
+    assert await group_scores("dates_env", item, [{"content": "<answer>not sure</answer>"}]) == [0.1, 0.1]
+    assert await group_scores("dates_env", item, [{"content": item["answer"]}]) == [0.0, 0.0]
