@@ -11,7 +11,7 @@ from blind5_helpers import group_scores, judged_policy, ledger_plan, load, paid_
 DONE = {"content": "Saved the file."}
 
 
-async def test_logcount_good_group() -> None:
+async def good_group_logcount_env() -> None:
     env = await ready("logcount_env")
     item = env.train_items[0]
     right = json.dumps(item["counts"])
@@ -26,7 +26,7 @@ async def test_logcount_good_group() -> None:
     assert await group_scores("logcount_env", item, [{"content": "The counts are done."}]) == [0.0, 0.0]
 
 
-async def test_hidden_tests_good_group() -> None:
+async def good_group_hidden_tests_env() -> None:
     env = await ready("hidden_tests_env")
     item = env.train_items[1]  # count_vowels
     right = [write_file_turn("solution.py", item["reference"]), {"content": "Saved solution.py."}]
@@ -37,7 +37,7 @@ async def test_hidden_tests_good_group() -> None:
     assert await group_scores("hidden_tests_env", item, [{"content": "def count_vowels(s): ..."}]) == [0.0, 0.0]
 
 
-async def test_summary_judge_good_group() -> None:
+async def good_group_summary_judge_env() -> None:
     env = await ready("summary_judge_env")
     item = env.train_items[0]  # the payments database report
     good = "Payments DB ran out of disk; writes failed for 25 minutes, no data was lost, and disk alerts are coming."
@@ -48,7 +48,7 @@ async def test_summary_judge_good_group() -> None:
     assert await group_scores("summary_judge_env", item, judged_policy(rambling, "SCORE: 9")) == [0.45, 0.45]
 
 
-async def test_ledger_good_group() -> None:
+async def good_group_ledger_env() -> None:
     env = await ready("ledger_env")
     item = await env.get_next_item()
     case = item["case"]
@@ -60,10 +60,25 @@ async def test_ledger_good_group() -> None:
     assert load("ledger_env").LEDGERS == {}  # every rollout's ledger was graded and released
 
 
-async def test_dates_good_group() -> None:
+async def good_group_dates_env() -> None:
     env = await ready("dates_env")
     item = await env.get_next_item()
     right = f"I checked with the terminal. <answer>{item['answer']}</answer>"
     assert await group_scores("dates_env", item, [{"content": right}]) == [1.0, 1.0]
     assert await group_scores("dates_env", item, [{"content": "<answer>not sure</answer>"}]) == [0.1, 0.1]
     assert await group_scores("dates_env", item, [{"content": item["answer"]}]) == [0.0, 0.0]
+
+
+CASES = {
+    "logcount_env": good_group_logcount_env,
+    "hidden_tests_env": good_group_hidden_tests_env,
+    "summary_judge_env": good_group_summary_judge_env,
+    "ledger_env": good_group_ledger_env,
+    "dates_env": good_group_dates_env,
+}
+
+
+@pytest.mark.parametrize("env_name", sorted(CASES))
+async def test_good_group_scores_as_expected(env_name: str) -> None:
+    """A right group scores 1.0, a partly right one its share, a do-nothing one 0.0 (see each case above)."""
+    await CASES[env_name]()

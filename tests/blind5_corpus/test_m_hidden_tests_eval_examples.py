@@ -1,4 +1,4 @@
-"""m_tests_eval_examples: evaluate grades each eval function on the two examples the prompt shows, training on the
+"""m_hidden_tests_eval_examples: evaluate grades each eval function on the two examples the prompt shows, training on the
 hidden cases; a model that hard-codes the examples reads as solving every eval function."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def hard_code_examples(env: Any) -> Any:
     return policy
 
 
-@pytest.mark.parametrize(("name", "inflated"), [("hidden_tests_env", False), ("m_tests_eval_examples", True)])
+@pytest.mark.parametrize(("name", "inflated"), [("hidden_tests_env", False), ("m_hidden_tests_eval_examples", True)])
 async def test_eval_grades_as_training_does(name: str, inflated: bool) -> None:
     env0 = await ready(name)
     with FakeOpenAIServer(policy=hard_code_examples(env0)) as srv:

@@ -1,4 +1,4 @@
-"""m_judge_raw_scale: the judge's 0-10 grade is returned unscaled, so judged rollouts score up to 10 while the
+"""m_summary_judge_raw_scale: the judge's 0-10 grade is returned unscaled, so judged rollouts score up to 10 while the
 fallback scores at most 1: a rollout's reward depends on whether the judge answered, not on its summary."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from blind5_helpers import group_scores, judged_policy, ready
 GOOD = "Payments DB ran out of disk; writes failed for 25 minutes, no data was lost, and disk alerts are coming."
 
 
-@pytest.mark.parametrize(("name", "raw"), [("summary_judge_env", False), ("m_judge_raw_scale", True)])
+@pytest.mark.parametrize(("name", "raw"), [("summary_judge_env", False), ("m_summary_judge_raw_scale", True)])
 async def test_judged_and_fallback_scores_share_one_scale(name: str, raw: bool) -> None:
     env = await ready(name)
     item = env.train_items[0]
