@@ -40,11 +40,13 @@ def make_items(seed: int, n: int, first_year: int, last_year: int) -> list[dict]
     while len(items) < n:
         if rng.random() < 0.5:
             a, b = sorted([_date(rng, first_year, last_year), _date(rng, first_year, last_year)])
-            question = f"How many days are there from {a.isoformat()} to {b.isoformat()}? (Count {b} but not {a}.)"
+            question = (
+                f"How many days are there from {a.isoformat()} to {b.isoformat()}? (Count {b} but not {a}.)"
+            )
             item = {"kind": "days", "question": question, "answer": str((b - a).days)}
         else:
             d = _date(rng, first_year, last_year)
-            question = f"What day of the week was {d.strftime('%d %B %Y')}?"
+            question = f"What day of the week is {d.strftime('%d %B %Y')}?"
             item = {"kind": "weekday", "question": question, "answer": d.strftime("%A")}
         if item["question"] not in seen:
             seen.add(item["question"])
@@ -125,7 +127,9 @@ class DatesEnv(HermesAgentBaseEnv):
         return FORMAT_BONUS + (CORRECT if is_right(item, given) else 0.0)
 
     async def compute_reward(self, item: dict, result: AgentResult, ctx: ToolContext) -> float:
-        final = next((m.get("content") or "" for m in reversed(result.messages) if m["role"] == "assistant"), "")
+        final = next(
+            (m.get("content") or "" for m in reversed(result.messages) if m["role"] == "assistant"), ""
+        )
         score = self.score_answer(item, final)
         self.percent_correct_buffer.append(1.0 if score == FORMAT_BONUS + CORRECT else 0.0)
         return score
@@ -139,10 +143,14 @@ class DatesEnv(HermesAgentBaseEnv):
             task_id = f"eval-{time.monotonic_ns()}"
             result = await self.run_agent(self.initial_messages(item), task_id=task_id, temperature=0.0)
             score = await self.score_rollout(item, result, task_id)
-            final = next((m.get("content") or "" for m in reversed(result.messages) if m["role"] == "assistant"), "")
+            final = next(
+                (m.get("content") or "" for m in reversed(result.messages) if m["role"] == "assistant"), ""
+            )
             formatted += parse_answer(final) is not None
             right[item["kind"]].append(score == FORMAT_BONUS + CORRECT)
-            samples.append({"question": item["question"], "answer": item["answer"], "final": final, "score": score})
+            samples.append(
+                {"question": item["question"], "answer": item["answer"], "final": final, "score": score}
+            )
         self.percent_correct_buffer = train_buffer  # train/percent_correct counts training rollouts only
         n = max(1, len(self.eval_items))
         all_right = right["days"] + right["weekday"]
@@ -164,7 +172,9 @@ class DatesEnv(HermesAgentBaseEnv):
         wandb_metrics = {**(wandb_metrics or {}), **self._eval_metrics}
         self._eval_metrics = {}
         if self.percent_correct_buffer:
-            wandb_metrics["train/percent_correct"] = sum(self.percent_correct_buffer) / len(self.percent_correct_buffer)
+            wandb_metrics["train/percent_correct"] = sum(self.percent_correct_buffer) / len(
+                self.percent_correct_buffer
+            )
             self.percent_correct_buffer = []
         await super().wandb_log(wandb_metrics)
 

@@ -78,7 +78,12 @@ TASKS = [
         "flatten(items: list) -> list",
         "The values of a list nested to any depth, in order, as one flat list.",
         [([[1, [2, 3]]], [1, 2, 3]), ([[]], [])],
-        [([[[[[]]]]], []), ([[1, [2, [3, [4]]], 5]], [1, 2, 3, 4, 5]), ([[["a"], "b"]], ["a", "b"]), ([[0]], [0])],
+        [
+            ([[[[[]]]]], []),
+            ([[1, [2, [3, [4]]], 5]], [1, 2, 3, 4, 5]),
+            ([[["a"], "b"]], ["a", "b"]),
+            ([[0]], [0]),
+        ],
         "def flatten(items):\n    out = []\n    for x in items:\n"
         "        out.extend(flatten(x) if isinstance(x, list) else [x])\n    return out\n",
     ),
@@ -121,8 +126,12 @@ TASKS = [
         "chunk(items: list, k: int) -> list[list]",
         "Split items into consecutive lists of k items; the last one may be shorter.",
         [([[1, 2, 3, 4, 5], 2], [[1, 2], [3, 4], [5]]), ([[], 3], [])],
-        [([[1, 2, 3], 3], [[1, 2, 3]]), ([[1, 2, 3], 5], [[1, 2, 3]]), ([["a", "b"], 1], [["a"], ["b"]]),
-         ([[0, 0, 0, 0], 2], [[0, 0], [0, 0]])],
+        [
+            ([[1, 2, 3], 3], [[1, 2, 3]]),
+            ([[1, 2, 3], 5], [[1, 2, 3]]),
+            ([["a", "b"], 1], [["a"], ["b"]]),
+            ([[0, 0, 0, 0], 2], [[0, 0], [0, 0]]),
+        ],
         "def chunk(items, k):\n    return [items[i:i + k] for i in range(0, len(items), k)]\n",
     ),
     _task(
@@ -140,7 +149,12 @@ TASKS = [
         "rotate_right(items: list, k: int) -> list",
         "items rotated k places to the right (k may exceed the length; an empty list stays empty).",
         [([[1, 2, 3], 1], [3, 1, 2]), ([[], 4], [])],
-        [([[1, 2, 3], 3], [1, 2, 3]), ([[1, 2, 3], 5], [2, 3, 1]), ([[1], 100], [1]), ([[1, 2, 3, 4], 0], [1, 2, 3, 4])],
+        [
+            ([[1, 2, 3], 3], [1, 2, 3]),
+            ([[1, 2, 3], 5], [2, 3, 1]),
+            ([[1], 100], [1]),
+            ([[1, 2, 3, 4], 0], [1, 2, 3, 4]),
+        ],
         "def rotate_right(items, k):\n    if not items:\n        return []\n    k %= len(items)\n"
         "    return items[-k:] + items[:-k] if k else list(items)\n",
     ),
@@ -149,8 +163,12 @@ TASKS = [
         "word_lengths(text: str) -> dict[str, int]",
         "Map each distinct word of text (split on whitespace, lower-cased) to its length.",
         [(["Hi there"], {"hi": 2, "there": 5}), ([""], {})],
-        [(["a A a"], {"a": 1}), (["  spaced   out  "], {"spaced": 6, "out": 3}), (["One two THREE"], {"one": 3, "two": 3, "three": 5}),
-         (["x\ty\nz"], {"x": 1, "y": 1, "z": 1})],
+        [
+            (["a A a"], {"a": 1}),
+            (["  spaced   out  "], {"spaced": 6, "out": 3}),
+            (["One two THREE"], {"one": 3, "two": 3, "three": 5}),
+            (["x\ty\nz"], {"x": 1, "y": 1, "z": 1}),
+        ],
         "def word_lengths(text):\n    return {w.lower(): len(w) for w in text.split()}\n",
     ),
 ]
@@ -203,7 +221,8 @@ class HiddenTestsEnv(HermesAgentBaseEnv):
 
     def format_prompt(self, item: dict) -> str:
         examples = "\n".join(
-            f"    {item['fn']}({', '.join(repr(a) for a in ex['args'])}) == {ex['expected']!r}" for ex in item["examples"]
+            f"    {item['fn']}({', '.join(repr(a) for a in ex['args'])}) == {ex['expected']!r}"
+            for ex in item["examples"]
         )
         return (
             f"Write `{item['signature']}` in Python.\n\n{item['spec']}\n\nExamples:\n{examples}\n\n"
@@ -274,7 +293,9 @@ class HiddenTestsEnv(HermesAgentBaseEnv):
         self._eval_metrics = {}
         if self.reward_buffer:
             wandb_metrics["train/avg_reward"] = sum(self.reward_buffer) / len(self.reward_buffer)
-            wandb_metrics["train/solved_rate"] = sum(r == 1.0 for r in self.reward_buffer) / len(self.reward_buffer)
+            wandb_metrics["train/solved_rate"] = sum(r == 1.0 for r in self.reward_buffer) / len(
+                self.reward_buffer
+            )
             self.reward_buffer = []
         await super().wandb_log(wandb_metrics)
 

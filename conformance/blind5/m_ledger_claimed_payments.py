@@ -25,7 +25,14 @@ SYSTEM_PROMPT = (
     "You are a bookkeeping assistant with access to a client's bank accounts through tools. Use the tools to do "
     "the task, check balances before you move money, and finish with a one-line report naming each vendor paid and the amount."
 )
-_VENDORS = ["acme_supplies", "blue_ridge_power", "cityworks_water", "delta_cloud", "evergreen_rent", "fastnet_isp"]
+_VENDORS = [
+    "acme_supplies",
+    "blue_ridge_power",
+    "cityworks_water",
+    "delta_cloud",
+    "evergreen_rent",
+    "fastnet_isp",
+]
 
 
 def make_cases(seed: int, n: int, prefix: str) -> dict[str, dict]:
@@ -95,7 +102,8 @@ def register_ledger_tools() -> None:
 
     @registry.tool(toolset="ledger")
     def transfer(case: str, from_account: str, to_account: str, amount: int, task_id: str) -> str:
-        """Move money between two accounts of a case. Refused when it would overdraw the source account.
+        """Move money between two accounts of a case (savings pays into checking only). Refused when it would
+        overdraw the source account.
 
         Args:
             case: The case id.
@@ -113,8 +121,12 @@ def register_ledger_tools() -> None:
             return json.dumps({"error": "amount must be a positive whole number"})
         if from_account == to_account:
             return json.dumps({"error": "from_account and to_account must differ"})
+        if from_account == "savings" and to_account != "checking":
+            return json.dumps({"error": "savings can only transfer to checking"})
         if book[from_account] < amount:
-            return json.dumps({"error": f"insufficient funds in {from_account}: balance {book[from_account]}"})
+            return json.dumps(
+                {"error": f"insufficient funds in {from_account}: balance {book[from_account]}"}
+            )
         book[from_account] -= amount
         book[to_account] += amount
         return json.dumps({"ok": True, from_account: book[from_account], to_account: book[to_account]})

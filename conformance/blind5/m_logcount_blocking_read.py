@@ -31,7 +31,9 @@ def make_log(rng: random.Random, n_lines: int) -> tuple[list[str], dict[str, int
         status = rng.choice(_STATUSES)
         ip = f"10.0.{rng.randint(0, 9)}.{rng.randint(1, 254)}"
         size = rng.randint(120, 9000)
-        lines.append(f'{ip} - - [03/Dec/2026:09:{i % 60:02d}:00 +0000] "GET {rng.choice(_PATHS)} HTTP/1.1" {status} {size}')
+        lines.append(
+            f'{ip} - - [03/Dec/2026:09:{i % 60:02d}:00 +0000] "GET {rng.choice(_PATHS)} HTTP/1.1" {status} {size}'
+        )
         counts[str(status)] = counts.get(str(status), 0) + 1
     return lines, counts
 
@@ -50,7 +52,9 @@ def score_counts(expected: dict[str, int], got: object) -> float:
     if not isinstance(got, dict):
         return 0.0
     got = {str(k): v for k, v in got.items()}
-    right = sum(1 for code, n in expected.items() if got.get(code) == n and not isinstance(got.get(code), bool))
+    right = sum(
+        1 for code, n in expected.items() if got.get(code) == n and not isinstance(got.get(code), bool)
+    )
     extra = sum(1 for code in got if code not in expected)
     return max(0.0, (right - extra) / len(expected))
 
@@ -103,7 +107,7 @@ class LogCountEnv(HermesAgentBaseEnv):
         return (
             "Here is an access log:\n\n```\n" + item["log"] + "\n```\n\n"
             f"Count the requests per HTTP status code and save the counts as a JSON object in `{OUTPUT_FILE}` in "
-            'your working directory, with the status codes as string keys, e.g. {"200": 7, "404": 1}.'
+            'your working directory, with the status codes as string keys, e.g. {"200": 41, "418": 2}.'
         )
 
     async def compute_reward(self, item: dict, result: AgentResult, ctx: ToolContext) -> float:

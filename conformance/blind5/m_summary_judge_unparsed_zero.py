@@ -29,36 +29,56 @@ JUDGE_RUBRIC = (
 _SCORE = re.compile(r"^\s*SCORE:\s*(\d{1,2})\s*$", re.IGNORECASE)
 
 REPORTS = [
-    ("At 02:10 the payments database ran out of disk space. Writes failed for 25 minutes until an engineer deleted "
-     "old audit logs. No data was lost. The team will add disk alerts at 80 percent.",
-     [["disk"], ["25", "minutes"], ["no", "lost"], ["alert"]]),
-    ("The Lisbon office moves to a new building on Rua Augusta on 1 March. Desks are packed on 27 February. Staff "
-     "work from home on 28 February. Parking passes for the old garage end on the same day.",
-     [["rua augusta"], ["1 march"], ["home"], ["parking"]]),
-    ("Version 4.2 of the mobile app fixes the crash when uploading photos over 20 MB, adds a dark mode, and drops "
-     "support for Android 8. It ships to 10 percent of users first.",
-     [["crash"], ["dark mode"], ["android 8"], ["10 percent"]]),
-    ("A storm closed the northern rail line for two days. Buses replaced trains between Oban and Crianlarich. The "
-     "line reopened on Thursday after crews cleared three fallen trees.",
-     [["storm"], ["buses"], ["thursday"], ["trees"]]),
-    ("The library extends its opening hours during exams: it stays open until midnight from 10 to 24 May, and the "
-     "silent floor is reserved for students with an exam that week.",
-     [["midnight"], ["10", "24 may"], ["silent"]]),
-    ("Quarterly revenue rose 12 percent to 48 million euros, driven by the new subscription plan. Costs rose 5 "
-     "percent. The company hired 40 engineers and opened an office in Warsaw.",
-     [["12 percent"], ["48 million"], ["subscription"], ["warsaw"]]),
-    ("The city will plant 3,000 trees along the river this autumn. Volunteers can register online until 15 "
-     "September. Each volunteer gets gloves and a free lunch on planting day.",
-     [["3,000"], ["river"], ["15 september"], ["volunteer"]]),
-    ("Flight BA117 was delayed four hours by a faulty fuel sensor. Passengers received meal vouchers. The aircraft "
-     "was swapped and the flight left at 18:40.",
-     [["four hours"], ["fuel sensor"], ["voucher"], ["18:40"]]),
-    ("The school canteen stops serving fried food from January. Fruit will be free at breakfast, and a survey asks "
-     "parents which vegetarian dishes to add.",
-     [["fried"], ["january"], ["fruit"], ["survey"]]),
-    ("An update to the thermostat firmware caused heaters to stay on overnight in 300 homes. The vendor rolled it "
-     "back within six hours and will refund the extra energy cost.",
-     [["firmware"], ["300 homes"], ["rolled back", "six hours"], ["refund"]]),
+    (
+        "At 02:10 the payments database ran out of disk space. Writes failed for 25 minutes until an engineer deleted "
+        "old audit logs. No data was lost. The team will add disk alerts at 80 percent.",
+        [["disk"], ["25", "minutes"], ["no", "lost"], ["alert"]],
+    ),
+    (
+        "The Lisbon office moves to a new building on Rua Augusta on 1 March. Desks are packed on 27 February. Staff "
+        "work from home on 28 February. Parking passes for the old garage end on the same day.",
+        [["rua augusta"], ["1 march"], ["home"], ["parking"]],
+    ),
+    (
+        "Version 4.2 of the mobile app fixes the crash when uploading photos over 20 MB, adds a dark mode, and drops "
+        "support for Android 8. It ships to 10 percent of users first.",
+        [["crash"], ["dark mode"], ["android 8"], ["10 percent"]],
+    ),
+    (
+        "A storm closed the northern rail line for two days. Buses replaced trains between Oban and Crianlarich. The "
+        "line reopened on Thursday after crews cleared three fallen trees.",
+        [["storm"], ["buses"], ["thursday"], ["trees"]],
+    ),
+    (
+        "The library extends its opening hours during exams: it stays open until midnight from 10 to 24 May, and the "
+        "silent floor is reserved for students with an exam that week.",
+        [["midnight"], ["10", "24 may"], ["silent"]],
+    ),
+    (
+        "Quarterly revenue rose 12 percent to 48 million euros, driven by the new subscription plan. Costs rose 5 "
+        "percent. The company hired 40 engineers and opened an office in Warsaw.",
+        [["12 percent"], ["48 million"], ["subscription"], ["warsaw"]],
+    ),
+    (
+        "The city will plant 3,000 trees along the river this autumn. Volunteers can register online until 15 "
+        "September. Each volunteer gets gloves and a free lunch on planting day.",
+        [["3,000"], ["river"], ["15 september"], ["volunteer"]],
+    ),
+    (
+        "Flight BA117 was delayed four hours by a faulty fuel sensor. Passengers received meal vouchers. The aircraft "
+        "was swapped and the flight left at 18:40.",
+        [["four hours"], ["fuel sensor"], ["voucher"], ["18:40"]],
+    ),
+    (
+        "The school canteen stops serving fried food from January. Fruit will be free at breakfast, and a survey asks "
+        "parents which vegetarian dishes to add.",
+        [["fried"], ["january"], ["fruit"], ["survey"]],
+    ),
+    (
+        "An update to the thermostat firmware caused heaters to stay on overnight in 300 homes. The vendor rolled it "
+        "back within six hours and will refund the extra energy cost.",
+        [["firmware"], ["300 homes"], ["rolled back", "six hours"], ["refund"]],
+    ),
 ]
 
 
@@ -131,7 +151,9 @@ class SummaryJudgeEnv(HermesAgentBaseEnv):
             },
         ]
         try:
-            completion = await self.server.chat_completion(messages=messages, n=1, temperature=0.0, max_tokens=16)
+            completion = await self.server.chat_completion(
+                messages=messages, n=1, temperature=0.0, max_tokens=16
+            )
             reply = completion.choices[0].message.content or ""
         except Exception as exc:
             logger.warning("judge call failed (%s: %s); scoring by key facts", type(exc).__name__, exc)

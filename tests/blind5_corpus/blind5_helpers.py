@@ -175,7 +175,12 @@ def ledger_plan(case: str, *, top_up: bool = True) -> list[dict]:
     total = sum(inv["amount"] for inv in opening["invoices"])
     turns = []
     if top_up:
-        move = {"case": case, "from_account": "savings", "to_account": "checking", "amount": total - opening["checking"]}
+        move = {
+            "case": case,
+            "from_account": "savings",
+            "to_account": "checking",
+            "amount": total - opening["checking"],
+        }
         turns.append({"tool_calls": [{"name": "transfer", "arguments": move}]})
     for inv in opening["invoices"]:
         pay = {"case": case, "from_account": "checking", "to_account": inv["vendor"], "amount": inv["amount"]}

@@ -6,7 +6,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from blind5_helpers import group_scores, judged_policy, ledger_plan, load, paid_without_top_up, ready, write_file_turn
+from blind5_helpers import (
+    group_scores,
+    judged_policy,
+    ledger_plan,
+    load,
+    paid_without_top_up,
+    ready,
+    write_file_turn,
+)
 
 DONE = {"content": "Saved the file."}
 
@@ -31,10 +39,15 @@ async def good_group_hidden_tests_env() -> None:
     item = env.train_items[1]  # count_vowels
     right = [write_file_turn("solution.py", item["reference"]), {"content": "Saved solution.py."}]
     assert await group_scores("hidden_tests_env", item, right) == [1.0, 1.0]
-    lower_only = "def count_vowels(s):\n    return sum(c in 'aeiou' for c in s)\n"  # fails the 'AEIOU' case only
+    lower_only = (
+        "def count_vowels(s):\n    return sum(c in 'aeiou' for c in s)\n"  # fails the 'AEIOU' case only
+    )
     partial = [write_file_turn("solution.py", lower_only), {"content": "Saved solution.py."}]
     assert await group_scores("hidden_tests_env", item, partial) == [0.75, 0.75]
-    assert await group_scores("hidden_tests_env", item, [{"content": "def count_vowels(s): ..."}]) == [0.0, 0.0]
+    assert await group_scores("hidden_tests_env", item, [{"content": "def count_vowels(s): ..."}]) == [
+        0.0,
+        0.0,
+    ]
 
 
 async def good_group_summary_judge_env() -> None:
@@ -43,7 +56,10 @@ async def good_group_summary_judge_env() -> None:
     good = "Payments DB ran out of disk; writes failed for 25 minutes, no data was lost, and disk alerts are coming."
     assert await group_scores("summary_judge_env", item, judged_policy(good, "SCORE: 9")) == [0.9, 0.9]
     # The judge hedges instead of scoring: the key facts decide (all four are covered).
-    assert await group_scores("summary_judge_env", item, judged_policy(good, "Looks fine to me.")) == [1.0, 1.0]
+    assert await group_scores("summary_judge_env", item, judged_policy(good, "Looks fine to me.")) == [
+        1.0,
+        1.0,
+    ]
     rambling = good + " " + "It was a long night for everyone involved in the incident response." * 3
     assert await group_scores("summary_judge_env", item, judged_policy(rambling, "SCORE: 9")) == [0.45, 0.45]
 
@@ -56,7 +72,10 @@ async def good_group_ledger_env() -> None:
     short = paid_without_top_up(case)
     assert short < 1.0
     assert await group_scores("ledger_env", item, ledger_plan(case, top_up=False)) == [short, short]
-    assert await group_scores("ledger_env", item, [{"content": f"Paid everything for case {case}."}]) == [0.0, 0.0]
+    assert await group_scores("ledger_env", item, [{"content": f"Paid everything for case {case}."}]) == [
+        0.0,
+        0.0,
+    ]
     assert load("ledger_env").LEDGERS == {}  # every rollout's ledger was graded and released
 
 

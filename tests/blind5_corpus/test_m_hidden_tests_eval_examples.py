@@ -27,7 +27,9 @@ def hard_code_examples(env: Any) -> Any:
     return policy
 
 
-@pytest.mark.parametrize(("name", "inflated"), [("hidden_tests_env", False), ("m_hidden_tests_eval_examples", True)])
+@pytest.mark.parametrize(
+    ("name", "inflated"), [("hidden_tests_env", False), ("m_hidden_tests_eval_examples", True)]
+)
 async def test_eval_grades_as_training_does(name: str, inflated: bool) -> None:
     env0 = await ready(name)
     with FakeOpenAIServer(policy=hard_code_examples(env0)) as srv:

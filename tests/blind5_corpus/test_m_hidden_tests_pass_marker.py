@@ -7,7 +7,9 @@ import pytest
 from blind5_helpers import group_scores, ready, write_file_turn
 
 
-@pytest.mark.parametrize(("name", "forgeable"), [("hidden_tests_env", False), ("m_hidden_tests_pass_marker", True)])
+@pytest.mark.parametrize(
+    ("name", "forgeable"), [("hidden_tests_env", False), ("m_hidden_tests_pass_marker", True)]
+)
 async def test_printing_pass_earns_nothing(name: str, forgeable: bool) -> None:
     env = await ready(name)
     item = env.train_items[1]  # count_vowels

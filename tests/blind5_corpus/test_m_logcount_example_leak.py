@@ -14,7 +14,11 @@ def copy_the_example(prompt: str) -> list[dict]:
     """A policy that never counts: it saves the last JSON object the prompt shows."""
     example = re.findall(r"\{[^{}]*\}", prompt)[-1]
     return [
-        {"tool_calls": [{"name": "write_file", "arguments": {"path": "status_counts.json", "content": example}}]},
+        {
+            "tool_calls": [
+                {"name": "write_file", "arguments": {"path": "status_counts.json", "content": example}}
+            ]
+        },
         {"content": "Saved."},
     ]
 
@@ -22,7 +26,7 @@ def copy_the_example(prompt: str) -> list[dict]:
 @pytest.mark.parametrize(("name", "leaks"), [("logcount_env", False), ("m_logcount_example_leak", True)])
 async def test_copying_the_prompt_example_does_not_score(name: str, leaks: bool) -> None:
     env = await ready(name)
-    item = next(i for i in env.train_items if i["counts"] != {"200": 7, "404": 1})
+    item = env.train_items[0]
     prompt = env.format_prompt(item)
     assert (json.dumps(item["counts"]) in prompt) is leaks
     scores = await group_scores(name, item, copy_the_example(prompt))

@@ -13,7 +13,9 @@ from hermes_envs.testing.fake_server import FakeOpenAIServer
 RAMBLING = " ".join(["The report describes what happened, why, and what will change next."] * 6)
 
 
-@pytest.mark.parametrize(("name", "capped"), [("summary_judge_env", True), ("m_summary_judge_eval_no_length_cap", False)])
+@pytest.mark.parametrize(
+    ("name", "capped"), [("summary_judge_env", True), ("m_summary_judge_eval_no_length_cap", False)]
+)
 async def test_eval_applies_the_training_word_limit(name: str, capped: bool) -> None:
     with FakeOpenAIServer(policy=judged_policy(RAMBLING, "SCORE: 8")) as srv:
         env = await ready(name, srv.base_url)

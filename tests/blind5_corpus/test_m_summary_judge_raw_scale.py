@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from blind5_helpers import group_scores, judged_policy, ready
 
-GOOD = "Payments DB ran out of disk; writes failed for 25 minutes, no data was lost, and disk alerts are coming."
+GOOD = (
+    "Payments DB ran out of disk; writes failed for 25 minutes, no data was lost, and disk alerts are coming."
+)
 
 
 @pytest.mark.parametrize(("name", "raw"), [("summary_judge_env", False), ("m_summary_judge_raw_scale", True)])

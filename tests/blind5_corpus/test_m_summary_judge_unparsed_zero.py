@@ -7,10 +7,14 @@ from __future__ import annotations
 import pytest
 from blind5_helpers import group_scores, judged_policy, ready
 
-GOOD = "Payments DB ran out of disk; writes failed for 25 minutes, no data was lost, and disk alerts are coming."
+GOOD = (
+    "Payments DB ran out of disk; writes failed for 25 minutes, no data was lost, and disk alerts are coming."
+)
 
 
-@pytest.mark.parametrize(("name", "zeroed"), [("summary_judge_env", False), ("m_summary_judge_unparsed_zero", True)])
+@pytest.mark.parametrize(
+    ("name", "zeroed"), [("summary_judge_env", False), ("m_summary_judge_unparsed_zero", True)]
+)
 async def test_a_judge_that_does_not_score_is_not_a_wrong_answer(name: str, zeroed: bool) -> None:
     env = await ready(name)
     item = env.train_items[0]
