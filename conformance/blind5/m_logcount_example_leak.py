@@ -114,12 +114,8 @@ class LogCountEnv(HermesAgentBaseEnv):
     async def compute_reward(self, item: dict, result: AgentResult, ctx: ToolContext) -> float:
         # The verdict comes from the file the rollout left behind, not from what the model says it did.
         try:
-            text = await ctx.aread_file(OUTPUT_FILE)
-        except (FileNotFoundError, IsADirectoryError, PermissionError):
-            return 0.0
-        try:
-            got = json.loads(text)
-        except json.JSONDecodeError:
+            got = json.loads(await ctx.aread_file(OUTPUT_FILE))
+        except (OSError, ValueError):  # missing, unreadable, too large or not JSON: the work is not there
             return 0.0
         return score_counts(item["counts"], got)
 
