@@ -241,7 +241,7 @@ def test_a_reward_whose_cost_falls_with_the_reply_is_a_warning(monkeypatch: pyte
     import re
     import time
 
-    from hermes_envs.conformance.checks import metamorphic
+    from hermes_envs.conformance.checks import reward_cost
 
     tag = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
 
@@ -253,7 +253,7 @@ def test_a_reward_whose_cost_falls_with_the_reply_is_a_warning(monkeypatch: pyte
     # The kit scores each reply twice (HC404), so the full reply costs two scans (twice the bound) and half the reply
     # two quarter-scans (half the bound): a factor of two either side absorbs a loaded machine's noise. (A bound of
     # half a scan put the half reply exactly on it, and CI's overhead tipped it over.)
-    monkeypatch.setattr(metamorphic, "COST_CPU_SECONDS", sorted(one_scan() for _ in range(3))[1])
+    monkeypatch.setattr(reward_cost, "COST_CPU_SECONDS", sorted(one_scan() for _ in range(3))[1])
     env = CORPUS / "blind" / "element_quiz_env.py"
     with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC413"])) as session:
         outcome = session.run("HC413")
@@ -266,9 +266,9 @@ def test_a_reward_whose_cost_falls_with_the_reply_is_a_warning(monkeypatch: pyte
 def test_a_reward_as_slow_on_half_the_reply_is_an_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hermes_envs.conformance.checks import metamorphic
+    from hermes_envs.conformance.checks import reward_cost
 
-    monkeypatch.setattr(metamorphic, "COST_CPU_SECONDS", 0.2)
+    monkeypatch.setattr(reward_cost, "COST_CPU_SECONDS", 0.2)
     env = tmp_path / "costly_quiz_env.py"
     env.write_text(_BURNS_ON_LONG_REPLIES.replace("{burn}", "0.4"))
     monkeypatch.syspath_prepend(str(CORPUS / "blind"))

@@ -22,19 +22,17 @@ confirmed``). The default run checks the first proven item; ``--thorough`` check
 
 from __future__ import annotations
 
-import time
 from typing import Any, TypeGuard
 
 from hermes_envs.conformance._cases import Case, CaseRun, fmt_score, json_safe, run_case, script_of
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
 from hermes_envs.conformance._observations.origin import (
-    CheckOrigin,
     EnvOrigin,
     GoldOrigin,
     Origin,
     TwinOrigin,
 )
-from hermes_envs.conformance._observations.rollouts import probe_items, run_probe
+from hermes_envs.conformance._observations.rollouts import probe_items
 from hermes_envs.conformance._observations.scoring import (
     Controls,
     EnvTranscripts,
@@ -43,27 +41,15 @@ from hermes_envs.conformance._observations.scoring import (
     ScoredRollout,
     item_key,
     numeric,
-    score_rollout,
 )
 from hermes_envs.conformance._observations.training import TrainingScan
-from hermes_envs.conformance._probes import say
 from hermes_envs.conformance._registry import SCORE_PREREQUISITES, check
 from hermes_envs.conformance._session import EnvSession
 from hermes_envs.conformance._text import short
 from hermes_envs.conformance.checks.field_relations import nested_field_relation, omitted_field_relation
 from hermes_envs.conformance.checks.non_answers import fragment_relation, unreadable_relation
+from hermes_envs.conformance.checks.reward_cost import cost_relation
 from hermes_envs.env._prompt import format_prompt_of
-
-#: CPU seconds (the loop thread's own, which a loaded machine does not inflate) one compute_reward call may spend
-#: on a hostile reply before it is re-measured; twice over, and still over on half the reply, is an error.
-COST_CPU_SECONDS = 5.0
-#: Replies that make a careless parser backtrack or recurse: long digit runs, nested markup, open tags. Each is
-#: (what, repeated unit, count, tail), so the same reply can be built at half its size.
-HOSTILE_REPLIES = (
-    ("a {n:,}-digit run", "1", 30_000, "!"),
-    ("{n:,} nested \\boxed{{", "\\boxed{", 3_000, ""),
-    ("{n:,} open <answer> tags", "<answer>", 5_000, ""),
-)
 
 
 def proven(s: EnvSession) -> list[ScoredRollout[EnvOrigin | GoldOrigin]]:
@@ -424,48 +410,6 @@ def _item_blind(s: EnvSession, gold: ScoredRollout[GoldOrigin], twin: ScoredRoll
     )
 
 
-def _scoring_cpu(s: EnvSession, item: Any, text: str) -> float:
-    """CPU seconds the loop thread spends in compute_reward on one reply ``text``."""
-    result, task_id = run_probe(s, item, say(text), 2, "hostile", "cases")
-    start = time.thread_time()
-    score_rollout(s, item, result, task_id, CheckOrigin("a hostile reply"), "cases")
-    return time.thread_time() - start
-
-
-def _cost(s: EnvSession, item: Any) -> Finding | None:
-    """compute_reward on hostile replies: CPU time measured on the loop thread, re-measured before it counts.
-
-    Over the bound twice is an error only when half the reply is over it too: a blow-up (nested quantifiers,
-    recursion) that no reply length makes safe. A cost that falls with the reply (a lazy ``<answer>(.*?)</answer>``
-    rescanning the text from each open tag, as many correct envs write) is a warning: the env's token budget may
-    keep replies short enough."""
-    for what, unit, count, tail in HOSTILE_REPLIES:
-        spent = [_scoring_cpu(s, item, unit * count + tail)]
-        if spent[0] > COST_CPU_SECONDS:
-            spent.append(_scoring_cpu(s, item, unit * count + tail))
-        if min(spent) <= COST_CPU_SECONDS:
-            continue
-        half = _scoring_cpu(s, item, unit * (count // 2) + tail)
-        blowup = half > COST_CPU_SECONDS
-        return Finding(
-            "HC413",
-            f"compute_reward should score any reply in bounded time; on {what.format(n=count)} it spent "
-            f"{spent[0]:.1f} s and {spent[1]:.1f} s of CPU (twice over {COST_CPU_SECONDS:g} s), and {half:.1f} s on "
-            f"half that reply, on item {short(item, 90)}: a model that writes such a reply stalls every rollout"
-            + (
-                "."
-                if blowup
-                else " (a warning: the cost falls with the reply's length, so the env's token budget may keep "
-                "real replies cheap enough)."
-            ),
-            "avoid nested quantifiers in regexes ((\\d+)*, (a+)+), cap the text you parse (e.g. the last 2,000 "
-            "characters), and parse nesting with a loop, not recursion.",
-            Severity.ERROR if blowup else Severity.WARNING,
-            subject="relation: cost on a hostile reply",
-        )
-    return None
-
-
 #: Verdicts the fake judge tries, in the shapes judges are usually told to answer in, until the reward accepts one.
 JUDGE_VERDICTS = ("7", "Score: 7/10", '{"score": 7}', "<score>7</score>", "YES", "Rating: 7")
 
@@ -601,7 +545,7 @@ def reward_relations(s: EnvSession) -> list[Finding]:
                             findings.append(relation)
             elif numeric(twin.score) and numeric(entry.score) and twin.score >= entry.score - 1e-9:
                 findings.append(_item_blind(s, entry, twin))
-        cost = _cost(s, entry.item)
+        cost = cost_relation(s, entry.item)
         if cost is not None:
             findings.append(cost)
     return findings
