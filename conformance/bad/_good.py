@@ -63,3 +63,4 @@ ExpressionEnv = _load("expression_env").ExpressionEnv
 Unreadable = _load("expression_env").Unreadable
 evaluate_expression = _load("expression_env").evaluate_expression
 last_fence = _load("expression_env").last_fence
+TallyFileEnv = _load("tally_file_env").TallyFileEnv

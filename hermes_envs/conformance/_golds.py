@@ -28,6 +28,7 @@ __all__ = [
     "gold_value",
     "gold_positives",
     "prompt_formats",
+    "prompt_paths",
     "scalar_fields",
     "structured_fields",
     "structured_renderings",
@@ -219,6 +220,79 @@ def _param_names(function: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     return (params.get("properties") or {}), list(params.get("required") or [])
 
 
+#: A file name the prompt names ("save it as `solution.py`", "write answer.json"): quoted, or with a usual extension.
+_QUOTED_PATH = re.compile(r"[`'\"]([\w.\-/]+\.[A-Za-z]\w{0,5})[`'\"]")
+_BARE_PATH = re.compile(
+    r"(?<![\w/.:-])([\w\-]+(?:/[\w.\-]+)*\.(?:json|jsonl|txt|md|csv|tsv|py|sh|sql|ya?ml|toml|html|xml|log|out))\b"
+)
+#: File answers tried per item (each is a rollout scored by the reward): two paths, two contents.
+MAX_PROMPT_FILES = 4
+
+
+def prompt_paths(prompt: str) -> list[str]:
+    """Relative file names the prompt tells the model to write (at most two; no URL, no absolute path)."""
+    found = [*_QUOTED_PATH.findall(prompt), *_BARE_PATH.findall(prompt)]
+    out = [p for p in dict.fromkeys(found) if not p.startswith("/") and "://" not in p and ".." not in p]
+    return out[:2]
+
+
+def _file_contents(item: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field, text) an answer file may hold: answer-like fields as text (JSON for a dict or list), then the
+    item's other dict / list fields as JSON (a record of counts, a list of names)."""
+    ranked = sorted(item.items(), key=lambda kv: _rank(str(kv[0])))
+    out = []
+    for key, value in ranked:
+        answer_like = _rank(str(key)) < len(ANSWER_FIELDS)
+        if isinstance(value, (dict, list)) and value:
+            try:
+                out.append((str(key), json.dumps(value)))
+            except (TypeError, ValueError):
+                continue
+        elif answer_like and isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            text = str(value)
+            if text.strip() and len(text) <= 20_000:
+                out.append((str(key), text if text.endswith("\n") or "\n" not in text else text + "\n"))
+    return out
+
+
+def _prompt_file_positives(item: Any, tools: list[dict[str, Any]], prompt: str) -> list[Positive]:
+    """The env's file tool writing an answer field (or a record of the item, as JSON) to a file the prompt names,
+    then "Done.": the shape of tasks whose reward reads the file the model was told to write."""
+    raw = item if isinstance(item, dict) else {}
+    named = [p for p in prompt_paths(prompt) if p not in raw.values()]
+    contents = _file_contents(raw)[:2]
+    for tool in tools if named and contents else []:
+        function = tool.get("function", tool)
+        props, required = _param_names(function)
+        path_param = next((p for p in _PATH_PARAMS if p in props), None)
+        content_param = next((p for p in _CONTENT_PARAMS if p in props), None)
+        if not (path_param and content_param and set(required) <= {path_param, content_param}):
+            continue
+        name = function.get("name", "")
+        return [
+            Positive(
+                f"tool {name} writing field {field!r} to {path!r} (the file the prompt names)",
+                play(
+                    [
+                        {
+                            "content": "",
+                            "tool_calls": [
+                                {"name": name, "arguments": {path_param: path, content_param: text}}
+                            ],
+                        },
+                        {"content": "Done."},
+                    ]
+                ),
+                "tool",
+                field=field,
+                value=text,
+                kind="file",
+            )
+            for path, (field, text) in [(p, c) for p in named for c in contents][:MAX_PROMPT_FILES]
+        ]
+    return []
+
+
 def _tool_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
     """Tool calls a correct rollout would make: parameters named like item fields; a file tool writing a text
     field to a path field; a terminal tool running a command-like field."""
@@ -285,7 +359,8 @@ def _tool_positives(item: Any, tools: list[dict[str, Any]]) -> list[Positive]:
 
 def gold_positives(item: Any, tools: list[dict[str, Any]], prompt: str = "") -> list[Positive]:
     """Gold-answer probes for ``item``: tool calls built from its fields, structured fields as JSON, then each
-    scalar field in each answer shape, the common ones first, then those its ``prompt`` asks for."""
+    scalar field in each answer shape, the common ones first, then those its ``prompt`` asks for; last, an
+    answer written to the file the prompt names."""
     positives = _tool_positives(item, tools)
     for name, kind, value in structured_fields(item):
         for text in structured_renderings(kind, value):
@@ -318,7 +393,7 @@ def gold_positives(item: Any, tools: list[dict[str, Any]], prompt: str = "") -> 
                     template=template,
                 )
             )
-    return positives
+    return positives + _prompt_file_positives(item, tools, prompt)
 
 
 def derivable(item: Any) -> bool:

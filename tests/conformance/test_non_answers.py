@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from hermes_envs.conformance import EnvSession, Settings, Status
-from hermes_envs.conformance._golds import prompt_formats
 
 from .corpus import CORPUS, CORPUS_SETTINGS
 
@@ -45,27 +44,6 @@ def test_an_unreadable_answer_earns_no_more_than_a_wrong_one(case: str, tmp_path
         assert finding.subject == "relation: an unreadable answer"
         assert "((( ???" in finding.message and "0.5" in finding.message
         assert finding.counterexample is not None
-
-
-def test_the_gold_is_written_in_the_fence_the_prompt_asks_for() -> None:
-    env = CORPUS / "good" / "expression_env.py"
-    with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC407"])) as session:
-        outcome = session.run("HC407")
-    assert outcome.status is Status.PASSED, (outcome.note, [f.render() for f in outcome.findings])
-
-
-@pytest.mark.parametrize(
-    ("prompt", "templates"),
-    [
-        ("End with your query in a ```sql block.", ["```sql\n{v}\n```"]),
-        ("Put the code in a code block.", ["```\n{v}\n```"]),
-        ("Reply as <final>your answer</final>.", ["<final>{v}</final>"]),
-        ("Reply as <answer>x</answer> after <think>...</think>.", []),
-        ("What is 2 + 2?", []),
-    ],
-)
-def test_prompt_formats_are_the_shapes_the_prompt_names(prompt: str, templates: list[str]) -> None:
-    assert [t for _shape, t in prompt_formats(prompt)] == templates
 
 
 _IN = (CORPUS / "bad" / "reply_in_answer.py").read_text()

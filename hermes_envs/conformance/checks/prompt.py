@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import re
 
 from hermes_envs.conformance._findings import Finding, NotApplicable, Severity
@@ -123,7 +124,8 @@ def answer_not_in_prompt(s: EnvSession) -> list[Finding]:
 
     if not s.is_hermes_env():
         raise NotApplicable("the env has no format_prompt (not an agent env)")
-    gold = [e for e in s.observe(GoldProbes).gold if e.origin.source == "field"]
+    # A field answer, or a file the env's reward read that held a field (its value written to the named file).
+    gold = [e for e in s.observe(GoldProbes).gold if e.origin.field and e.origin.source in ("field", "tool")]
     if not gold:
         raise NotApplicable("no item field was shown to be the answer (see HC407)")
     field = gold[0].origin.field
@@ -131,8 +133,10 @@ def answer_not_in_prompt(s: EnvSession) -> list[Finding]:
     pairs = []
     for item in s.observe(TrainingScan).items[:50]:
         if isinstance(item, dict) and field in item:
+            value = item[field]
             try:
-                pairs.append((str(item[field]).strip(), format_prompt_of(env, item)))
+                text = json.dumps(value) if isinstance(value, (dict, list)) else str(value).strip()
+                pairs.append((text, format_prompt_of(env, item)))
             except Exception:
                 continue
     if len(pairs) < 2:
