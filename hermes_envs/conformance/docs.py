@@ -43,8 +43,9 @@ and gold-answer probes (each string/number field of the item written as an answe
 tool's parameters share names with item fields — a call to that tool with those values).
 Gold answers are derived for more task shapes: dict and list fields written as JSON (and a list as "a, b, c"), a
 path field and a text field written with the env's file tool, a command-like answer field run with its terminal
-tool, and any field in the answer shape the env's own prompt names (a code fence such as "```sql", a tag pair such as
-`<final>...</final>`). When no gold can be derived and the env ships no `conformance_transcripts()`, HC407 is *not applicable*
+tool, any field in the answer shape the env's own prompt names (a code fence such as "```sql", a tag pair such as
+`<final>...</final>`), and, last, an answer field (or the item's record as JSON) written with the env's file tool to
+a relative file the prompt names (`solution.py`, `counts.json`). When no gold can be derived and the env ships no `conformance_transcripts()`, HC407 is *not applicable*
 (with a note), never an error: "every probe scored 0" then says the probes found no answer, not that the reward
 is wrong. Structured golds bring their own negative control: the empty object / list of the answer's shape.
 
