@@ -64,3 +64,4 @@ Unreadable = _load("expression_env").Unreadable
 evaluate_expression = _load("expression_env").evaluate_expression
 last_fence = _load("expression_env").last_fence
 TallyFileEnv = _load("tally_file_env").TallyFileEnv
+ScriptHiddenTestsEnv = _load("script_hidden_tests_env").ScriptHiddenTestsEnv

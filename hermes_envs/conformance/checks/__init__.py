@@ -11,6 +11,7 @@ from hermes_envs.conformance.checks import (  # noqa: F401
     failed_work,
     fault_state,
     faults,
+    forged_program,
     fuzz,
     host,
     isolation,
