@@ -176,6 +176,9 @@ def make_worker(path: str, class_name: str | None, settings: dict[str, Any], dis
                 )  # fmt: skip
                 return
             channel.send({"ev": "outcome", "record": outcome_to_dict(outcome)})
+            # As run_all does: once the env has loaded, the checks still to run start their background work
+            # (HC404's other-seed interpreters, whose import then overlaps the checks before HC404).
+            session.prepare_pending()
         with session.timed("close"), contextlib.suppress(Exception):
             session.close()
             from hermes_envs.tools.sandbox import cleanup_all_sandboxes

@@ -47,6 +47,7 @@ class CheckScheduler:
     def __init__(self, session: CheckContext) -> None:
         self.session = session
         self.outcomes: dict[str, Outcome] = {}
+        self._prepared = False
 
     @property
     def settings(self) -> Settings:
@@ -188,18 +189,23 @@ class CheckScheduler:
 
     def run_all(self) -> list[Outcome]:
         """Run every selected check; one failure never hides the others. Once the env class has loaded, the
-        ``prepare`` hooks of the checks still to run start their background work (see CheckInfo.prepare)."""
-        ids = self.selected()
-        hooks = [i for i in ids if CHECKS[i].prepare is not None]
+        ``prepare`` hooks of the checks still to run start their background work (see :meth:`prepare_pending`)."""
         outcomes = []
-        for check_id in ids:
+        for check_id in self.selected():
             outcomes.append(self.run(check_id))
-            if hooks and self.session.env_cls is not None:
-                for hook_id in hooks:
-                    if hook_id not in self.outcomes and self._runs(hook_id):
-                        self._prepare(hook_id)
-                hooks = []
+            self.prepare_pending()
         return outcomes
+
+    def prepare_pending(self) -> None:
+        """Once per run, as soon as the env class has loaded: the ``prepare`` hooks of the selected checks not run
+        yet start their background work (see CheckInfo.prepare). A run that calls :meth:`run` check by check (the
+        contained worker) calls this after each check, as :meth:`run_all` does."""
+        if self._prepared or self.session.env_cls is None:
+            return
+        self._prepared = True
+        for hook_id in self.selected():
+            if CHECKS[hook_id].prepare is not None and hook_id not in self.outcomes and self._runs(hook_id):
+                self._prepare(hook_id)
 
     def _runs(self, check_id: str) -> bool:
         """Whether ``check_id`` will run its own code (not skipped as ignored or as a --thorough oracle)."""

@@ -247,6 +247,11 @@ class EnvSession:
         """Run every selected check; one failure never hides the others."""
         return self.scheduler.run_all()
 
+    def prepare_pending(self) -> None:
+        """Start the background work of the checks still to run, once the env class has loaded (a run that calls
+        :meth:`run` check by check calls this after each one, as :meth:`run_all` does)."""
+        self.scheduler.prepare_pending()
+
     def is_ignored(self, check_id: str) -> bool:
         """True when the run ignores ``check_id`` (settings or the env's conformance_ignore, unless forced)."""
         return self.scheduler.is_ignored(check_id)

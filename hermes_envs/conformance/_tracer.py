@@ -9,6 +9,7 @@ ends its own process still has its effects named.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -90,8 +91,12 @@ _OURS = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 def _is_secret_name(name: object) -> bool:
     """A word of the name (split at ``_`` and other separators) ends with a credential word: ``HF_TOKEN``,
     ``OPENAI_APIKEY``, ``DB_PASSWORDS``; not ``TOKENIZERS_PARALLELISM`` (a substring test took that for a token)."""
-    if not isinstance(name, str):
-        return False
+    return isinstance(name, str) and _secret_words_in(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_words_in(name: str) -> bool:
+    """(Cached: the framework and its libraries read the same few variables thousands of times per check run.)"""
     parts = [p for p in re.split(r"[^A-Z0-9]+", name.upper()) if p]
     return any(p.endswith(word) or p.endswith(word + "S") for p in parts for word in _SECRET_WORDS)
 

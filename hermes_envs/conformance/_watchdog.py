@@ -289,10 +289,25 @@ def is_library_file(filename: str) -> bool:
     if filename.startswith("<"):
         return True
     try:
-        resolved = str(Path(filename).resolve())
-    except OSError:
+        resolved = _resolved(filename)
+    except (OSError, ValueError):
         return True
     return resolved.startswith(_LIBRARY_ROOTS) or "site-packages" in resolved
+
+
+def _resolved(filename: str) -> str:
+    """``filename`` with symlinks resolved, as ``os.path.realpath`` gives it. The folder is resolved once per
+    folder: the first scan of ``sys.modules`` (~2,000 files in a few hundred folders) resolved every path component
+    of every file again (~0.5 s of CPU per check run)."""
+    if not os.path.isabs(filename) or ".." in filename or os.path.islink(filename):
+        return os.path.realpath(filename)
+    folder, name = os.path.split(filename)
+    return os.path.join(_real_folder(folder), name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_folder(folder: str) -> str:
+    return os.path.realpath(folder)
 
 
 def _is_loop_iteration(code: CodeType) -> bool:

@@ -68,3 +68,32 @@ def test_the_hash_seed_workers_wait_for_their_cases_and_stop_when_never_sent_any
     idle = hashseed.Workers(SET_ORDER, "ListEnv", tmp_path / "idle")
     idle.close(timeout=120)
     assert not list((tmp_path / "idle").glob("scores-*.json"))
+
+
+def test_the_contained_worker_runs_the_prepare_hooks_as_run_all_does() -> None:
+    # The contained worker (hermes-envs check) runs the checks one by one, not through run_all: it started HC404's
+    # other-seed interpreters only when HC404 itself ran, then waited for their import (~5 s of CPU each).
+    import dataclasses
+
+    from hermes_envs.conformance._container import run_contained
+
+    def prepare(s: EnvSession) -> None:
+        print("prepare", s.env_cls is not None)
+
+    def scratch(s: EnvSession) -> list[Any]:
+        print("check")
+        return []
+
+    settings = Settings(select=["HC101", "HC998"], namespaces=False)
+    with CHECK_REGISTRY.isolated():
+        check("HC998", "scratch", "a scratch check", why="a reason.", fix="a fix.", prepare=prepare)(scratch)
+        result = run_contained(  # a fork: the scratch check is registered in the worker too
+            "hermes_envs.conformance._contained:make_worker",
+            [str(EXAMPLE), None, dataclasses.asdict(settings), False],
+            start="fork",
+            namespaces=False,
+        )
+    printed = "".join(e.get("text", "") for e in result.events if e.get("ev") == "output").split()
+    assert [w for w in printed if w in ("prepare", "True", "check")] == ["prepare", "True", "check"]
+    outcomes = [e["record"]["check_id"] for e in result.events if e.get("ev") == "outcome"]
+    assert outcomes == ["HC101", "HC998"]
