@@ -2,8 +2,10 @@
 terminal tool) and the reward runs tests the model never sees against that file. The item carries a one-line
 reference solution, which the kit takes for a gold answer; saying it in text earns nothing (correctly).
 
-Regression guard for HC407 (issue 29): "every gold probe scored 0" on a task whose answer is a saved file is
-evidence about the kit's guess, so it is a warning, never an error.
+Regression guard for HC407 (issue 29): "every gold probe scored 0" on a task whose answer is a saved file was
+evidence about the kit's guess, a warning, never an error. Since the kit writes answer fields to the file the
+prompt names (solution.py), the reference is proven, and HC415 checks that a file only printing markers earns
+nothing (this reward runs asserts and reads the exit status).
 """
 
 from __future__ import annotations
@@ -11,8 +13,6 @@ from __future__ import annotations
 from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
 from environments.hermes_base_env import HermesAgentBaseEnv, HermesAgentEnvConfig
-
-EXPECTED_WARNINGS = ["HC407"]
 
 DATA = [
     {

@@ -106,7 +106,7 @@ kit's *guess* about the task is a **warning**, unless the env itself confirms th
 
 The checks are instances of four general oracles, not a list of known mistakes:
 
-- **The reward as a function** (HC402-HC407, HC410-HC413). From the best transcript the kit knows for an item (the
+- **The reward as a function** (HC402-HC407, HC410-HC413, HC415). From the best transcript the kit knows for an item (the
   env's `conformance_transcripts()`, a confirmed gold), transformations whose effect every correct reward agrees
   on: *must not matter* — the same transcript again (HC404), in another process (HC404, hash order), after other
   items were scored and with fresh task / tool-call ids (HC413), after the trainer's get_next_item() moved on
@@ -119,7 +119,8 @@ The checks are instances of four general oracles, not a list of known mistakes:
   cannot read (the gold's shape holding garbage) scoring clearly above both the wrong value and every control
   (HC413: a parse failure paid a "neutral" score), the first and the last third of the answer each keeping the full
   score (HC413: `reply in answer`, containment the wrong way round), the answer only in a
-  tool result (HC411), a search for transcripts without the answer (HC412); *cost* — finite scores (HC403) and
+  tool result (HC411), a search for transcripts without the answer (HC412), a program handed in that defines
+  nothing and only prints the strings of the env's own source (HC415: a reward grading printed output); *cost* — finite scores (HC403) and
   bounded CPU on hostile replies (HC413, re-measured). Doubts are warnings: another item's answer scoring as well
   as the item's own (HC413), every probe scoring 0 (HC407).
 - **Parity** (HC601, HC701, HC702, HC706, HC709-HC715). The same task seen two ways: concurrent vs one at a time

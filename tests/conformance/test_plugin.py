@@ -19,8 +19,9 @@ HC1 = sum(c.id.startswith("HC1") for c in all_checks())
 #: Checks that do not apply to the example env (an agent env without a judge), reported as skipped: HC506 (a judge
 #: outage), HC507 (cut-off completions of a raw env), HC414 (its reward credits no tool call: no transcript's score
 #: rests on its calls), HC904 (a raw env running the model's code), HC905 and HC605 (tools of the env's own: it has
-#: none), HC715 (a resumed checkpoint: it overrides no save_checkpoint).
-NOT_APPLICABLE = 7
+#: none), HC715 (a resumed checkpoint: it overrides no save_checkpoint), HC415 (a forged program: its answers are
+#: numbers, not programs).
+NOT_APPLICABLE = 8
 
 pytest_plugins = ["pytester"]
 
