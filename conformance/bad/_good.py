@@ -65,3 +65,5 @@ evaluate_expression = _load("expression_env").evaluate_expression
 last_fence = _load("expression_env").last_fence
 TallyFileEnv = _load("tally_file_env").TallyFileEnv
 ScriptHiddenTestsEnv = _load("script_hidden_tests_env").ScriptHiddenTestsEnv
+RubricJudgeEnv = _load("rubric_judge_env").RubricJudgeEnv
+rubric_final = _load("rubric_judge_env")._final

@@ -284,6 +284,8 @@ def reward_range(s: EnvSession) -> list[Finding]:
             )
     if findings:
         return findings
+    if s.is_hermes_env() and (scale := _judge_scale(s)) is not None:
+        return [scale]
     # The scores atroposlib really receives: the only ones a raw BaseEnv has, and a last look for agent envs.
     group = s.observe(CollectedGroup).group
     if not group:
@@ -302,6 +304,44 @@ def reward_range(s: EnvSession) -> list[Finding]:
                 )
             ]
     return findings
+
+
+#: A judge's top verdict in the shapes judges are told to answer in: a reward must map each into [0, 1].
+TOP_VERDICTS = ("10", "SCORE: 10", "Score: 10/10", "Rating: 10", '{"score": 10}', "<score>10</score>", "100")
+
+
+def _judge_scale(s: EnvSession) -> Finding | None:
+    """A reward that asks a judge, re-scored with the judge giving its top verdict in each usual shape: a score
+    outside [0, 1] is the judge's scale (0-10, 0-100) passed on without rescaling."""
+    from hermes_envs.conformance._cases import Case, json_safe, run_case
+
+    # (a probe whose reward raised on the kit's default judge reply is re-scored too: that reply was no verdict)
+    judged = next((e for e in s.observe(ScoredProbes).rollouts if e.model_requests), None)
+    if judged is None:
+        return None
+    transcript = [dict(m) for m in judged.result.messages]
+    for verdict in TOP_VERDICTS:
+        case = Case(
+            rule="compute_reward returns a score in [0, 1] whatever the judge answers",
+            item=judged.item,
+            scripts={"the judge's top verdict": transcript},
+            order=("the judge's top verdict",),
+            holds=(("the judge's top verdict", ">", 1.0),),
+            judge={"the judge's top verdict": {"content": verdict}},
+        )
+        run = run_case(s, case)
+        if run.violated:
+            score = run.scores["the judge's top verdict"]
+            return Finding(
+                "HC403",
+                f"compute_reward should return a finite float in [0, 1]; on probe {judged.origin.probe!r}, with the "
+                f"judge answering {verdict!r}, it returned {score!r}: the judge's scale is passed on without "
+                "rescaling.",
+                "divide the judge's grade by the top of its scale (a 0-10 score / 10) and clamp to [0, 1].",
+                subject="judge scale",
+                counterexample=case.to_json() if json_safe(case.item) else None,
+            )
+    return None
 
 
 @check(
