@@ -60,6 +60,11 @@ class Finder:
         self._at = at
         return at
 
+    @property
+    def found(self) -> int:
+        """The last query's answer (-1: none, or no query yet): a reader's copies account for what it looked at."""
+        return self._at
+
     def exhausted(self, pos: int) -> bool:
         """True when a past query already showed there is no occurrence at or after ``pos``."""
         return self._at == -1 and 0 <= self._from <= pos

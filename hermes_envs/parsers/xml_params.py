@@ -19,28 +19,24 @@ import json
 import re
 from typing import ClassVar
 
-from openai.types.chat import ChatCompletionMessageToolCall
-
-from hermes_envs.parsers._scan import CONTEXT_MARKERS, Finder, confirmed_copies
+from hermes_envs.parsers._engine import Scan
+from hermes_envs.parsers._scan import READ_MARGIN, Finder
 from hermes_envs.parsers._types import JSONObject, JSONValue, ToolSchema
 from hermes_envs.parsers._xml_scan import (
+    LOOKAHEAD,
     TOOL_CALL,
     TOOL_CALL_END,
     BrokenCall,
     Starts,
     XmlScan,
     json_or_text,
-    looping_copies,
 )
 from hermes_envs.parsers.base import (
-    MarkerScanner,
     ParseResult,
     Problems,
     ToolCallParser,
     arguments_to_json,
     excerpt,
-    finish,
-    make_tool_call,
     scan_json_at,
     skip_ws,
 )
@@ -134,105 +130,68 @@ class XmlParamsParser(ToolCallParser):
         return (TOOL_CALL,) if cls.bare_start is None else (TOOL_CALL, cls.bare_start)
 
     def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
-        starts = MarkerScanner(text, TOOL_CALL)
-        bare = MarkerScanner(text, self.bare_start) if self.bare_start else None
-
-        def next_start(pos: int) -> int:
-            a = starts.next(pos)
-            if bare is not None:
-                b = bare.next(pos)
-                if b != -1 and (a == -1 or b < a):
-                    return b
-            return a
-
-        p = next_start(0)  # (a scanner is only ever asked forwards: kept for first_call)
-        if p == -1:  # no marker at all: nothing more to set up
+        scan = Scan(text, TOOL_CALL if self.bare_start is None else (TOOL_CALL, self.bare_start))
+        if scan.first == -1:  # no marker at all: nothing more to set up
             return ParseResult(text, None)
-        scan = XmlScan(text, self)
-
-        def next_real(pos: int) -> int:
-            a = scan.real_wrapped.find(pos)
-            b = -1 if scan.real_bare is None else scan.real_bare.find(pos)
-            return a if b == -1 or (a != -1 and a < b) else b
-
-        def first_call(p: int) -> int:
-            """The first call start from the first marker ``p``; a mention of the tag in the prose before it ("I
-            will emit a <tool_call> block") stays content when a real call follows, else it is read (and reported
-            as broken). Later broken calls are read and reported: they are not prose."""
-            while p != -1 and not self.real_call_at(text, p, scan):
-                real = next_real(p + 1)
-                if real == -1:
-                    return p
-                p = next_start(real)
-            return p
-
-        first = first_call(p)
-        if first == -1:
+        tags = XmlScan(text, self)
+        scan.first = self._first_call(scan, tags)
+        if scan.first == -1:
             return ParseResult(text, None)
         schemas = ToolSchemas(tools)
-        calls: list[ChatCompletionMessageToolCall] = []
-        errors = Problems()
-        plain: bool | None = None  # no fences or reasoning blocks (checked once, when first needed)
-        index = 0
-        pos = first
-        while pos != -1:
-            index += 1
-            body = pos + len(TOOL_CALL) if text.startswith(TOOL_CALL, pos) else pos
-            listed, dropped = len(errors), errors.dropped
-            try:
-                name, args, end = self._read_call(text, body, index, schemas, scan, errors)
-            except BrokenCall as exc:
-                end = exc.resume
-                if errors.room():
-                    errors.append(f"tool call #{index} should be complete and well formed; {exc.reason()}.")
-                elif exc.local and end < len(text):
-                    # a looping model: the copies of this broken call that follow fail the same way, one period on
-                    # (fences and reasoning blocks matter only to the marker search: see confirmed_copies)
-                    nxt = next_start(end)
-                    copies = looping_copies(text, pos, max(end, exc.seen), nxt)
-                    if plain is None and copies:
-                        plain = not any(m in text for m in CONTEXT_MARKERS)
-                    if not (copies and plain):  # (the search from the last copy's resume point is made once)
-                        copies, pos = confirmed_copies(next_start, end, nxt, nxt - pos, copies)
-                        index += copies
-                        errors.dropped += copies
-                        continue
-                    index += copies
-                    errors.dropped += copies
-                    end = nxt + copies * (nxt - pos)  # the last copy's marker is found from its own start
-            else:
-                arguments = arguments_to_json(args)
-                calls.append(make_tool_call(name, arguments))
-                if end >= len(text):
-                    break
-                nxt = next_start(end)
-                # a looping model writing the same call again and again (the same text, followed by the same
-                # text): when reading it listed no problem (none, or the list is full) and looked at nothing past
-                # the copies compared, each copy reads the same, so the copies are built from this reading (each
-                # with its own call id) and their problems counted
-                probe = (pos + end) // 2  # (one probe first: the full comparison is looping_copies')
-                if (
-                    nxt > pos
-                    and listed == len(errors)
-                    and text.startswith(text[probe : probe + 8], probe + nxt - pos)
-                ):
-                    copies = looping_copies(text, pos, max(end, scan.seen(pos)), nxt)
-                    if copies:
-                        if plain is None:
-                            plain = not any(m in text for m in CONTEXT_MARKERS)
-                        if plain:
-                            following = nxt + copies * (nxt - pos)
-                        else:
-                            copies, following = confirmed_copies(next_start, end, nxt, nxt - pos, copies)
-                        calls.extend([make_tool_call(name, arguments) for _ in range(copies)])
-                        errors.dropped += copies * (errors.dropped - dropped)
-                        index += copies
-                        pos = following
-                        continue
-                pos = nxt
-                continue
-            pos = next_start(end) if end < len(text) else -1
-        return finish(text, first, calls, errors)
+        for pos in scan.segments():
+            scan.resume(self._read_segment(scan, tags, schemas, pos))
+        return scan.result()
+
+    def _first_call(self, scan: Scan, tags: XmlScan) -> int:
+        """The first call start from the first marker; a mention of the tag in the prose before it ("I will emit a
+        <tool_call> block") stays content when a real call follows, else it is read (and reported as broken).
+        Later broken calls are read and reported: they are not prose."""
+        text, p = scan.text, scan.first
+        while p != -1 and not self.real_call_at(text, p, tags):
+            real = tags.real_wrapped.find(p + 1)
+            bare = tags.real_bare
+            b = -1 if bare is None else bare.find(p + 1)
+            real = real if b == -1 or (real != -1 and real < b) else b
+            if real == -1:
+                return p
+            p = scan.markers.next(real)
+        return p
+
+    def _read_segment(self, scan: Scan, tags: XmlScan, schemas: ToolSchemas, pos: int) -> int:
+        """Read the call at the marker at ``pos``; return where the next marker is (-1: none)."""
+        text = scan.text
+        body = pos + len(TOOL_CALL) if text.startswith(TOOL_CALL, pos) else pos
+        try:
+            name, args, end = self._read_call(text, body, scan.index, schemas, tags, scan.errors)
+        except BrokenCall as exc:
+            return self._past_broken(scan, tags, pos, exc)
+        scan.call(name, arguments_to_json(args))
+        if end >= len(text):
+            return -1
+        nxt = scan.markers.next(end)
+        # what this reading looked at, for the engine's copies of it (a looping model): the cached searches and
+        # the patterns checked at their answers (a name read to LOOKAHEAD characters); one period more, so the
+        # last copy is read, not built
+        if nxt > pos:
+            seen = max(end, tags.seen(pos), nxt + len(TOOL_CALL)) + LOOKAHEAD + (nxt - pos)
+            scan.reached(seen - READ_MARGIN)
+        return nxt
+
+    def _past_broken(self, scan: Scan, tags: XmlScan, pos: int, exc: BrokenCall) -> int:
+        """Report the broken call at ``pos``, or past the error cap count it and the copies of it a looping model
+        wrote after it (the last copy is read); return where the next marker is (-1: none)."""
+        text, end = scan.text, exc.resume
+        if scan.errors.room():
+            scan.errors.append(f"tool call #{scan.index} should be complete and well formed; {exc.reason()}.")
+        elif exc.local and end < len(text):
+            # the copies fail the same way one period on (fences and reasoning blocks matter only to the marker
+            # search: the engine confirms it where they are about)
+            nxt = scan.markers.next(end)
+            if nxt > pos:
+                upto = max(end, exc.seen, nxt + len(TOOL_CALL)) + LOOKAHEAD + (nxt - pos)
+                return scan.broken_copies(pos, nxt, upto, end)[1]
+            return nxt
+        return scan.markers.next(end) if end < len(text) else -1
 
     def _read_call(
         self, text: str, pos: int, index: int, schemas: ToolSchemas, scan: XmlScan, errors: Problems

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hermes_envs.parsers._engine as engine  # (mistral and llama3_json count copies through it)
 import hermes_envs.parsers.json_tagged as json_tagged
-import hermes_envs.parsers.xml_params as xml_params
 from hermes_envs.parsers import get_parser
 
 PIECES = [
@@ -222,15 +223,25 @@ def test_bulk_counting_in_the_xml_formats_gives_what_reading_each_copy_gives(
     assert_xml_bulk_counting_exact(name, text)
 
 
+@contextmanager
+def copies_read_one_by_one():
+    """The engine builds or counts no copy of a reading (the XML formats read through it): each one is read."""
+    names = ("count_repeats", "local_copies", "reading_copies")
+    originals = {attr: getattr(engine, attr) for attr in names}
+    for attr in names:
+        setattr(engine, attr, lambda *args: 0)
+    try:
+        yield
+    finally:
+        for attr, original in originals.items():
+            setattr(engine, attr, original)
+
+
 def assert_xml_bulk_counting_exact(name, text):
     parser = get_parser(name)
     fast = outcome(parser.parse_detailed(text))
-    original = xml_params.looping_copies
-    xml_params.looping_copies = lambda *args: 0  # no copy counted: each one is read
-    try:
+    with copies_read_one_by_one():
         slow = outcome(parser.parse_detailed(text))
-    finally:
-        xml_params.looping_copies = original
     assert fast == slow
 
 
@@ -290,7 +301,7 @@ def test_a_long_run_of_a_broken_xml_call_is_counted(name, unit):
     assert len(result.errors) == 51 and int(result.errors[-1].split()[0]) + 50 >= 2999
 
 
-# a looping model repeating a *complete* call: the copies are built from one reading (xml_params' fast path)
+# a looping model repeating a *complete* call: the copies are built from one reading (the engine's replay)
 XML_TOOLS = [
     {
         "type": "function",
@@ -331,12 +342,8 @@ def test_repeated_complete_xml_calls_give_what_reading_each_copy_gives(name, dat
     tools = XML_TOOLS if typed else None
     parser = get_parser(name)
     fast = parser.parse_detailed(text, tools)
-    original = xml_params.looping_copies
-    xml_params.looping_copies = lambda *args: 0  # no copy counted: each one is read
-    try:
+    with copies_read_one_by_one():
         slow = parser.parse_detailed(text, tools)
-    finally:
-        xml_params.looping_copies = original
     assert outcome(fast) == outcome(slow)
     ids = [c.id for c in fast.tool_calls or []]
     assert len(set(ids)) == len(ids)  # every copy is its own call
