@@ -33,7 +33,6 @@ from hermes_envs.parsers._xml_scan import (
 )
 from hermes_envs.parsers.base import (
     ParseResult,
-    Problems,
     ToolCallParser,
     arguments_to_json,
     excerpt,
@@ -162,7 +161,7 @@ class XmlParamsParser(ToolCallParser):
         text = scan.text
         body = pos + len(TOOL_CALL) if text.startswith(TOOL_CALL, pos) else pos
         try:
-            name, args, end = self._read_call(text, body, scan.index, schemas, tags, scan.errors)
+            name, args, end = self._read_call(scan, tags, schemas, body)
         except BrokenCall as exc:
             return self._past_broken(scan, tags, pos, exc)
         scan.call(name, arguments_to_json(args))
@@ -194,8 +193,41 @@ class XmlParamsParser(ToolCallParser):
         return scan.markers.next(end) if end < len(text) else -1
 
     def _read_call(
-        self, text: str, pos: int, index: int, schemas: ToolSchemas, scan: XmlScan, errors: Problems
+        self, scan: Scan, tags: XmlScan, schemas: ToolSchemas, pos: int
     ) -> tuple[str, JSONObject, int]:
+        """Read the call whose head is at ``pos``: ``(name, arguments, where reading goes on)``; a call that cannot
+        be read raises :class:`BrokenCall`."""
+        text = scan.text
+        name, pos = self._read_head(text, pos, tags)
+        props = schemas.properties(name)
+        args: JSONObject = {}
+        while True:
+            pos = skip_ws(text, pos)
+            if tags.raw:
+                pos = self._skip(text, pos, tags)
+            if pos >= len(text):
+                raise BrokenCall(
+                    lambda me=self, n=name: f"{n!r} was cut off before {me.call_close} (end of text)",
+                    len(text),
+                )
+            opening = self.param_open.match(text, pos)
+            if opening is not None:
+                pos = self._read_value(scan, tags, schemas, (name, props, args), opening)
+                continue
+            if text.startswith(self.call_close, pos):
+                return name, args, self._after_call_close(text, pos)
+            if not args and text[pos] == "{":
+                return self._json_body(text, pos, name, tags)
+            raise BrokenCall(
+                lambda me=self, n=name, t=text, at=pos: (
+                    f"expected a parameter or {me.call_close} in {n!r}; got {excerpt(t, at)}"
+                ),
+                self._recover(text, pos, tags),
+                local=not args,
+            )
+
+    def _read_head(self, text: str, pos: int, scan: XmlScan) -> tuple[str, int]:
+        """The function name of the call whose head is at ``pos``, and where its parameters start."""
         head = self._head_at(text, pos, scan)
         if head is None:
             raise BrokenCall(
@@ -224,60 +256,46 @@ class XmlParamsParser(ToolCallParser):
                 self._after_call_close(text, pos),
                 local=True,
             )
-        props = schemas.properties(name)
-        args: JSONObject = {}
-        while True:
-            pos = skip_ws(text, pos)
-            if scan.raw:
-                pos = self._skip(text, pos, scan)
-            if pos >= len(text):
-                raise BrokenCall(
-                    lambda me=self, n=name: f"{n!r} was cut off before {me.call_close} (end of text)",
-                    len(text),
-                )
-            opening = self.param_open.match(text, pos)
-            if opening is not None:
-                key = opening.group(1).strip()
-                start = opening.end()
-                close, resume = self._value_end(text, start, args, key, props, scan)
-                if close == -1:
-                    raise BrokenCall(
-                        lambda me=self, n=name, k=key: (
-                            f"the value of {n}.{k} was cut off (no {me.value_close})"
-                        ),
-                        len(text),
-                    )
-                if resume == close and errors.room():
-                    errors.append(
-                        f"tool call #{index} ({name}) parameter {key!r} should end with {self.value_close}; "
-                        f"it was missing (the value was read up to the next tag)."
-                    )
-                raw = text[start:close]
-                if self.strip_newline:
-                    raw = raw[1:] if raw.startswith("\n") else raw
-                    raw = raw[:-1] if raw.endswith("\n") else raw
-                schema = lookup(props, key)
-                if schema is not None:
-                    value, problem = convert_value(raw, schema, schemas.types_of(schema))
-                else:
-                    value, problem = self._untyped_value(raw), None
-                if problem:
-                    if errors.room():
-                        errors.append(f"tool call #{index} ({name}) parameter {key!r} {problem}.")
-                args[key] = value
-                pos = resume
-                continue
-            if text.startswith(self.call_close, pos):
-                return name, args, self._after_call_close(text, pos)
-            if not args and text[pos] == "{":
-                return self._json_body(text, pos, name, scan)
+        return name, pos
+
+    def _read_value(
+        self,
+        scan: Scan,
+        tags: XmlScan,
+        schemas: ToolSchemas,
+        call: tuple[str, JSONObject | None, JSONObject],
+        opening: re.Match[str],
+    ) -> int:
+        """Read the parameter ``opening`` starts into the arguments of ``call`` (its name, its schema's
+        properties, the arguments read so far), typed by the schema; return where reading goes on."""
+        text, errors = scan.text, scan.errors
+        name, props, args = call
+        key = opening.group(1).strip()
+        start = opening.end()
+        close, resume = self._value_end(text, start, args, key, props, tags)
+        if close == -1:
             raise BrokenCall(
-                lambda me=self, n=name, t=text, at=pos: (
-                    f"expected a parameter or {me.call_close} in {n!r}; got {excerpt(t, at)}"
-                ),
-                self._recover(text, pos, scan),
-                local=not args,
+                lambda me=self, n=name, k=key: f"the value of {n}.{k} was cut off (no {me.value_close})",
+                len(text),
             )
+        if resume == close and errors.room():
+            errors.append(
+                f"tool call #{scan.index} ({name}) parameter {key!r} should end with {self.value_close}; "
+                f"it was missing (the value was read up to the next tag)."
+            )
+        raw = text[start:close]
+        if self.strip_newline:
+            raw = raw[1:] if raw.startswith("\n") else raw
+            raw = raw[:-1] if raw.endswith("\n") else raw
+        schema = lookup(props, key)
+        if schema is not None:
+            value, problem = convert_value(raw, schema, schemas.types_of(schema))
+        else:
+            value, problem = self._untyped_value(raw), None
+        if problem and errors.room():
+            errors.append(f"tool call #{scan.index} ({name}) parameter {key!r} {problem}.")
+        args[key] = value
+        return resume
 
     def _json_body(self, text: str, pos: int, name: str, scan: XmlScan) -> tuple[str, JSONObject, int]:
         """Older outputs put a JSON object after the name instead of parameters; accept it."""
@@ -386,6 +404,46 @@ class XmlParamsParser(ToolCallParser):
                 return None
         return self.param_open.match(text, at)
 
+    def _forgotten_close(
+        self,
+        text: str,
+        start: int,
+        bounds: tuple[int, int],
+        args: JSONObject,
+        key: str,
+        props: JSONObject | None,
+        scan: XmlScan,
+    ) -> int:
+        """Where the value starting at ``start`` ends when the model forgot its closing tag (see
+        :meth:`_value_end`), looking before ``bounds`` (the first closing tag, -1: none; where to stop), else -1."""
+        first, limit = bounds
+        bound = scan.bound_calls.find(start)
+        if bound != -1 and bound < limit:
+            limit = bound
+        op = scan.opens.find(start)
+        fc = scan.call_closes.find(start)
+        while True:
+            op_in = op != -1 and op < limit
+            fc_in = fc != -1 and fc < limit
+            if op_in and (not fc_in or op < fc):
+                opening = self._opening_at(text, op, scan)
+                if opening is not None and first != -1:
+                    other = opening.group(1).strip()
+                    if (
+                        other != key
+                        and other not in args
+                        and (not props or other in props)
+                        and self._close_confirmed(text, first, args, other, props, scan, also=key)
+                    ):
+                        return op
+                op = scan.opens.find(op + 1)
+            elif fc_in:
+                if text[fc - 1 : fc] == "\n" and self._call_end_confirmed(text, fc, scan):
+                    return fc
+                fc = scan.call_closes.find(fc + 1)
+            else:
+                return -1
+
     def _value_end(
         self,
         text: str,
@@ -406,32 +464,9 @@ class XmlParamsParser(ToolCallParser):
         # a tag before the first closing tag could be where a forgotten one belonged (no "<": nothing to check)
         limit = len(text) if first == -1 else first
         if self.tolerate_missing_close and text.find("<", start, limit) != -1:
-            bound = scan.bound_calls.find(start)
-            if bound != -1 and bound < limit:
-                limit = bound
-            op = scan.opens.find(start)
-            fc = scan.call_closes.find(start)
-            while True:
-                op_in = op != -1 and op < limit
-                fc_in = fc != -1 and fc < limit
-                if op_in and (not fc_in or op < fc):
-                    opening = self._opening_at(text, op, scan)
-                    if opening is not None and first != -1:
-                        other = opening.group(1).strip()
-                        if (
-                            other != key
-                            and other not in args
-                            and (not props or other in props)
-                            and self._close_confirmed(text, first, args, other, props, scan, also=key)
-                        ):
-                            return op, op
-                    op = scan.opens.find(op + 1)
-                elif fc_in:
-                    if text[fc - 1 : fc] == "\n" and self._call_end_confirmed(text, fc, scan):
-                        return fc, fc
-                    fc = scan.call_closes.find(fc + 1)
-                else:
-                    break
+            forgotten = self._forgotten_close(text, start, (first, limit), args, key, props, scan)
+            if forgotten != -1:
+                return forgotten, forgotten
         # A closing tag followed by an *undeclared* unused parameter is where the value ends only when no declared
         # parameter confirms an earlier end and the value would otherwise run to the end of the call (a file
         # holding `</parameter><parameter=x>` keeps it; an undeclared parameter is not glued into the one before).
