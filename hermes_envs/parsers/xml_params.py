@@ -76,6 +76,10 @@ class XmlParamsParser(ToolCallParser):
     name_ends: ClassVar[str | None] = None
     # ``head`` up to the name (with ``name_ends``: see _head_at)
     head_open: ClassVar[re.Pattern[str] | None] = None
+    #: False reads every copy of a looping model's call one by one (the engine neither builds a complete call's
+    #: copies nor counts a broken one's): same result, slower on such output; for checking those shortcuts
+    #: against the reading they stand for
+    skip_repeats: bool = True
 
     def _untyped_value(self, raw: str) -> JSONValue:
         """A value no schema types: JSON-decoded when ``decode_untyped`` (GLM), else the text as is (vLLM's
@@ -129,7 +133,11 @@ class XmlParamsParser(ToolCallParser):
         return (TOOL_CALL,) if cls.bare_start is None else (TOOL_CALL, cls.bare_start)
 
     def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
-        scan = Scan(text, TOOL_CALL if self.bare_start is None else (TOOL_CALL, self.bare_start))
+        scan = Scan(
+            text,
+            TOOL_CALL if self.bare_start is None else (TOOL_CALL, self.bare_start),
+            replay=self.skip_repeats,
+        )
         if scan.first == -1:  # no marker at all: nothing more to set up
             return ParseResult(text, None)
         tags = XmlScan(text, self)
@@ -182,7 +190,7 @@ class XmlParamsParser(ToolCallParser):
         text, end = scan.text, exc.resume
         if scan.errors.room():
             scan.errors.append(f"tool call #{scan.index} should be complete and well formed; {exc.reason()}.")
-        elif exc.local and end < len(text):
+        elif exc.local and end < len(text) and self.skip_repeats:
             # the copies fail the same way one period on (fences and reasoning blocks matter only to the marker
             # search: the engine confirms it where they are about)
             nxt = scan.markers.next(end)

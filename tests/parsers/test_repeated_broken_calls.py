@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -223,25 +221,17 @@ def test_bulk_counting_in_the_xml_formats_gives_what_reading_each_copy_gives(
     assert_xml_bulk_counting_exact(name, text)
 
 
-@contextmanager
-def copies_read_one_by_one():
-    """The engine builds or counts no copy of a reading (the XML formats read through it): each one is read."""
-    names = ("count_repeats", "local_copies", "reading_copies")
-    originals = {attr: getattr(engine, attr) for attr in names}
-    for attr in names:
-        setattr(engine, attr, lambda *args: 0)
-    try:
-        yield
-    finally:
-        for attr, original in originals.items():
-            setattr(engine, attr, original)
+def one_by_one(name):
+    """The parser ``name`` reading every copy of a looping model's call (its public ``skip_repeats`` seam)."""
+    parser = type(get_parser(name))()
+    parser.skip_repeats = False
+    return parser
 
 
 def assert_xml_bulk_counting_exact(name, text):
     parser = get_parser(name)
     fast = outcome(parser.parse_detailed(text))
-    with copies_read_one_by_one():
-        slow = outcome(parser.parse_detailed(text))
+    slow = outcome(one_by_one(name).parse_detailed(text))
     assert fast == slow
 
 
@@ -342,8 +332,7 @@ def test_repeated_complete_xml_calls_give_what_reading_each_copy_gives(name, dat
     tools = XML_TOOLS if typed else None
     parser = get_parser(name)
     fast = parser.parse_detailed(text, tools)
-    with copies_read_one_by_one():
-        slow = parser.parse_detailed(text, tools)
+    slow = one_by_one(name).parse_detailed(text, tools)
     assert outcome(fast) == outcome(slow)
     ids = [c.id for c in fast.tool_calls or []]
     assert len(set(ids)) == len(ids)  # every copy is its own call
