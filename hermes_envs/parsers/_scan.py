@@ -230,7 +230,10 @@ class MarkerScanner:
         # Most texts hold no fence, backtick or reasoning tag before their markers: then every candidate counts,
         # and the fence and reasoning state is only built once one of those appears (``_clean`` is how far the
         # text is known to hold none; -1 once the state is built). This is most of the cost of a short message.
-        self._clean = 0
+        # A text without a character each of them needs (a backtick, "~", the "k" of <think>, the "K" of [THINK];
+        # four memchr searches) holds none at all: no marker then costs the searches before it.
+        plain = not ("`" in text or "~" in text or "k" in text or "K" in text)
+        self._clean = len(text) if plain else 0
         # A `</think>` with no `<think>` before it closes reasoning whose opening tag was in the prompt (Qwen3
         # thinking, DeepSeek-R1/V3.1 templates): everything before it is deliberation, as reasoning parsers read it.
         # Only when a marker follows it (a `</think>` in the arguments of the last call is just text). A `</think>`
