@@ -301,27 +301,31 @@ class CustomXmlParser(ToolCallParser):
                 resume = len(text) if stop == -1 else stop + len(close_tag)
                 return params, resume, f"expected a parameter or {close_tag}; got {excerpt(text, pos)}"
             name, key_end = key[0].strip(), key[1]
-            if (
-                name == self.layout.arguments_key
-            ):  # JSON arguments: read with the decoder, so a string holding
-                start = skip_ws(text, key_end)  # the close tag does not cut them
-                if text.startswith("{", start):
-                    # (what the reading looked at is accounted for by the call's end: see _read)
-                    reach = memo.reach
-                    end, reason = memo.scan(text, start)[1:]
-                    memo.reach = reach
-                else:
-                    end, reason = 0, ""
-                after = skip_ws(text, end) if reason is None else -1
-                if reason is None and text.startswith(self.layout.param_close, after):
-                    params.append((name, text[start:end]))
-                    pos = after + len(self.layout.param_close)
+            if name == self.layout.arguments_key:
+                json_end = self._json_arguments(text, key_end, memo)
+                if json_end != -1:
+                    params.append((name, text[skip_ws(text, key_end) : json_end]))
+                    pos = skip_ws(text, json_end) + len(self.layout.param_close)
                     continue
             close = value_closes.find(key_end)
             if close == -1:
                 return params, len(text), f"the value of {name!r} was cut off"
             params.append((name, text[key_end:close]))
             pos = close + len(self.layout.param_close)
+
+    def _json_arguments(self, text: str, key_end: int, memo: JsonMemo) -> int:
+        """Where the JSON arguments after the key ending at ``key_end`` end, when they are a JSON object followed
+        by the parameter close tag; else -1. Read with the decoder, so a string holding the close tag does not cut
+        them; ``memo`` remembers the failures (see :meth:`_params`)."""
+        start = skip_ws(text, key_end)
+        if not text.startswith("{", start):
+            return -1
+        reach = memo.reach  # (what the reading looked at is accounted for by the call's end: see _read)
+        end, reason = memo.scan(text, start)[1:]
+        memo.reach = reach
+        if reason is None and text.startswith(self.layout.param_close, skip_ws(text, end)):
+            return end
+        return -1
 
     def _call(
         self, params: list[tuple[str, str]], schemas: ToolSchemas, scan: Scan
