@@ -8,12 +8,13 @@ from collections.abc import Callable
 from typing import Protocol
 
 from hermes_envs.parsers._errors import ParserError
-from hermes_envs.parsers._scan import CharsFinder, Finder, count_repeats
+from hermes_envs.parsers._scan import CharsFinder, Finder
 from hermes_envs.parsers._types import JSONValue
 
 __all__ = [
     "TOOL_CALL",
     "TOOL_CALL_END",
+    "LOOKAHEAD",
     "BrokenCall",
     "RealStarts",
     "Starts",
@@ -21,11 +22,11 @@ __all__ = [
     "XmlTags",
     "check_name",
     "json_or_text",
-    "looping_copies",
 ]
 
-# how far past the next call start a failed call's searches may have looked (see looping_copies)
-_LOOKAHEAD = 256
+#: how far past the next call start reading a call (and the pattern checks at what its searches found: a function
+#: name is read to 256 characters) may have looked: the margin of the copies a reading builds or counts
+LOOKAHEAD = 256
 
 TOOL_CALL = "<tool_call>"
 TOOL_CALL_END = "</tool_call>"
@@ -57,6 +58,14 @@ class Starts(Protocol):
     """A forward search (:class:`~hermes_envs.parsers._scan.Finder`'s contract): the next position >= ``pos``."""
 
     def find(self, pos: int) -> int: ...
+
+    @property
+    def needle(self) -> str: ...
+
+    @property
+    def found(self) -> int:
+        """The last query's answer (-1: none, or no query yet)."""
+        ...
 
 
 def json_or_text(raw: str) -> JSONValue:
@@ -132,6 +141,11 @@ class RealStarts:
             at = -1 if end == -1 else text.find(self.needle, end + 1)
         self._at = at
         return at
+
+    @property
+    def found(self) -> int:
+        """The last query's answer (-1: none, or no query yet)."""
+        return self._at
 
 
 class XmlScan:
@@ -213,7 +227,7 @@ class XmlScan:
     def seen(self, pos: int) -> int:
         """How far the cached searches have looked past ``pos``: the end of the furthest occurrence any of them
         holds (a search that found nothing looked to the end of the text, and finds nothing from later either).
-        Reads the searches' cached answer (``_at``), which they keep for exactly this kind of reuse."""
+        Reads the searches' last answers (``found``)."""
         far = pos
         for search in (
             self.closes,
@@ -227,21 +241,9 @@ class XmlScan:
             self.call_closes,
             self.opens,
         ):
-            at = getattr(search, "_at", -1)
-            if at >= far:
-                far = at + len(getattr(search, "needle", ""))
+            if search is not None and search.found >= far:
+                far = search.found + len(search.needle)
         return far
-
-
-def looping_copies(text: str, pos: int, resume: int, nxt: int) -> int:
-    """How many copies of the call at ``pos`` (broken, resumed at ``resume``, next call at ``nxt``) follow it and
-    fail the same way, to be counted instead of read (a looping model; only for a failure that read nothing
-    past ``resume``, in text with no fence or reasoning block). The last copy is read, not counted: its searches
-    may look past the compared window."""
-    if nxt <= pos:
-        return 0
-    upto = max(resume, nxt + len(TOOL_CALL)) + _LOOKAHEAD
-    return max(0, count_repeats(text, pos, nxt - pos, upto) - 1)
 
 
 def check_name(parser: str, what: str, value: str, forbidden: str, spaces: bool = True) -> None:

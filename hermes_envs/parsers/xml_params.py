@@ -19,28 +19,23 @@ import json
 import re
 from typing import ClassVar
 
-from openai.types.chat import ChatCompletionMessageToolCall
-
-from hermes_envs.parsers._scan import CONTEXT_MARKERS, Finder, confirmed_copies
+from hermes_envs.parsers._engine import Scan
+from hermes_envs.parsers._scan import READ_MARGIN, Finder
 from hermes_envs.parsers._types import JSONObject, JSONValue, ToolSchema
 from hermes_envs.parsers._xml_scan import (
+    LOOKAHEAD,
     TOOL_CALL,
     TOOL_CALL_END,
     BrokenCall,
     Starts,
     XmlScan,
     json_or_text,
-    looping_copies,
 )
 from hermes_envs.parsers.base import (
-    MarkerScanner,
     ParseResult,
-    Problems,
     ToolCallParser,
     arguments_to_json,
     excerpt,
-    finish,
-    make_tool_call,
     scan_json_at,
     skip_ws,
 )
@@ -81,6 +76,10 @@ class XmlParamsParser(ToolCallParser):
     name_ends: ClassVar[str | None] = None
     # ``head`` up to the name (with ``name_ends``: see _head_at)
     head_open: ClassVar[re.Pattern[str] | None] = None
+    #: False reads every copy of a looping model's call one by one (the engine neither builds a complete call's
+    #: copies nor counts a broken one's): same result, slower on such output; for checking those shortcuts
+    #: against the reading they stand for
+    skip_repeats: bool = True
 
     def _untyped_value(self, raw: str) -> JSONValue:
         """A value no schema types: JSON-decoded when ``decode_untyped`` (GLM), else the text as is (vLLM's
@@ -134,109 +133,109 @@ class XmlParamsParser(ToolCallParser):
         return (TOOL_CALL,) if cls.bare_start is None else (TOOL_CALL, cls.bare_start)
 
     def _parse(self, text: str, tools: list[ToolSchema] | None) -> ParseResult:
-        starts = MarkerScanner(text, TOOL_CALL)
-        bare = MarkerScanner(text, self.bare_start) if self.bare_start else None
-
-        def next_start(pos: int) -> int:
-            a = starts.next(pos)
-            if bare is not None:
-                b = bare.next(pos)
-                if b != -1 and (a == -1 or b < a):
-                    return b
-            return a
-
-        p = next_start(0)  # (a scanner is only ever asked forwards: kept for first_call)
-        if p == -1:  # no marker at all: nothing more to set up
+        scan = Scan(
+            text,
+            TOOL_CALL if self.bare_start is None else (TOOL_CALL, self.bare_start),
+            replay=self.skip_repeats,
+        )
+        if scan.first == -1:  # no marker at all: nothing more to set up
             return ParseResult(text, None)
-        scan = XmlScan(text, self)
-
-        def next_real(pos: int) -> int:
-            a = scan.real_wrapped.find(pos)
-            b = -1 if scan.real_bare is None else scan.real_bare.find(pos)
-            return a if b == -1 or (a != -1 and a < b) else b
-
-        def first_call(p: int) -> int:
-            """The first call start from the first marker ``p``; a mention of the tag in the prose before it ("I
-            will emit a <tool_call> block") stays content when a real call follows, else it is read (and reported
-            as broken). Later broken calls are read and reported: they are not prose."""
-            while p != -1 and not self.real_call_at(text, p, scan):
-                real = next_real(p + 1)
-                if real == -1:
-                    return p
-                p = next_start(real)
-            return p
-
-        first = first_call(p)
-        if first == -1:
+        tags = XmlScan(text, self)
+        scan.first = self._first_call(scan, tags)
+        if scan.first == -1:
             return ParseResult(text, None)
         schemas = ToolSchemas(tools)
-        calls: list[ChatCompletionMessageToolCall] = []
-        errors = Problems()
-        plain: bool | None = None  # no fences or reasoning blocks (checked once, when first needed)
-        index = 0
-        pos = first
-        while pos != -1:
-            index += 1
-            body = pos + len(TOOL_CALL) if text.startswith(TOOL_CALL, pos) else pos
-            listed, dropped = len(errors), errors.dropped
-            try:
-                name, args, end = self._read_call(text, body, index, schemas, scan, errors)
-            except BrokenCall as exc:
-                end = exc.resume
-                if errors.room():
-                    errors.append(f"tool call #{index} should be complete and well formed; {exc.reason()}.")
-                elif exc.local and end < len(text):
-                    # a looping model: the copies of this broken call that follow fail the same way, one period on
-                    # (fences and reasoning blocks matter only to the marker search: see confirmed_copies)
-                    nxt = next_start(end)
-                    copies = looping_copies(text, pos, max(end, exc.seen), nxt)
-                    if plain is None and copies:
-                        plain = not any(m in text for m in CONTEXT_MARKERS)
-                    if not (copies and plain):  # (the search from the last copy's resume point is made once)
-                        copies, pos = confirmed_copies(next_start, end, nxt, nxt - pos, copies)
-                        index += copies
-                        errors.dropped += copies
-                        continue
-                    index += copies
-                    errors.dropped += copies
-                    end = nxt + copies * (nxt - pos)  # the last copy's marker is found from its own start
-            else:
-                arguments = arguments_to_json(args)
-                calls.append(make_tool_call(name, arguments))
-                if end >= len(text):
-                    break
-                nxt = next_start(end)
-                # a looping model writing the same call again and again (the same text, followed by the same
-                # text): when reading it listed no problem (none, or the list is full) and looked at nothing past
-                # the copies compared, each copy reads the same, so the copies are built from this reading (each
-                # with its own call id) and their problems counted
-                probe = (pos + end) // 2  # (one probe first: the full comparison is looping_copies')
-                if (
-                    nxt > pos
-                    and listed == len(errors)
-                    and text.startswith(text[probe : probe + 8], probe + nxt - pos)
-                ):
-                    copies = looping_copies(text, pos, max(end, scan.seen(pos)), nxt)
-                    if copies:
-                        if plain is None:
-                            plain = not any(m in text for m in CONTEXT_MARKERS)
-                        if plain:
-                            following = nxt + copies * (nxt - pos)
-                        else:
-                            copies, following = confirmed_copies(next_start, end, nxt, nxt - pos, copies)
-                        calls.extend([make_tool_call(name, arguments) for _ in range(copies)])
-                        errors.dropped += copies * (errors.dropped - dropped)
-                        index += copies
-                        pos = following
-                        continue
-                pos = nxt
-                continue
-            pos = next_start(end) if end < len(text) else -1
-        return finish(text, first, calls, errors)
+        for pos in scan.segments():
+            scan.resume(self._read_segment(scan, tags, schemas, pos))
+        return scan.result()
+
+    def _first_call(self, scan: Scan, tags: XmlScan) -> int:
+        """The first call start from the first marker; a mention of the tag in the prose before it ("I will emit a
+        <tool_call> block") stays content when a real call follows, else it is read (and reported as broken).
+        Later broken calls are read and reported: they are not prose."""
+        text, p = scan.text, scan.first
+        while p != -1 and not self.real_call_at(text, p, tags):
+            real = tags.real_wrapped.find(p + 1)
+            bare = tags.real_bare
+            b = -1 if bare is None else bare.find(p + 1)
+            real = real if b == -1 or (real != -1 and real < b) else b
+            if real == -1:
+                return p
+            p = scan.markers.next(real)
+        return p
+
+    def _read_segment(self, scan: Scan, tags: XmlScan, schemas: ToolSchemas, pos: int) -> int:
+        """Read the call at the marker at ``pos``; return where the next marker is (-1: none)."""
+        text = scan.text
+        body = pos + len(TOOL_CALL) if text.startswith(TOOL_CALL, pos) else pos
+        try:
+            name, args, end = self._read_call(scan, tags, schemas, body)
+        except BrokenCall as exc:
+            return self._past_broken(scan, tags, pos, exc)
+        scan.call(name, arguments_to_json(args))
+        if end >= len(text):
+            return -1
+        nxt = scan.markers.next(end)
+        # what this reading looked at, for the engine's copies of it (a looping model): the cached searches and
+        # the patterns checked at their answers (a name read to LOOKAHEAD characters); one period more, so the
+        # last copy is read, not built
+        if nxt > pos:
+            seen = max(end, tags.seen(pos), nxt + len(TOOL_CALL)) + LOOKAHEAD + (nxt - pos)
+            scan.reached(seen - READ_MARGIN)
+        return nxt
+
+    def _past_broken(self, scan: Scan, tags: XmlScan, pos: int, exc: BrokenCall) -> int:
+        """Report the broken call at ``pos``, or past the error cap count it and the copies of it a looping model
+        wrote after it (the last copy is read); return where the next marker is (-1: none)."""
+        text, end = scan.text, exc.resume
+        if scan.errors.room():
+            scan.errors.append(f"tool call #{scan.index} should be complete and well formed; {exc.reason()}.")
+        elif exc.local and end < len(text) and self.skip_repeats:
+            # the copies fail the same way one period on (fences and reasoning blocks matter only to the marker
+            # search: the engine confirms it where they are about)
+            nxt = scan.markers.next(end)
+            if nxt > pos:
+                upto = max(end, exc.seen, nxt + len(TOOL_CALL)) + LOOKAHEAD + (nxt - pos)
+                return scan.broken_copies(pos, nxt, upto, end)[1]
+            return nxt
+        return scan.markers.next(end) if end < len(text) else -1
 
     def _read_call(
-        self, text: str, pos: int, index: int, schemas: ToolSchemas, scan: XmlScan, errors: Problems
+        self, scan: Scan, tags: XmlScan, schemas: ToolSchemas, pos: int
     ) -> tuple[str, JSONObject, int]:
+        """Read the call whose head is at ``pos``: ``(name, arguments, where reading goes on)``; a call that cannot
+        be read raises :class:`BrokenCall`."""
+        text = scan.text
+        name, pos = self._read_head(text, pos, tags)
+        props = schemas.properties(name)
+        args: JSONObject = {}
+        while True:
+            pos = skip_ws(text, pos)
+            if tags.raw:
+                pos = self._skip(text, pos, tags)
+            if pos >= len(text):
+                raise BrokenCall(
+                    lambda me=self, n=name: f"{n!r} was cut off before {me.call_close} (end of text)",
+                    len(text),
+                )
+            opening = self.param_open.match(text, pos)
+            if opening is not None:
+                pos = self._read_value(scan, tags, schemas, (name, props, args), opening)
+                continue
+            if text.startswith(self.call_close, pos):
+                return name, args, self._after_call_close(text, pos)
+            if not args and text[pos] == "{":
+                return self._json_body(text, pos, name, tags)
+            raise BrokenCall(
+                lambda me=self, n=name, t=text, at=pos: (
+                    f"expected a parameter or {me.call_close} in {n!r}; got {excerpt(t, at)}"
+                ),
+                self._recover(text, pos, tags),
+                local=not args,
+            )
+
+    def _read_head(self, text: str, pos: int, scan: XmlScan) -> tuple[str, int]:
+        """The function name of the call whose head is at ``pos``, and where its parameters start."""
         head = self._head_at(text, pos, scan)
         if head is None:
             raise BrokenCall(
@@ -265,60 +264,46 @@ class XmlParamsParser(ToolCallParser):
                 self._after_call_close(text, pos),
                 local=True,
             )
-        props = schemas.properties(name)
-        args: JSONObject = {}
-        while True:
-            pos = skip_ws(text, pos)
-            if scan.raw:
-                pos = self._skip(text, pos, scan)
-            if pos >= len(text):
-                raise BrokenCall(
-                    lambda me=self, n=name: f"{n!r} was cut off before {me.call_close} (end of text)",
-                    len(text),
-                )
-            opening = self.param_open.match(text, pos)
-            if opening is not None:
-                key = opening.group(1).strip()
-                start = opening.end()
-                close, resume = self._value_end(text, start, args, key, props, scan)
-                if close == -1:
-                    raise BrokenCall(
-                        lambda me=self, n=name, k=key: (
-                            f"the value of {n}.{k} was cut off (no {me.value_close})"
-                        ),
-                        len(text),
-                    )
-                if resume == close and errors.room():
-                    errors.append(
-                        f"tool call #{index} ({name}) parameter {key!r} should end with {self.value_close}; "
-                        f"it was missing (the value was read up to the next tag)."
-                    )
-                raw = text[start:close]
-                if self.strip_newline:
-                    raw = raw[1:] if raw.startswith("\n") else raw
-                    raw = raw[:-1] if raw.endswith("\n") else raw
-                schema = lookup(props, key)
-                if schema is not None:
-                    value, problem = convert_value(raw, schema, schemas.types_of(schema))
-                else:
-                    value, problem = self._untyped_value(raw), None
-                if problem:
-                    if errors.room():
-                        errors.append(f"tool call #{index} ({name}) parameter {key!r} {problem}.")
-                args[key] = value
-                pos = resume
-                continue
-            if text.startswith(self.call_close, pos):
-                return name, args, self._after_call_close(text, pos)
-            if not args and text[pos] == "{":
-                return self._json_body(text, pos, name, scan)
+        return name, pos
+
+    def _read_value(
+        self,
+        scan: Scan,
+        tags: XmlScan,
+        schemas: ToolSchemas,
+        call: tuple[str, JSONObject | None, JSONObject],
+        opening: re.Match[str],
+    ) -> int:
+        """Read the parameter ``opening`` starts into the arguments of ``call`` (its name, its schema's
+        properties, the arguments read so far), typed by the schema; return where reading goes on."""
+        text, errors = scan.text, scan.errors
+        name, props, args = call
+        key = opening.group(1).strip()
+        start = opening.end()
+        close, resume = self._value_end(text, start, args, key, props, tags)
+        if close == -1:
             raise BrokenCall(
-                lambda me=self, n=name, t=text, at=pos: (
-                    f"expected a parameter or {me.call_close} in {n!r}; got {excerpt(t, at)}"
-                ),
-                self._recover(text, pos, scan),
-                local=not args,
+                lambda me=self, n=name, k=key: f"the value of {n}.{k} was cut off (no {me.value_close})",
+                len(text),
             )
+        if resume == close and errors.room():
+            errors.append(
+                f"tool call #{scan.index} ({name}) parameter {key!r} should end with {self.value_close}; "
+                f"it was missing (the value was read up to the next tag)."
+            )
+        raw = text[start:close]
+        if self.strip_newline:
+            raw = raw[1:] if raw.startswith("\n") else raw
+            raw = raw[:-1] if raw.endswith("\n") else raw
+        schema = lookup(props, key)
+        if schema is not None:
+            value, problem = convert_value(raw, schema, schemas.types_of(schema))
+        else:
+            value, problem = self._untyped_value(raw), None
+        if problem and errors.room():
+            errors.append(f"tool call #{scan.index} ({name}) parameter {key!r} {problem}.")
+        args[key] = value
+        return resume
 
     def _json_body(self, text: str, pos: int, name: str, scan: XmlScan) -> tuple[str, JSONObject, int]:
         """Older outputs put a JSON object after the name instead of parameters; accept it."""
@@ -427,6 +412,46 @@ class XmlParamsParser(ToolCallParser):
                 return None
         return self.param_open.match(text, at)
 
+    def _forgotten_close(
+        self,
+        text: str,
+        start: int,
+        bounds: tuple[int, int],
+        args: JSONObject,
+        key: str,
+        props: JSONObject | None,
+        scan: XmlScan,
+    ) -> int:
+        """Where the value starting at ``start`` ends when the model forgot its closing tag (see
+        :meth:`_value_end`), looking before ``bounds`` (the first closing tag, -1: none; where to stop), else -1."""
+        first, limit = bounds
+        bound = scan.bound_calls.find(start)
+        if bound != -1 and bound < limit:
+            limit = bound
+        op = scan.opens.find(start)
+        fc = scan.call_closes.find(start)
+        while True:
+            op_in = op != -1 and op < limit
+            fc_in = fc != -1 and fc < limit
+            if op_in and (not fc_in or op < fc):
+                opening = self._opening_at(text, op, scan)
+                if opening is not None and first != -1:
+                    other = opening.group(1).strip()
+                    if (
+                        other != key
+                        and other not in args
+                        and (not props or other in props)
+                        and self._close_confirmed(text, first, args, other, props, scan, also=key)
+                    ):
+                        return op
+                op = scan.opens.find(op + 1)
+            elif fc_in:
+                if text[fc - 1 : fc] == "\n" and self._call_end_confirmed(text, fc, scan):
+                    return fc
+                fc = scan.call_closes.find(fc + 1)
+            else:
+                return -1
+
     def _value_end(
         self,
         text: str,
@@ -447,32 +472,9 @@ class XmlParamsParser(ToolCallParser):
         # a tag before the first closing tag could be where a forgotten one belonged (no "<": nothing to check)
         limit = len(text) if first == -1 else first
         if self.tolerate_missing_close and text.find("<", start, limit) != -1:
-            bound = scan.bound_calls.find(start)
-            if bound != -1 and bound < limit:
-                limit = bound
-            op = scan.opens.find(start)
-            fc = scan.call_closes.find(start)
-            while True:
-                op_in = op != -1 and op < limit
-                fc_in = fc != -1 and fc < limit
-                if op_in and (not fc_in or op < fc):
-                    opening = self._opening_at(text, op, scan)
-                    if opening is not None and first != -1:
-                        other = opening.group(1).strip()
-                        if (
-                            other != key
-                            and other not in args
-                            and (not props or other in props)
-                            and self._close_confirmed(text, first, args, other, props, scan, also=key)
-                        ):
-                            return op, op
-                    op = scan.opens.find(op + 1)
-                elif fc_in:
-                    if text[fc - 1 : fc] == "\n" and self._call_end_confirmed(text, fc, scan):
-                        return fc, fc
-                    fc = scan.call_closes.find(fc + 1)
-                else:
-                    break
+            forgotten = self._forgotten_close(text, start, (first, limit), args, key, props, scan)
+            if forgotten != -1:
+                return forgotten, forgotten
         # A closing tag followed by an *undeclared* unused parameter is where the value ends only when no declared
         # parameter confirms an earlier end and the value would otherwise run to the end of the call (a file
         # holding `</parameter><parameter=x>` keeps it; an undeclared parameter is not glued into the one before).

@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 
 import hermes_envs.parsers._engine as engine  # (mistral and llama3_json count copies through it)
 import hermes_envs.parsers.json_tagged as json_tagged
-import hermes_envs.parsers.xml_params as xml_params
 from hermes_envs.parsers import get_parser
 
 PIECES = [
@@ -222,15 +221,17 @@ def test_bulk_counting_in_the_xml_formats_gives_what_reading_each_copy_gives(
     assert_xml_bulk_counting_exact(name, text)
 
 
+def one_by_one(name):
+    """The parser ``name`` reading every copy of a looping model's call (its public ``skip_repeats`` seam)."""
+    parser = type(get_parser(name))()
+    parser.skip_repeats = False
+    return parser
+
+
 def assert_xml_bulk_counting_exact(name, text):
     parser = get_parser(name)
     fast = outcome(parser.parse_detailed(text))
-    original = xml_params.looping_copies
-    xml_params.looping_copies = lambda *args: 0  # no copy counted: each one is read
-    try:
-        slow = outcome(parser.parse_detailed(text))
-    finally:
-        xml_params.looping_copies = original
+    slow = outcome(one_by_one(name).parse_detailed(text))
     assert fast == slow
 
 
@@ -290,7 +291,7 @@ def test_a_long_run_of_a_broken_xml_call_is_counted(name, unit):
     assert len(result.errors) == 51 and int(result.errors[-1].split()[0]) + 50 >= 2999
 
 
-# a looping model repeating a *complete* call: the copies are built from one reading (xml_params' fast path)
+# a looping model repeating a *complete* call: the copies are built from one reading (the engine's replay)
 XML_TOOLS = [
     {
         "type": "function",
@@ -331,12 +332,7 @@ def test_repeated_complete_xml_calls_give_what_reading_each_copy_gives(name, dat
     tools = XML_TOOLS if typed else None
     parser = get_parser(name)
     fast = parser.parse_detailed(text, tools)
-    original = xml_params.looping_copies
-    xml_params.looping_copies = lambda *args: 0  # no copy counted: each one is read
-    try:
-        slow = parser.parse_detailed(text, tools)
-    finally:
-        xml_params.looping_copies = original
+    slow = one_by_one(name).parse_detailed(text, tools)
     assert outcome(fast) == outcome(slow)
     ids = [c.id for c in fast.tool_calls or []]
     assert len(set(ids)) == len(ids)  # every copy is its own call
