@@ -102,10 +102,15 @@ def test_a_get_next_item_that_raises_leaves_the_case_to_score_instead_of_crashin
     assert fetch_item(_session(Broken([])), {"n": 1}) is False
 
 
-def test_a_scalar_gold_is_not_hedged() -> None:
+def test_a_scalar_gold_is_hedged_only_as_two_committed_answers() -> None:
     """A grader that finds the answer's words anywhere in the reply credits "Paris or Rome" by design (the kit's own
-    trivia envs do), so a scalar hedge is no evidence of a mistake: no hedge is built for it."""
-    assert _hedges(_gold("Answer: 444", "444", "Answer: {v}"), _twin("451", "Answer: {v}")) == []
+    trivia envs do), so no prose hedge is built; two answers each in the answer shape ("Answer: 444" and "Answer:
+    451") are, and the relation judges them only when the value in plain prose scores below the shaped answer."""
+    hedges = _hedges(_gold("Answer: 444", "444", "Answer: {v}"), _twin("451", "Answer: {v}"))
+    assert [(right, wrong) for _kind, right, wrong in hedges] == [
+        ("Answer: 444\nAnswer: 451", "Answer: 451\nAnswer: 444")
+    ]
+    assert _hedges(_gold("444", "444", "{v}"), _twin("451", "{v}")) == []
 
 
 def test_a_list_gold_is_hedged_with_another_items_entries_written_as_the_gold_was() -> None:

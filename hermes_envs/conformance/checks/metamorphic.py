@@ -274,10 +274,24 @@ def _render_like(gold: ScoredRollout[GoldOrigin], value: list[Any]) -> str:
 
 def _hedges(gold: ScoredRollout[GoldOrigin], twin: ScoredRollout[TwinOrigin]) -> list[tuple[str, str, str]]:
     """(kind, right-first reply, wrong-first reply) for a list gold: the right list with another item's entries
-    added, in both orders. A scalar answer hedged with a wrong one is left out: a grader that finds the answer's
-    words anywhere in the reply (common, and counted correct) credits it by design, so it is no evidence."""
+    added, in both orders; for a scalar gold in an answer shape: the right and a wrong answer, each in that shape.
+    A scalar answer hedged in prose is left out: a grader that finds the answer's words anywhere in the reply
+    (common, and counted correct) credits it by design, so it is no evidence."""
     import json
 
+    template = str(gold.origin.template or "")
+    if gold.origin.kind == "scalar" and template.strip() != "{v}" and twin.origin.value is not None:
+        # Two committed answers, each in the answer shape (two <answer> tags, two "Answer:" lines): checked only
+        # when the reward needs that shape (the same value in plain prose scores lower), so that a grader finding
+        # the answer's words anywhere is never taken for one that reads several answers.
+        right, wrong = template.format(v=gold.origin.value), template.format(v=twin.origin.value)
+        return [
+            (
+                "the right answer and a wrong one, each in the answer shape",
+                f"{right}\n{wrong}",
+                f"{wrong}\n{right}",
+            )
+        ]
     if gold.origin.kind != "list":
         return []
     try:
@@ -315,12 +329,22 @@ def _hedge_relation(
                 "wrong answer": [{"content": str(gold.origin.template).format(v=twin.origin.value)}],
                 "hedge, right first": [{"content": right_first}],
                 "hedge, wrong first": [{"content": wrong_first}],
+                "right value in prose": [
+                    {"content": f"I believe it is {gold.origin.value}, not {twin.origin.value}."}
+                ],
             },
-            order=("right answer", "wrong answer", "hedge, right first", "hedge, wrong first"),
+            order=(
+                "right answer",
+                "wrong answer",
+                "hedge, right first",
+                "hedge, wrong first",
+                "right value in prose",
+            ),
             holds=(
                 ("wrong answer", "<", "right answer"),
                 ("hedge, right first", "==", "right answer"),
                 ("hedge, wrong first", "==", "right answer"),
+                *((("right value in prose", "<", "right answer"),) if gold.origin.kind == "scalar" else ()),
             ),
         )
         run = run_case(s, case)
