@@ -2,8 +2,9 @@
 reward reads that file back from the rollout's own sandbox. The item's ``answer`` field is the count, so the kit
 tries "Answer: 7" as a reply, which this task rightly scores 0.
 
-Regression guard for HC407 (issue 29): every gold probe scoring 0 here says the kit's guess of the answer's form
-was wrong, not that the reward is: a warning.
+Regression guard for HC407 (issue 29): every gold probe scoring 0 here said the kit's guess of the answer's form
+was wrong, not that the reward is: a warning. The kit now writes the answer to the file the prompt names
+(answer.txt) and proves the reward; tests/conformance/test_oracles.py keeps the warning for a prompt it cannot read.
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ from __future__ import annotations
 from atroposlib.envs.server_handling.server_manager import APIServerConfig
 
 from environments.hermes_base_env import HermesAgentBaseEnv, HermesAgentEnvConfig
-
-EXPECTED_WARNINGS = ["HC407"]
 
 TEXTS = [
     "the quick brown fox jumps over the lazy dog",

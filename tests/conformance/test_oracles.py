@@ -31,8 +31,24 @@ def _status(path: Path) -> dict[str, object]:
 # ------------------------------------------------------------------------------------------------ false alarms
 @pytest.mark.parametrize("name", ["report_file_env.py", "script_hidden_tests_env.py"])
 def test_a_task_whose_answer_is_a_file_or_a_saved_script_gets_no_hc407_error(name: str) -> None:
-    """Before: "every probe scored 0" on these correct envs was an HC407 error."""
+    """Before: "every probe scored 0" on these correct envs was an HC407 error. Now the kit writes the item's answer
+    to the file the prompt names (answer.txt, solution.py) and proves the reward with it."""
     outcome = _status(BY_NAME[name])["HC407"]
+    assert outcome.status is Status.PASSED, outcome
+
+
+def test_a_file_answer_the_kit_cannot_place_is_a_warning(tmp_path: Path) -> None:
+    """The same task with the file named in words the kit cannot read as a path: every gold probe scores 0, which
+    says the kit's guess of the answer's form was wrong, not that the reward is: a warning, never an error."""
+    source = BY_NAME["report_file_env.py"].read_text()
+    unnamed = source.replace(
+        '"answer.txt in your working directory."', '"answer dot txt in your working directory."'
+    )
+    assert unnamed != source
+    env = tmp_path / "unnamed_report_env.py"
+    env.write_text(unnamed)
+    with EnvSession(env, settings=Settings(**CORPUS_SETTINGS, select=["HC407"])) as session:
+        outcome = session.run("HC407")
     assert outcome.status is Status.WARNED, outcome
     assert all(f.severity is Severity.WARNING for f in outcome.findings)
     assert "kit's guess" in outcome.findings[0].message

@@ -321,31 +321,27 @@ def _hedge_relation(
     score exactly the right answer's score: a reward that also pays for length scores the longer hedge higher, which
     is not this mistake."""
     for kind, right_first, wrong_first in _hedges(gold, twin):
+        scripts = {
+            "right answer": [{"content": _final_text(gold)}],
+            "wrong answer": [{"content": str(gold.origin.template).format(v=twin.origin.value)}],
+            "hedge, right first": [{"content": right_first}],
+            "hedge, wrong first": [{"content": wrong_first}],
+        }
+        holds: tuple[tuple[str, str, Any], ...] = (
+            ("wrong answer", "<", "right answer"),
+            ("hedge, right first", "==", "right answer"),
+            ("hedge, wrong first", "==", "right answer"),
+        )
+        if gold.origin.kind == "scalar":  # the reward needs the answer shape: plain prose scores lower
+            prose = f"I believe it is {gold.origin.value}, not {twin.origin.value}."
+            scripts["right value in prose"] = [{"content": prose}]
+            holds = (*holds, ("right value in prose", "<", "right answer"))
         case = Case(
             rule="an answer that also names a wrong candidate scores below the right answer alone, in one order",
             item=gold.item,
-            scripts={
-                "right answer": [{"content": _final_text(gold)}],
-                "wrong answer": [{"content": str(gold.origin.template).format(v=twin.origin.value)}],
-                "hedge, right first": [{"content": right_first}],
-                "hedge, wrong first": [{"content": wrong_first}],
-                "right value in prose": [
-                    {"content": f"I believe it is {gold.origin.value}, not {twin.origin.value}."}
-                ],
-            },
-            order=(
-                "right answer",
-                "wrong answer",
-                "hedge, right first",
-                "hedge, wrong first",
-                "right value in prose",
-            ),
-            holds=(
-                ("wrong answer", "<", "right answer"),
-                ("hedge, right first", "==", "right answer"),
-                ("hedge, wrong first", "==", "right answer"),
-                *((("right value in prose", "<", "right answer"),) if gold.origin.kind == "scalar" else ()),
-            ),
+            scripts=scripts,
+            order=tuple(scripts),
+            holds=holds,
         )
         run = run_case(s, case)
         if not run.violated:
