@@ -12,7 +12,9 @@ class CountsPassEnv(ScriptHiddenTestsEnv):
 
     async def compute_reward(self, item, result, ctx):
         tests = [t for t in item["hidden_tests"].splitlines() if t.strip()]
-        cases = "".join(f"try:\n    {t}\n    print('PASS')\nexcept Exception:\n    print('FAIL')\n" for t in tests)
+        cases = "".join(
+            f"try:\n    {t}\n    print('PASS')\nexcept Exception:\n    print('FAIL')\n" for t in tests
+        )
         await ctx.awrite_file(".harness.py", f"from solution import *\n{cases}")
         run = await ctx.aterminal("python3 .harness.py", timeout=30)
         return min(1.0, str(run.get("output", "")).count("PASS") / len(tests))

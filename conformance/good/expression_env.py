@@ -51,7 +51,11 @@ def evaluate_expression(source: str) -> tuple[Fraction, Counter]:
     used: Counter = Counter()
 
     def walk(node: ast.AST) -> Fraction:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, int)
+            and not isinstance(node.value, bool)
+        ):
             used[node.value] += 1
             return Fraction(node.value)
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:

@@ -24,7 +24,9 @@ def make_items(seed: int, n: int) -> list[dict]:
         chosen = rng.sample(WORDS, 3)
         text = [w for w in chosen for _ in range(rng.randint(1, 4))]
         rng.shuffle(text)
-        items.append({"id": f"{seed}-{k}", "text": " ".join(text), "tally": {w: text.count(w) for w in chosen}})
+        items.append(
+            {"id": f"{seed}-{k}", "text": " ".join(text), "tally": {w: text.count(w) for w in chosen}}
+        )
     return items
 
 
